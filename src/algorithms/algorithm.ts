@@ -1,0 +1,92 @@
+/**
+ * The contract every algorithm implements: a pure, synchronous step over a fixed-width block of float64 state.
+ *
+ * State lives at `s[o] … s[o + width − 1]` of a `Float64Array`. The memory store keeps small states side by side
+ * in one preallocated array (struct-of-arrays by slot, seed 004) and large ones (sliding_log, bucketed_window,
+ * concurrency) in one array per key; the functional {@link step} wrapper hands out fresh arrays. The Lua twins in
+ * `src/stores/redis/scripts/` implement the same semantics over Redis values.
+ *
+ * Invariants shared by every algorithm:
+ * - All zeros is the fresh state ("never seen"), so a reused slot is cleaned by zero-filling it and a missing
+ *   Redis key reads as zeros.
+ * - A denied request writes nothing. `commit = false` decides without writing (peek, and the first phase of an
+ *   all-or-nothing check over several limits).
+ * - A clock that goes backwards counts as no time passing; nothing refills negatively.
+ * - A cost the limit can never admit at once (cost > burst) is denied with `retryAfterMs = Infinity`.
+ * - Reported durations are whole milliseconds rounded up (`ceilMs`), so retrying at `now + retryAfterMs` passes
+ *   when nothing else happened; `remaining` is whole units rounded down.
+ * - State read under a changed limit is clamped to the new one on touch; it is never reset.
+ */
+import type { AlgorithmId, LimitSpec } from "../core/limit-spec.js";
+
+/** Mutable scratch an algorithm writes its verdict into (reused across calls to avoid allocation). */
+export interface StepOut {
+  /** Whether the cost passes. */
+  allowed: boolean;
+  /** Whole units still available after this step. */
+  remaining: number;
+  /** Milliseconds until the state is back to fresh. */
+  resetAfterMs: number;
+  /** Milliseconds until the cost could pass (0 when allowed; Infinity when it never can). */
+  retryAfterMs: number;
+  /** For concurrency: the id of the lease just taken (0 otherwise). */
+  leaseId: number;
+}
+
+/** Creates an empty {@link StepOut}. */
+export function createStepOut(): StepOut {
+  return { allowed: false, remaining: 0, resetAfterMs: 0, retryAfterMs: 0, leaseId: 0 };
+}
+
+/** One rate limiting algorithm as a pure step over float64 state. */
+export interface Algorithm {
+  /** The algorithm's id. */
+  readonly id: AlgorithmId;
+  /** Number of float64 fields of state this spec needs. */
+  width(spec: LimitSpec): number;
+  /**
+   * Decides whether `cost` units pass at `nowMs` and writes the verdict into `out`. When allowed and `commit`
+   * is true, writes the next state; otherwise writes nothing. `cost` 0 reports the current state (peek).
+   */
+  apply(
+    s: Float64Array,
+    o: number,
+    nowMs: number,
+    spec: LimitSpec,
+    cost: number,
+    commit: boolean,
+    out: StepOut,
+  ): void;
+  /** Gives back up to `amount` units consumed earlier; the state never goes below fresh. */
+  refund(s: Float64Array, o: number, nowMs: number, spec: LimitSpec, amount: number): void;
+  /** Milliseconds from `nowMs` after which the state is indistinguishable from fresh (0: already is). */
+  idleAfterMs(s: Float64Array, o: number, nowMs: number, spec: LimitSpec): number;
+  /** Concurrency only: ends lease `leaseId`; returns whether it was held. */
+  release?(s: Float64Array, o: number, nowMs: number, spec: LimitSpec, leaseId: number): boolean;
+}
+
+/** What {@link step} returns: the verdict and the next state (a new array; the input is never mutated). */
+export interface StepResult {
+  /** The verdict. */
+  readonly decision: Readonly<Omit<StepOut, "leaseId">> & { readonly leaseId: number };
+  /** The state after the step (equal to the input when denied). */
+  readonly state: Float64Array;
+}
+
+/**
+ * The functional form `(state, nowMs, spec, cost) → { decision, state }`. `state` undefined means fresh.
+ * Used by tests and tools; stores call {@link Algorithm.apply} on their own arrays.
+ */
+export function step(
+  algorithm: Algorithm,
+  state: ArrayLike<number> | undefined,
+  nowMs: number,
+  spec: LimitSpec,
+  cost = 1,
+): StepResult {
+  const next = new Float64Array(algorithm.width(spec));
+  if (state !== undefined) next.set(Array.from(state).slice(0, next.length));
+  const out = createStepOut();
+  algorithm.apply(next, 0, nowMs, spec, cost, true, out);
+  return { decision: { ...out }, state: next };
+}

@@ -1,0 +1,75 @@
+/**
+ * GCRA — the generic cell rate algorithm (virtual scheduling form).
+ *
+ * Model: units are emitted every `T = periodMs / limit` ms; a key may run ahead of schedule by at most
+ * `burst · T` (the burst tolerance τ). The only state is the theoretical arrival time (TAT) of the next unit.
+ * A request of cost c at time now computes `base = max(TAT, now)` and `next = base + c·T`; it passes when
+ * `next − now ≤ τ`, and then TAT becomes `next`. Equivalent to a token bucket of size `burst` refilled at
+ * `limit / periodMs`, in one number per key.
+ *
+ * State (1 field): `s[o] = tatMs` — epoch ms; 0 (or any time ≤ now) means full.
+ *
+ * Reported: remaining = ⌊(τ − (base − now)) / T⌋ after the step; resetAfterMs = TAT − now (time until full);
+ * retryAfterMs (denied) = next − now − τ.
+ *
+ * Edges: a clock going backwards (now < an earlier now) is no time passing, because base = max(TAT, now)
+ * never moves TAT back. cost > burst never passes (retryAfterMs = Infinity). A burst lowered since the key was
+ * last seen clamps `base − now` to the new τ. cost 0 is a peek.
+ *
+ * Pro: O(1) time, one float per key, smooth admission with exact bursts. Con: no notion of a calendar window,
+ * so "1000 per day" refills continuously rather than at midnight (use fixed_window for that).
+ */
+import { ceilMs, floorCount, TIME_TOLERANCE_MS } from "../core/time-math.js";
+import type { Algorithm, StepOut } from "./algorithm.js";
+
+/** GCRA over one float (the theoretical arrival time) per key. */
+export const gcra: Algorithm = {
+  id: "gcra",
+
+  width: () => 1,
+
+  apply(s, o, nowMs, spec, cost, commit, out): void {
+    const t = spec.emissionMs;
+    const tau = spec.burst * t;
+    const tat = s[o];
+    let base = tat > nowMs ? tat : nowMs;
+    if (base - nowMs > tau) base = nowMs + tau; // burst lowered since last touch: clamp, never reset
+    out.leaseId = 0;
+    if (cost > spec.burst) {
+      out.allowed = false;
+      out.retryAfterMs = Number.POSITIVE_INFINITY;
+      setRemaining(out, base, nowMs, tau, t);
+      return;
+    }
+    const next = base + cost * t;
+    const excess = next - nowMs - tau;
+    if (excess <= TIME_TOLERANCE_MS) {
+      out.allowed = true;
+      out.retryAfterMs = 0;
+      setRemaining(out, next, nowMs, tau, t);
+      if (commit) s[o] = next;
+    } else {
+      out.allowed = false;
+      out.retryAfterMs = ceilMs(excess);
+      setRemaining(out, base, nowMs, tau, t);
+    }
+  },
+
+  refund(s, o, nowMs, spec, amount): void {
+    const tat = s[o];
+    if (tat <= nowMs) return;
+    const back = tat - amount * spec.emissionMs;
+    s[o] = back > nowMs ? back : 0;
+  },
+
+  idleAfterMs(s, o, nowMs): number {
+    const ahead = s[o] - nowMs;
+    return ahead > 0 ? ahead : 0;
+  },
+};
+
+function setRemaining(out: StepOut, tat: number, nowMs: number, tau: number, t: number): void {
+  const ahead = tat - nowMs;
+  out.remaining = floorCount((tau - ahead) / t, TIME_TOLERANCE_MS / t);
+  out.resetAfterMs = ceilMs(ahead);
+}

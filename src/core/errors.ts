@@ -1,0 +1,81 @@
+/**
+ * Typed errors. A denial is never an error: it is a `Decision` with `allowed: false`. Errors are for bad input,
+ * broken configuration and unreachable infrastructure; each carries a stable `code` (documented in
+ * docs/error-codes.md) and a message that names the field, file or store concerned.
+ */
+
+/** Every error code Sluice raises. */
+export type SluiceErrorCode =
+  | "ERR_SLUICE_INVALID_ARGUMENT"
+  | "ERR_SLUICE_INVALID_LIMIT"
+  | "ERR_SLUICE_INVALID_CONFIG"
+  | "ERR_SLUICE_UNKNOWN_LEASE"
+  | "ERR_SLUICE_UNSUPPORTED"
+  | "ERR_SLUICE_STORE_UNAVAILABLE"
+  | "ERR_SLUICE_STORE_TIMEOUT"
+  | "ERR_SLUICE_STORE_CLOSED";
+
+/** Base class of every Sluice error. */
+export class SluiceError extends Error {
+  /** Stable machine-readable code, `ERR_SLUICE_…`. */
+  readonly code: SluiceErrorCode;
+
+  /** Creates an error with a code and a message naming what is wrong. */
+  constructor(code: SluiceErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** A caller passed a value that cannot be used (a negative cost, an empty key, …). */
+export class InvalidArgumentError extends SluiceError {
+  /** Creates an `ERR_SLUICE_INVALID_ARGUMENT` error naming the argument. */
+  constructor(message: string) {
+    super("ERR_SLUICE_INVALID_ARGUMENT", message);
+  }
+}
+
+/** One problem found while parsing a limit or configuration: where it is and what is wrong. */
+export interface ConfigIssue {
+  /** Dotted path of the offending field, e.g. `limits[1].burst`. */
+  readonly path: string;
+  /** What is wrong with it. */
+  readonly message: string;
+  /** 1-based line in the source file, when parsed from a file. */
+  readonly line?: number;
+}
+
+/** A limit specification or configuration is invalid; lists every issue found, not only the first. */
+export class ConfigError extends SluiceError {
+  /** Every problem found, in document order. */
+  readonly issues: readonly ConfigIssue[];
+
+  /** Creates an error listing `issues`; `source` (a file name) prefixes the message when known. */
+  constructor(
+    code: "ERR_SLUICE_INVALID_LIMIT" | "ERR_SLUICE_INVALID_CONFIG",
+    issues: readonly ConfigIssue[],
+    source?: string,
+  ) {
+    const where = (i: ConfigIssue): string =>
+      `${source ? `${source}:${i.line !== undefined ? `${i.line}:` : ""} ` : ""}${i.path ? `${i.path}: ` : ""}`;
+    super(code, issues.map((i) => `${where(i)}${i.message}`).join("\n"));
+    this.issues = Object.freeze(issues.map((i) => Object.freeze({ ...i })));
+  }
+}
+
+/** A store could not be reached or answered with an error; the failure policy decides what happens next. */
+export class StoreUnavailableError extends SluiceError {
+  /** Creates an error naming the store and the underlying cause. */
+  constructor(store: string, message: string, cause?: unknown) {
+    super("ERR_SLUICE_STORE_UNAVAILABLE", `${store}: ${message}`, { cause });
+  }
+}
+
+/** A store call took longer than its timeout. */
+export class StoreTimeoutError extends SluiceError {
+  /** Creates an error naming the store and the timeout that elapsed. */
+  constructor(store: string, timeoutMs: number) {
+    super("ERR_SLUICE_STORE_TIMEOUT", `${store}: no answer within ${timeoutMs} ms`);
+  }
+}

@@ -1,0 +1,224 @@
+import { z } from "zod";
+import { tryParseDurationMs } from "./duration.js";
+import { ConfigError, type ConfigIssue } from "./errors.js";
+
+/** The algorithms Sluice implements; each is a pure step in `src/algorithms/<id>.ts` with a Lua twin. */
+export const ALGORITHM_IDS = [
+  "token_bucket",
+  "leaky_bucket",
+  "fixed_window",
+  "sliding_log",
+  "sliding_window",
+  "gcra",
+  "bucketed_window",
+  "concurrency",
+] as const;
+
+/** One of {@link ALGORITHM_IDS}. */
+export type AlgorithmId = (typeof ALGORITHM_IDS)[number];
+
+/** Algorithms whose `burst` may differ from `limit`. */
+const BURST_ALGORITHMS: ReadonlySet<AlgorithmId> = new Set(["token_bucket", "leaky_bucket", "gcra"]);
+/** Algorithms that count whole requests and so need an integer `limit`. */
+const COUNTING_ALGORITHMS: ReadonlySet<AlgorithmId> = new Set([
+  "fixed_window",
+  "sliding_log",
+  "sliding_window",
+  "bucketed_window",
+  "concurrency",
+]);
+
+/** Largest `limit` for `sliding_log`, whose memory per key is O(limit). */
+export const SLIDING_LOG_MAX_LIMIT = 100_000;
+/** Largest concurrency `limit` (in-flight leases per key are kept individually). */
+export const CONCURRENCY_MAX_LIMIT = 100_000;
+/** Largest number of buckets (`periodMs / bucketMs`) of a `bucketed_window`. */
+export const BUCKETED_WINDOW_MAX_BUCKETS = 10_000;
+
+/** A limit as users write it; durations may be strings such as `"1s"` or `"1d"`. */
+export interface LimitSpecInput {
+  /** Policy name, reported in decisions and the `RateLimit-Policy` header. Default: `"default"`. */
+  readonly name?: string;
+  /** Which algorithm enforces the limit. Default: `"gcra"`. */
+  readonly algorithm?: AlgorithmId;
+  /** Units admitted per period (for `concurrency`: leases in flight at once). */
+  readonly limit: number;
+  /** Length of the period; for `concurrency`, how long an unreleased lease lives. Alias: `periodMs`. */
+  readonly period?: number | string;
+  /** Length of the period in milliseconds. Alias: `period`. */
+  readonly periodMs?: number;
+  /** Most units that may pass at once (token_bucket, leaky_bucket, gcra). Default: `limit`. */
+  readonly burst?: number;
+  /** Bucket width of `bucketed_window`; must divide the period. Alias: `bucketMs`. Default: period / 10. */
+  readonly bucket?: number | string;
+  /** Bucket width of `bucketed_window` in milliseconds. Alias: `bucket`. */
+  readonly bucketMs?: number;
+}
+
+/** A parsed, validated, frozen limit. All durations in milliseconds. */
+export interface LimitSpec {
+  /** Policy name. */
+  readonly name: string;
+  /** Algorithm enforcing the limit. */
+  readonly algorithm: AlgorithmId;
+  /** Units per period (in-flight leases for `concurrency`). */
+  readonly limit: number;
+  /** Period in milliseconds (lease lifetime for `concurrency`). */
+  readonly periodMs: number;
+  /** Most units that may pass at once; equals `limit` for window and concurrency algorithms. */
+  readonly burst: number;
+  /** Bucket width of `bucketed_window`, in milliseconds; 0 for other algorithms. */
+  readonly bucketMs: number;
+  /** Time one unit takes to replenish, `periodMs / limit` (GCRA's emission interval T). */
+  readonly emissionMs: number;
+}
+
+const duration = z.union([z.number(), z.string()]);
+
+const inputSchema = z
+  .object({
+    name: z
+      .string()
+      .min(1, "must be a non-empty string")
+      .max(128, "must be at most 128 characters")
+      .optional(),
+    algorithm: z
+      .enum(ALGORITHM_IDS, { error: () => `must be one of ${ALGORITHM_IDS.join(", ")}` })
+      .optional(),
+    limit: z
+      .number({ error: "must be a number" })
+      .refine((v) => Number.isFinite(v) && v > 0, "must be a finite number > 0")
+      .refine((v) => v <= Number.MAX_SAFE_INTEGER, "must be at most Number.MAX_SAFE_INTEGER"),
+    period: duration.optional(),
+    periodMs: z.number().optional(),
+    burst: z.number({ error: "must be a number" }).optional(),
+    bucket: duration.optional(),
+    bucketMs: z.number().optional(),
+  })
+  .strict();
+
+function pathOf(prefix: string, path: readonly PropertyKey[]): string {
+  let out = prefix;
+  for (const p of path) out += typeof p === "number" ? `[${p}]` : out ? `.${String(p)}` : String(p);
+  return out;
+}
+
+/**
+ * Parses and validates a limit, returning a frozen {@link LimitSpec}. Throws `ConfigError`
+ * (`ERR_SLUICE_INVALID_LIMIT`) listing every problem, each named by its path under `path`.
+ */
+export function parseLimitSpec(input: LimitSpecInput, path = ""): LimitSpec {
+  const parsed = inputSchema.safeParse(input);
+  const issues: ConfigIssue[] = [];
+  if (!parsed.success) {
+    for (const i of parsed.error.issues) {
+      const message =
+        i.code === "unrecognized_keys"
+          ? `unknown field(s): ${i.keys.join(", ")}`
+          : i.message.replace(/^Invalid input: /, "");
+      issues.push({ path: pathOf(path, i.path), message });
+    }
+    throw new ConfigError("ERR_SLUICE_INVALID_LIMIT", issues);
+  }
+  const v = parsed.data;
+  const field = (name: string): string => pathOf(path, [name]);
+  const algorithm: AlgorithmId = v.algorithm ?? "gcra";
+
+  let periodMs: number | undefined;
+  if (v.period !== undefined && v.periodMs !== undefined) {
+    issues.push({ path: field("period"), message: "give either period or periodMs, not both" });
+  } else if (v.period !== undefined || v.periodMs !== undefined) {
+    periodMs = tryParseDurationMs(v.period ?? v.periodMs);
+    if (periodMs === undefined || periodMs <= 0) {
+      issues.push({
+        path: field(v.period !== undefined ? "period" : "periodMs"),
+        message: `must be a duration > 0 (milliseconds, or a string such as "1s", "1m", "1d"), got ${JSON.stringify(v.period ?? v.periodMs)}`,
+      });
+      periodMs = undefined;
+    }
+  } else {
+    issues.push({ path: field("period"), message: 'is required (e.g. period: "1s" or periodMs: 1000)' });
+  }
+
+  if (COUNTING_ALGORITHMS.has(algorithm) && !Number.isInteger(v.limit)) {
+    issues.push({ path: field("limit"), message: `must be a whole number for ${algorithm}, got ${v.limit}` });
+  }
+  if (algorithm === "sliding_log" && v.limit > SLIDING_LOG_MAX_LIMIT) {
+    issues.push({
+      path: field("limit"),
+      message: `sliding_log keeps every admitted request, so limit must be at most ${SLIDING_LOG_MAX_LIMIT}; use sliding_window or bucketed_window for larger limits`,
+    });
+  }
+  if (algorithm === "concurrency" && v.limit > CONCURRENCY_MAX_LIMIT) {
+    issues.push({
+      path: field("limit"),
+      message: `must be at most ${CONCURRENCY_MAX_LIMIT} for concurrency`,
+    });
+  }
+
+  let burst = v.limit;
+  if (v.burst !== undefined) {
+    if (!BURST_ALGORITHMS.has(algorithm)) {
+      if (v.burst !== v.limit) {
+        issues.push({
+          path: field("burst"),
+          message: `applies only to token_bucket, leaky_bucket and gcra; ${algorithm} admits at most limit per period`,
+        });
+      }
+    } else if (!Number.isFinite(v.burst) || v.burst < 1 || v.burst > Number.MAX_SAFE_INTEGER) {
+      issues.push({ path: field("burst"), message: `must be a finite number >= 1, got ${v.burst}` });
+    } else {
+      burst = v.burst;
+    }
+  }
+
+  let bucketMs = 0;
+  if (v.bucket !== undefined || v.bucketMs !== undefined) {
+    const bucketField = field(v.bucket !== undefined ? "bucket" : "bucketMs");
+    if (algorithm !== "bucketed_window") {
+      issues.push({ path: bucketField, message: "applies only to bucketed_window" });
+    } else if (v.bucket !== undefined && v.bucketMs !== undefined) {
+      issues.push({ path: field("bucket"), message: "give either bucket or bucketMs, not both" });
+    } else {
+      const b = tryParseDurationMs(v.bucket ?? v.bucketMs);
+      if (b === undefined || b < 1 || !Number.isInteger(b)) {
+        issues.push({
+          path: bucketField,
+          message: `must be a whole number of milliseconds >= 1, got ${JSON.stringify(v.bucket ?? v.bucketMs)}`,
+        });
+      } else bucketMs = b;
+    }
+  } else if (algorithm === "bucketed_window" && periodMs !== undefined) {
+    bucketMs = periodMs / 10;
+  }
+  if (algorithm === "bucketed_window" && periodMs !== undefined && bucketMs > 0) {
+    if (!Number.isInteger(periodMs)) {
+      issues.push({
+        path: field("period"),
+        message: "must be a whole number of milliseconds for bucketed_window",
+      });
+    } else if (!Number.isInteger(bucketMs) || periodMs % bucketMs !== 0) {
+      issues.push({
+        path: field(v.bucket !== undefined ? "bucket" : "bucketMs"),
+        message: `must divide the period (${periodMs} ms) into whole buckets, got ${bucketMs} ms`,
+      });
+    } else if (periodMs / bucketMs > BUCKETED_WINDOW_MAX_BUCKETS) {
+      issues.push({
+        path: field(v.bucket !== undefined ? "bucket" : "bucketMs"),
+        message: `gives ${periodMs / bucketMs} buckets per period; at most ${BUCKETED_WINDOW_MAX_BUCKETS} are allowed`,
+      });
+    }
+  }
+
+  if (issues.length > 0) throw new ConfigError("ERR_SLUICE_INVALID_LIMIT", issues);
+  const p = periodMs as number;
+  return Object.freeze({
+    name: v.name ?? "default",
+    algorithm,
+    limit: v.limit,
+    periodMs: p,
+    burst,
+    bucketMs,
+    emissionMs: p / v.limit,
+  });
+}

@@ -1,0 +1,28 @@
+/**
+ * Shared arithmetic for algorithms, mirrored by their Lua twins. Timestamps are epoch milliseconds near 1.7e12,
+ * where a double's resolution is about 2.4e-4 ms, so exact comparisons of derived times would flip on rounding
+ * noise. The rules:
+ * - an allow check tolerates an excess of up to {@link TIME_TOLERANCE_MS} (1 µs worth of quota);
+ * - a reported duration is rounded up to whole milliseconds after discarding {@link CEIL_SLACK_MS} of noise,
+ *   which is smaller than the tolerance, so retrying at `now + retryAfterMs` always passes when nothing else
+ *   happened;
+ * - a reported count is rounded down after adding a tolerance, so 4.9999999 reads as 5.
+ */
+
+/** Largest excess, in milliseconds of quota, an allow check forgives. */
+export const TIME_TOLERANCE_MS = 1e-3;
+
+/** Noise discarded before rounding a duration up. Must stay below {@link TIME_TOLERANCE_MS}. */
+export const CEIL_SLACK_MS = 1e-4;
+
+/** Rounds a duration up to whole milliseconds, ignoring noise below {@link CEIL_SLACK_MS}; never negative. */
+export function ceilMs(ms: number): number {
+  if (ms <= CEIL_SLACK_MS) return 0;
+  return Math.ceil(ms - CEIL_SLACK_MS);
+}
+
+/** Rounds a count down, forgiving `tolerance` (default 1e-9) of noise; never negative. */
+export function floorCount(x: number, tolerance = 1e-9): number {
+  if (x <= 0) return 0;
+  return Math.floor(x + tolerance);
+}
