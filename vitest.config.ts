@@ -6,5 +6,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",
+    globalSetup: ["./test/support/global-redis.ts"],
   },
 });

@@ -12,6 +12,9 @@
  * Reported: remaining = ⌊(τ − (base − now)) / T⌋ after the step; resetAfterMs = TAT − now (time until full);
  * retryAfterMs (denied) = next − now − τ.
  *
+ * A changed limit keeps the debt as time: the fraction of the burst in use is preserved, so raising the limit
+ * refills faster but does not hand out the difference at once.
+ *
  * Edges: a clock going backwards (now < an earlier now) is no time passing, because base = max(TAT, now)
  * never moves TAT back. cost > burst never passes (retryAfterMs = Infinity). A burst lowered since the key was
  * last seen clamps `base − now` to the new τ. cost 0 is a peek.
@@ -19,7 +22,7 @@
  * Pro: O(1) time, one float per key, smooth admission with exact bursts. Con: no notion of a calendar window,
  * so "1000 per day" refills continuously rather than at midnight (use fixed_window for that).
  */
-import { ceilMs, floorCount, TIME_TOLERANCE_MS } from "../core/time-math.js";
+import { ceilMs, TIME_TOLERANCE_MS } from "../core/time-math.js";
 import type { Algorithm, StepOut } from "./algorithm.js";
 
 /** GCRA over one float (the theoretical arrival time) per key. */
@@ -68,8 +71,10 @@ export const gcra: Algorithm = {
   },
 };
 
+/** Reports remaining = ⌊(τ − ahead + tolerance) / T⌋ (one division) and resetAfterMs = ⌈ahead⌉. */
 function setRemaining(out: StepOut, tat: number, nowMs: number, tau: number, t: number): void {
   const ahead = tat - nowMs;
-  out.remaining = floorCount((tau - ahead) / t, TIME_TOLERANCE_MS / t);
+  const free = tau - ahead + TIME_TOLERANCE_MS;
+  out.remaining = free > 0 ? Math.floor(free / t) : 0;
   out.resetAfterMs = ceilMs(ahead);
 }

@@ -39,3 +39,109 @@ export interface Decision extends PolicyStatus {
   /** For concurrency limits: the lease to release, per concurrency policy name. */
   readonly leases?: Readonly<Record<string, number>>;
 }
+
+/** A decision over a single limit: it is its own only policy status. */
+class SingleDecision implements Decision {
+  constructor(
+    readonly policy: string,
+    readonly allowed: boolean,
+    readonly limit: number,
+    readonly remaining: number,
+    readonly resetAfterMs: number,
+    readonly retryAfterMs: number,
+    readonly state: LimitState,
+    readonly periodMs: number,
+    readonly reason: DecisionReason,
+    readonly leases: Readonly<Record<string, number>> | undefined,
+  ) {}
+
+  get policies(): readonly PolicyStatus[] {
+    return [this];
+  }
+}
+
+/** Builds the decision of a request checked against one limit. */
+export function singleDecision(
+  status: PolicyStatus,
+  reason: DecisionReason,
+  leases?: Record<string, number>,
+): Decision {
+  return new SingleDecision(
+    status.policy,
+    status.allowed,
+    status.limit,
+    status.remaining,
+    status.resetAfterMs,
+    status.retryAfterMs,
+    status.state,
+    status.periodMs,
+    reason,
+    leases,
+  );
+}
+
+/** Builds a single-limit decision from its fields without an intermediate status object (hot path). */
+export function decisionOf(
+  policy: string,
+  allowed: boolean,
+  limit: number,
+  remaining: number,
+  resetAfterMs: number,
+  retryAfterMs: number,
+  state: LimitState,
+  periodMs: number,
+  reason: DecisionReason,
+): Decision {
+  return new SingleDecision(
+    policy,
+    allowed,
+    limit,
+    remaining,
+    resetAfterMs,
+    retryAfterMs,
+    state,
+    periodMs,
+    reason,
+    undefined,
+  );
+}
+
+/**
+ * Combines the statuses of every limit a request was checked against. `allowed` only when all allowed; the
+ * headline status is the denying limit with the longest wait, else the limit with the least remaining (ties:
+ * the one that takes longest to reset).
+ */
+export function combineDecision(
+  statuses: readonly PolicyStatus[],
+  reason: DecisionReason,
+  leases?: Record<string, number>,
+): Decision {
+  if (statuses.length === 1) return singleDecision(statuses[0], reason, leases);
+  let head = statuses[0];
+  let allowed = head.allowed;
+  for (let i = 1; i < statuses.length; i++) {
+    const s = statuses[i];
+    if (!s.allowed) allowed = false;
+    if (moreRestrictive(s, head)) head = s;
+  }
+  return Object.freeze({
+    policy: head.policy,
+    allowed,
+    limit: head.limit,
+    remaining: head.remaining,
+    resetAfterMs: head.resetAfterMs,
+    retryAfterMs: head.retryAfterMs,
+    state: allowed ? head.state : "throttled",
+    periodMs: head.periodMs,
+    reason,
+    leases,
+    policies: Object.freeze([...statuses]),
+  });
+}
+
+function moreRestrictive(a: PolicyStatus, b: PolicyStatus): boolean {
+  if (a.allowed !== b.allowed) return !a.allowed;
+  if (!a.allowed) return a.retryAfterMs > b.retryAfterMs;
+  if (a.remaining !== b.remaining) return a.remaining < b.remaining;
+  return a.resetAfterMs > b.resetAfterMs;
+}

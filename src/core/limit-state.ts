@@ -8,16 +8,18 @@
 /** How close a key is to its limit. */
 export type LimitState = "normal" | "warning" | "throttled";
 
-/** Usage above this fraction enters `warning`. */
-export const WARNING_ENTER = 0.8;
-/** Usage below this fraction leaves `warning`. */
-export const WARNING_LEAVE = 0.7;
+/** Remaining below this fraction of the limit (usage above 80%) enters `warning`. */
+export const WARNING_ENTER_REMAINING = 0.2;
+/** Remaining above this fraction of the limit (usage below 70%) leaves `warning`. */
+export const WARNING_LEAVE_REMAINING = 0.3;
 
-/** Returns the next warning flag from the previous one and the usage after the decision. */
+/**
+ * Returns the next warning flag from the previous one and the remaining units after the decision. Computed on
+ * remaining units without division (usage > 80% ⟺ remaining < 0.2·limit), identically in every store.
+ */
 export function nextWarning(previous: boolean, remaining: number, limit: number): boolean {
-  const usage = limit > 0 ? 1 - remaining / limit : 1;
-  if (usage > WARNING_ENTER) return true;
-  if (usage < WARNING_LEAVE) return false;
+  if (remaining < WARNING_ENTER_REMAINING * limit) return true;
+  if (remaining > WARNING_LEAVE_REMAINING * limit) return false;
   return previous;
 }
 

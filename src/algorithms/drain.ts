@@ -1,0 +1,101 @@
+/**
+ * The drain kernel shared by token_bucket and leaky_bucket (private to `src/algorithms`).
+ *
+ * Both algorithms keep one level that drains continuously at `L / P` units per ms and must stay at or below the
+ * burst `B` after adding a request's cost: the token bucket's "tokens used" (tokens = B − used) and the leaky
+ * bucket's water level are the same number, so one kernel serves both and their Lua twins share one formula.
+ *
+ * State (2 fields): `s[o] = level` (units), `s[o + 1] = lastMs` (epoch ms of the last write; never moved back).
+ *
+ * At `now`: Δ = max(0, now − last); level' = max(0, level − Δ·L/P), and level' = B when it exceeds `B + tol`,
+ * where tol = TIME_TOLERANCE_MS·L/P is the tolerance in units. A cost c passes when the excess
+ * (level' + c − B)·P/L ≤ TIME_TOLERANCE_MS; committing writes level = level' + c and last = max(last, now).
+ *
+ * The clamp (for a burst lowered since the key was last seen) leaves levels up to `B + tol` alone: clamping
+ * those to `B` would forget the overshoot the tolerance just admitted, so a cost no larger than `tol` (one byte
+ * under a fast bytes-per-second limit) would pass again and again at one instant. Under an unchanged burst the
+ * level never exceeds `B + tol`, so the clamp never bites.
+ *
+ * Reported durations are measured on the caller's clock: when `now < last` (a clock behind the one that last
+ * wrote), the lag `last − now` is added, so retrying at `now + retryAfterMs` passes.
+ */
+import type { LimitSpec } from "../core/limit-spec.js";
+import { ceilMs, floorCount, TIME_TOLERANCE_MS } from "../core/time-math.js";
+import type { StepOut } from "./algorithm.js";
+
+/** The level drained to `nowMs`, not yet clamped (never negative). */
+function drainedLevel(s: Float64Array, o: number, nowMs: number, spec: LimitSpec): number {
+  const last = s[o + 1];
+  const elapsed = nowMs > last ? nowMs - last : 0;
+  const level = s[o] - elapsed / spec.emissionMs;
+  return level > 0 ? level : 0;
+}
+
+/** The `apply` of a drain algorithm: see the module comment. */
+export function drainApply(
+  s: Float64Array,
+  o: number,
+  nowMs: number,
+  spec: LimitSpec,
+  cost: number,
+  commit: boolean,
+  out: StepOut,
+): void {
+  const t = spec.emissionMs;
+  const burst = spec.burst;
+  const tolUnits = TIME_TOLERANCE_MS / t;
+  let level = drainedLevel(s, o, nowMs, spec);
+  if (level > burst + tolUnits) level = burst; // burst lowered since last touch: clamp, never reset
+  const last = s[o + 1];
+  const lag = last > nowMs ? last - nowMs : 0;
+  out.leaseId = 0;
+  if (cost > burst) {
+    out.allowed = false;
+    out.retryAfterMs = Number.POSITIVE_INFINITY;
+    report(out, level, lag, burst, t, tolUnits);
+    return;
+  }
+  const after = level + cost;
+  const excess = (after - burst) * t;
+  if (excess <= TIME_TOLERANCE_MS) {
+    out.allowed = true;
+    out.retryAfterMs = 0;
+    report(out, after, lag, burst, t, tolUnits);
+    if (commit && cost > 0) {
+      s[o] = after;
+      if (nowMs > last) s[o + 1] = nowMs;
+    }
+  } else {
+    out.allowed = false;
+    out.retryAfterMs = ceilMs(lag + excess);
+    report(out, level, lag, burst, t, tolUnits);
+  }
+}
+
+/** The `refund` of a drain algorithm: level = max(0, level' − amount), last = max(last, now). */
+export function drainRefund(
+  s: Float64Array,
+  o: number,
+  nowMs: number,
+  spec: LimitSpec,
+  amount: number,
+): void {
+  let level = drainedLevel(s, o, nowMs, spec);
+  if (level > spec.burst + TIME_TOLERANCE_MS / spec.emissionMs) level = spec.burst;
+  level -= amount;
+  s[o] = level > 0 ? level : 0;
+  if (nowMs > s[o + 1]) s[o + 1] = nowMs;
+}
+
+/** The `idleAfterMs` of a drain algorithm: the time until the stored (unclamped) level has fully drained. */
+export function drainIdleAfterMs(s: Float64Array, o: number, nowMs: number, spec: LimitSpec): number {
+  const level = s[o];
+  if (level <= 0) return 0;
+  const ahead = level * spec.emissionMs - (nowMs - s[o + 1]);
+  return ahead > 0 ? ahead : 0;
+}
+
+function report(out: StepOut, level: number, lag: number, burst: number, t: number, tolUnits: number): void {
+  out.remaining = floorCount(burst - level, tolUnits);
+  out.resetAfterMs = level > 0 ? ceilMs(lag + level * t) : 0;
+}

@@ -1,0 +1,57 @@
+import { ConfigError } from "../core/errors.js";
+import type { LimitSpec } from "../core/limit-spec.js";
+import type { Algorithm } from "./algorithm.js";
+import { algorithms } from "./index.js";
+
+/** Most limits one key may carry at once (the memory store keeps one warning bit per limit in a byte). */
+export const MAX_LIMITS_PER_SET = 7;
+
+/**
+ * The named limits applied together, all-or-nothing, to one key: e.g. 10 per second and 10,000 per day.
+ * `namespace` identifies the limits in the store across reconfiguration, so that changing a number keeps the
+ * state (clamped on next touch) while changing an algorithm starts that limit fresh.
+ */
+export interface LimitSet {
+  /** Process-unique id, used by stores to find their table without hashing. */
+  readonly id: number;
+  /** Stable name of this group of limits in the store (a limiter prefix, a rule id). */
+  readonly namespace: string;
+  /** The limits, in declaration order; names are unique. */
+  readonly specs: readonly LimitSpec[];
+  /** The algorithm of each limit, parallel to `specs`. */
+  readonly algorithms: readonly Algorithm[];
+  /** Whether any limit is a concurrency limit (then use acquire/release, not limit). */
+  readonly hasConcurrency: boolean;
+}
+
+let nextId = 1;
+
+/** Compiles parsed limits into a {@link LimitSet}; throws `ERR_SLUICE_INVALID_LIMIT` on duplicate names or too many limits. */
+export function createLimitSet(namespace: string, specs: readonly LimitSpec[]): LimitSet {
+  const issues: { path: string; message: string }[] = [];
+  if (specs.length === 0) issues.push({ path: "limits", message: "at least one limit is required" });
+  if (specs.length > MAX_LIMITS_PER_SET) {
+    issues.push({
+      path: "limits",
+      message: `at most ${MAX_LIMITS_PER_SET} limits may apply to one key, got ${specs.length}`,
+    });
+  }
+  const seen = new Set<string>();
+  specs.forEach((s, i) => {
+    if (seen.has(s.name)) {
+      issues.push({
+        path: `limits[${i}].name`,
+        message: `"${s.name}" is used by an earlier limit; names must be unique`,
+      });
+    }
+    seen.add(s.name);
+  });
+  if (issues.length > 0) throw new ConfigError("ERR_SLUICE_INVALID_LIMIT", issues);
+  return Object.freeze({
+    id: nextId++,
+    namespace,
+    specs: Object.freeze([...specs]),
+    algorithms: Object.freeze(specs.map((s) => algorithms[s.algorithm])),
+    hasConcurrency: specs.some((s) => s.algorithm === "concurrency"),
+  });
+}

@@ -1,0 +1,349 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type LimitSpec, parseLimitSpec } from "../core/limit-spec.js";
+import { createStepOut, step } from "./algorithm.js";
+import { slidingLog } from "./sliding-log.js";
+
+const T0 = 1_700_000_000_000;
+const INF = Number.POSITIVE_INFINITY;
+
+function spec(limit: number, periodMs: number): LimitSpec {
+  return parseLimitSpec({ algorithm: "sliding_log", limit, periodMs });
+}
+
+/** Replays `(atMs, cost) → expected` steps, starting fresh unless a state is given; returns the last state. */
+function replay(
+  sp: LimitSpec,
+  steps: { at: number; cost?: number; expect: Partial<ReturnType<typeof step>["decision"]> }[],
+  start?: Float64Array,
+): Float64Array {
+  let state = start ?? new Float64Array(slidingLog.width(sp));
+  for (const [i, s] of steps.entries()) {
+    const r = step(slidingLog, state, s.at, sp, s.cost ?? 1);
+    expect(r.decision, `step ${i} at +${s.at - T0} ms`).toMatchObject(s.expect);
+    state = r.state;
+  }
+  return state;
+}
+
+/** The live entries, oldest first, as [tsMs, cost] pairs. */
+function entries(sp: LimitSpec, s: Float64Array): [number, number][] {
+  const out: [number, number][] = [];
+  for (let k = 0; k < s[1]; k++) {
+    const i = (s[0] + k) % sp.limit;
+    out.push([s[3 + 2 * i], s[4 + 2 * i]]);
+  }
+  return out;
+}
+
+describe("sliding_log", () => {
+  const sp = spec(3, 1000);
+
+  it("has width 3 + 2·limit", () => {
+    expect(slidingLog.width(sp)).toBe(9);
+    expect(slidingLog.width(spec(100_000, 1000))).toBe(200_003);
+  });
+
+  it("admits exactly limit per window and reports when the oldest entry leaves", () => {
+    replay(sp, [
+      { at: T0, expect: { allowed: true, remaining: 2, resetAfterMs: 1000, retryAfterMs: 0 } },
+      { at: T0 + 100, expect: { allowed: true, remaining: 1, resetAfterMs: 1000 } },
+      { at: T0 + 200, expect: { allowed: true, remaining: 0, resetAfterMs: 1000 } },
+      { at: T0 + 300, expect: { allowed: false, remaining: 0, retryAfterMs: 700, resetAfterMs: 900 } },
+      { at: T0 + 999, expect: { allowed: false, retryAfterMs: 1, resetAfterMs: 201 } },
+      { at: T0 + 1000, expect: { allowed: true, remaining: 0, resetAfterMs: 1000 } },
+      // cost 2 needs the two oldest (+100, +200) gone: the second leaves at +1200
+      { at: T0 + 1000, cost: 2, expect: { allowed: false, remaining: 0, retryAfterMs: 200 } },
+      { at: T0 + 1199, cost: 2, expect: { allowed: false, retryAfterMs: 1 } },
+      { at: T0 + 1200, cost: 2, expect: { allowed: true, remaining: 0, resetAfterMs: 1000 } },
+    ]);
+  });
+
+  it("uses the half-open window (now − P, now]", () => {
+    const one = spec(1, 1000);
+    replay(one, [
+      { at: T0, expect: { allowed: true } },
+      { at: T0 + 999, expect: { allowed: false, retryAfterMs: 1 } },
+      { at: T0 + 1000, expect: { allowed: true } },
+    ]);
+  });
+
+  it("denies a cost above the limit forever, and says so", () => {
+    replay(sp, [
+      { at: T0, cost: 4, expect: { allowed: false, retryAfterMs: INF, remaining: 3, resetAfterMs: 0 } },
+      { at: T0, expect: { allowed: true, remaining: 2 } },
+      {
+        at: T0 + 10,
+        cost: 4,
+        expect: { allowed: false, retryAfterMs: INF, remaining: 2, resetAfterMs: 990 },
+      },
+    ]);
+  });
+
+  it("admits a whole burst at zero elapsed time", () => {
+    replay(sp, [
+      { at: T0, expect: { allowed: true, remaining: 2 } },
+      { at: T0, expect: { allowed: true, remaining: 1 } },
+      { at: T0, expect: { allowed: true, remaining: 0 } },
+      { at: T0, expect: { allowed: false, retryAfterMs: 1000, resetAfterMs: 1000 } },
+    ]);
+  });
+
+  it("treats a clock going backwards as no time passing", () => {
+    const state = replay(sp, [
+      { at: T0, expect: { allowed: true } },
+      // recorded at T0 (the newest entry), not at T0 − 500; durations are measured from the caller's now
+      { at: T0 - 500, expect: { allowed: true, remaining: 1, resetAfterMs: 1500 } },
+      { at: T0 - 5000, expect: { allowed: true, remaining: 0 } },
+      { at: T0 - 5000, expect: { allowed: false, retryAfterMs: 6000, resetAfterMs: 6000 } },
+      { at: T0 + 999, expect: { allowed: false, retryAfterMs: 1 } },
+    ]);
+    expect(entries(sp, state)).toEqual([
+      [T0, 1],
+      [T0, 1],
+      [T0, 1],
+    ]);
+    replay(sp, [{ at: T0 + 1000, cost: 3, expect: { allowed: true } }], state);
+  });
+
+  it("forgets everything after a very long gap", () => {
+    const state = replay(sp, [
+      { at: T0, cost: 3, expect: { allowed: true, remaining: 0 } },
+      { at: T0 + 1e12, cost: 3, expect: { allowed: true, remaining: 0, resetAfterMs: 1000 } },
+    ]);
+    expect(entries(sp, state)).toEqual([[T0 + 1e12, 3]]);
+    expect(slidingLog.idleAfterMs(state, 0, T0 + 2e12, sp)).toBe(0);
+  });
+
+  it("peeks with cost 0 without writing, even when committing", () => {
+    const state = replay(sp, [{ at: T0, cost: 2, expect: { allowed: true } }]);
+    const before = Float64Array.from(state);
+    const out = createStepOut();
+    slidingLog.apply(state, 0, T0 + 1500, sp, 0, true, out);
+    expect(out).toMatchObject({ allowed: true, remaining: 3, resetAfterMs: 0, retryAfterMs: 0 });
+    slidingLog.apply(state, 0, T0 + 500, sp, 0, true, out);
+    expect(out).toMatchObject({ allowed: true, remaining: 1, resetAfterMs: 500 });
+    expect(state).toEqual(before);
+  });
+
+  it("decides without writing when commit is false", () => {
+    const state = new Float64Array(slidingLog.width(sp));
+    const out = createStepOut();
+    slidingLog.apply(state, 0, T0, sp, 2, false, out);
+    expect(out).toMatchObject({ allowed: true, remaining: 1, resetAfterMs: 1000, leaseId: 0 });
+    expect(state.every((v) => v === 0)).toBe(true);
+  });
+
+  it("works at an offset inside a larger array without touching its neighbours", () => {
+    const w = slidingLog.width(sp);
+    const arr = new Float64Array(3 * w).fill(7);
+    arr.fill(0, w, 2 * w);
+    const out = createStepOut();
+    for (let k = 0; k < 20; k++) slidingLog.apply(arr, w, T0 + k * 400, sp, 1, true, out);
+    expect(arr.subarray(0, w).every((v) => v === 7)).toBe(true);
+    expect(arr.subarray(2 * w).every((v) => v === 7)).toBe(true);
+  });
+
+  it("wraps its ring around many times", () => {
+    const four = spec(4, 100);
+    const state = new Float64Array(slidingLog.width(four));
+    const out = createStepOut();
+    for (let k = 0; k < 2_500; k++) {
+      const now = T0 + 25 * k;
+      slidingLog.apply(state, 0, now, four, 1, true, out);
+      expect(out.allowed).toBe(true);
+      expect(out.remaining).toBe(k < 3 ? 3 - k : 0);
+      if (k >= 3) {
+        const before = Float64Array.from(state);
+        slidingLog.apply(state, 0, now, four, 1, true, out);
+        expect(out).toMatchObject({ allowed: false, retryAfterMs: 25, resetAfterMs: 100 });
+        expect(state).toEqual(before);
+      }
+    }
+    expect(entries(four, state).map(([ts]) => ts - T0)).toEqual([62_400, 62_425, 62_450, 62_475]);
+  });
+
+  it("refunds from the newest entries", () => {
+    let state = replay(sp, [
+      { at: T0, cost: 2, expect: { allowed: true } },
+      { at: T0 + 10, expect: { allowed: true, remaining: 0 } },
+    ]);
+    slidingLog.refund(state, 0, T0 + 20, sp, 2);
+    expect(entries(sp, state)).toEqual([[T0, 1]]);
+    expect(state[2]).toBe(1);
+    state = replay(sp, [{ at: T0 + 20, cost: 0, expect: { remaining: 2, resetAfterMs: 980 } }], state);
+    slidingLog.refund(state, 0, T0 + 20, sp, 100);
+    expect(Array.from(state)).toEqual(new Array(9).fill(0));
+    slidingLog.refund(state, 0, T0 + 20, sp, 1);
+    expect(Array.from(state)).toEqual(new Array(9).fill(0));
+  });
+
+  it("reports idle time until the newest entry leaves", () => {
+    const state = replay(sp, [
+      { at: T0, expect: { allowed: true } },
+      { at: T0 + 300, expect: { allowed: true } },
+    ]);
+    expect(slidingLog.idleAfterMs(state, 0, T0 + 300, sp)).toBe(1000);
+    expect(slidingLog.idleAfterMs(state, 0, T0 + 1299.5, sp)).toBe(0.5);
+    expect(slidingLog.idleAfterMs(state, 0, T0 + 1300, sp)).toBe(0);
+    expect(slidingLog.idleAfterMs(new Float64Array(9), 0, T0, sp)).toBe(0);
+  });
+
+  it("keeps counting under a changed limit instead of resetting", () => {
+    const five = spec(5, 1000);
+    const state = replay(five, [{ at: T0, cost: 5, expect: { allowed: true } }]);
+    // lowered: the store hands over the block cut to the new width; the count is kept
+    replay(
+      sp,
+      [
+        { at: T0 + 10, expect: { allowed: false, remaining: 0, retryAfterMs: 990 } },
+        { at: T0 + 1000, cost: 3, expect: { allowed: true, remaining: 0 } },
+      ],
+      state,
+    );
+    // raised: the block grows with zeros; the count is kept and the new room is usable
+    const ten = spec(10, 1000);
+    replay(
+      ten,
+      [
+        { at: T0 + 10, cost: 5, expect: { allowed: true, remaining: 0 } },
+        { at: T0 + 10, expect: { allowed: false, retryAfterMs: 990 } },
+        { at: T0 + 1000, cost: 5, expect: { allowed: true, remaining: 0 } },
+      ],
+      state,
+    );
+  });
+
+  describe("properties", () => {
+    const arbSpec = fc.record({
+      limit: fc.integer({ min: 1, max: 12 }),
+      periodMs: fc.integer({ min: 1, max: 2000 }),
+    });
+    const arbTrace = (minGap: number) =>
+      fc.array(
+        fc.record({
+          gapMs: fc.oneof(fc.integer({ min: minGap, max: 300 }), fc.constant(0)),
+          cost: fc.integer({ min: 0, max: 6 }),
+        }),
+        { minLength: 1, maxLength: 200 },
+      );
+
+    it("never admits more than limit within any half-open window (t − P, t]", () => {
+      fc.assert(
+        fc.property(arbSpec, arbTrace(0), (p, trace) => {
+          const sp = spec(p.limit, p.periodMs);
+          const s = new Float64Array(slidingLog.width(sp));
+          const out = createStepOut();
+          const admitted: { at: number; cost: number }[] = [];
+          let now = T0;
+          for (const r of trace) {
+            now += r.gapMs;
+            slidingLog.apply(s, 0, now, sp, r.cost, true, out);
+            if (out.allowed && r.cost > 0) admitted.push({ at: now, cost: r.cost });
+          }
+          for (const end of admitted) {
+            let sum = 0;
+            for (const a of admitted) if (a.at > end.at - p.periodMs && a.at <= end.at) sum += a.cost;
+            expect(sum).toBeLessThanOrEqual(p.limit);
+          }
+        }),
+      );
+    });
+
+    it("agrees with a naive log step by step, including a clock that goes backwards", () => {
+      fc.assert(
+        fc.property(arbSpec, arbTrace(-400), (p, trace) => {
+          const sp = spec(p.limit, p.periodMs);
+          const s = new Float64Array(slidingLog.width(sp));
+          const out = createStepOut();
+          let log: { at: number; cost: number }[] = [];
+          let now = T0;
+          for (const r of trace) {
+            now += r.gapMs;
+            const eff = log.length > 0 ? Math.max(now, log[log.length - 1].at) : now;
+            // the model, like the kernel, only forgets entries when it writes
+            const live = log.filter((e) => e.at > eff - p.periodMs);
+            const used = live.reduce((a, e) => a + e.cost, 0);
+            const ok = used + r.cost <= p.limit;
+            slidingLog.apply(s, 0, now, sp, r.cost, true, out);
+            expect(out.allowed).toBe(ok);
+            expect(out.remaining).toBe(p.limit - used - (ok ? r.cost : 0));
+            if (ok && r.cost > 0) log = [...live, { at: eff, cost: r.cost }];
+            if (out.allowed && r.cost > 0) expect(s[2]).toBe(log.reduce((a, e) => a + e.cost, 0));
+          }
+        }),
+      );
+    });
+
+    it("a denial or a non-committing call leaves the state byte-identical; retrying after retryAfterMs passes", () => {
+      fc.assert(
+        fc.property(arbSpec, arbTrace(-100), (p, trace) => {
+          const sp = spec(p.limit, p.periodMs);
+          const s = new Float64Array(slidingLog.width(sp));
+          const out = createStepOut();
+          let now = T0;
+          for (const r of trace) {
+            now += r.gapMs;
+            const before = Float64Array.from(s);
+            slidingLog.apply(s, 0, now, sp, r.cost, false, out);
+            expect(s).toEqual(before);
+            const peeked = { ...out };
+            slidingLog.apply(s, 0, now, sp, r.cost, true, out);
+            expect(out).toEqual(peeked);
+            expect(out.remaining).toBeGreaterThanOrEqual(0);
+            expect(out.resetAfterMs).toBeGreaterThanOrEqual(0);
+            if (!out.allowed) {
+              expect(s).toEqual(before);
+              expect(out.retryAfterMs).toBeGreaterThan(0);
+              if (r.cost > p.limit) expect(out.retryAfterMs).toBe(INF);
+              else {
+                expect(Number.isFinite(out.retryAfterMs)).toBe(true);
+                const probe = Float64Array.from(s);
+                const retry = out.retryAfterMs;
+                slidingLog.apply(probe, 0, now + retry, sp, r.cost, false, out);
+                expect(out.allowed).toBe(true);
+                slidingLog.apply(probe, 0, now + retry - 1, sp, r.cost, false, out);
+                expect(out.allowed, "retryAfterMs is the earliest whole ms").toBe(false);
+              }
+            } else if (r.cost === 0) {
+              expect(s).toEqual(before);
+            }
+          }
+        }),
+      );
+    });
+
+    it("retries pass with fractional clocks too", () => {
+      fc.assert(
+        fc.property(
+          arbSpec,
+          fc.array(
+            fc.record({
+              gapMs: fc.double({ min: 0, max: 300, noNaN: true }),
+              cost: fc.integer({ min: 1, max: 4 }),
+            }),
+            {
+              minLength: 1,
+              maxLength: 100,
+            },
+          ),
+          (p, trace) => {
+            const sp = spec(p.limit, p.periodMs);
+            const s = new Float64Array(slidingLog.width(sp));
+            const out = createStepOut();
+            let now = 1000.123456;
+            for (const r of trace) {
+              now += r.gapMs;
+              slidingLog.apply(s, 0, now, sp, r.cost, true, out);
+              if (!out.allowed && Number.isFinite(out.retryAfterMs)) {
+                const retry = out.retryAfterMs;
+                slidingLog.apply(Float64Array.from(s), 0, now + retry, sp, r.cost, false, out);
+                expect(out.allowed).toBe(true);
+              }
+            }
+          },
+        ),
+      );
+    });
+  });
+});

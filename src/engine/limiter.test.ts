@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../core/manual-clock.js";
+import { memoryStore } from "../stores/memory/memory-store.js";
+import { createLimiter } from "./limiter.js";
+
+const T0 = 1_700_000_000_000;
+
+describe("createLimiter", () => {
+  it("applies several named limits all-or-nothing, with string durations", async () => {
+    const clock = new ManualClock(T0);
+    const limiter = createLimiter({
+      clock,
+      limits: [
+        { name: "per-second", algorithm: "gcra", limit: 2, period: "1s" },
+        { name: "per-day", algorithm: "fixed_window", limit: 3, period: "1d" },
+      ],
+    });
+    expect((await limiter.limit("u")).allowed).toBe(true);
+    expect(limiter.limitSync("u").allowed).toBe(true);
+    const third = limiter.limitSync("u");
+    expect(third).toMatchObject({ allowed: false, policy: "per-second", retryAfterMs: 500 });
+    clock.advance(1000);
+    expect(limiter.limitSync("u")).toMatchObject({ allowed: true, policy: "per-day", remaining: 0 });
+    clock.advance(1000);
+    expect(limiter.limitSync("u")).toMatchObject({ allowed: false, policy: "per-day" });
+  });
+
+  it("rejects invalid limits naming every bad field", () => {
+    expect(() =>
+      createLimiter({
+        limits: [
+          { algorithm: "gcra", limit: -1, period: "soon" },
+          { algorithm: "fixed_window", limit: 1, periodMs: 1000, burst: 5 },
+        ],
+      }),
+    ).toThrow(/limits\[0\]\.limit: must be a finite number > 0/);
+    try {
+      createLimiter({ limits: { algorithm: "gcra", limit: 1, period: "x", extra: 1 } as never });
+    } catch (error) {
+      expect((error as { code: string }).code).toBe("ERR_SLUICE_INVALID_LIMIT");
+      expect(String(error)).toMatch(/unknown field\(s\): extra/);
+    }
+    expect(() => createLimiter({ limits: [] })).toThrow(/at least one limit/);
+    expect(() =>
+      createLimiter({
+        limits: [
+          { name: "a", limit: 1, periodMs: 1 },
+          { name: "a", limit: 1, periodMs: 1 },
+        ],
+      }),
+    ).toThrow(/names must be unique/);
+  });
+
+  it("rejects bad keys and costs without touching state", async () => {
+    const limiter = createLimiter({ limits: { algorithm: "fixed_window", limit: 1, periodMs: 1000 } });
+    expect(() => limiter.limitSync("")).toThrow(/key must be a non-empty string/);
+    expect(() => limiter.limitSync("k", { cost: -1 })).toThrow(/cost must be a whole number/);
+    expect(() => limiter.limitSync("k", { cost: 0.5 })).toThrow(/cost/);
+    expect(() => limiter.limitSync("k", { cost: Number.NaN })).toThrow(/cost/);
+    await expect(limiter.limit(42 as never)).rejects.toMatchObject({ code: "ERR_SLUICE_INVALID_ARGUMENT" });
+    expect(limiter.limitSync("k").allowed).toBe(true);
+  });
+
+  it("peeks, refunds and resets", async () => {
+    const limiter = createLimiter({ limits: { algorithm: "token_bucket", limit: 5, period: "1m" } });
+    const nowMs = T0;
+    await limiter.limit("k", { cost: 5, nowMs });
+    expect((await limiter.peek("k", { nowMs })).remaining).toBe(0);
+    expect((await limiter.refund("k", 2, { nowMs })).remaining).toBe(2);
+    await limiter.reset("k", { nowMs });
+    expect((await limiter.peek("k", { nowMs })).remaining).toBe(5);
+  });
+
+  it("takes and releases concurrency leases", async () => {
+    const clock = new ManualClock(T0);
+    const limiter = createLimiter({
+      clock,
+      limits: { name: "in-flight", algorithm: "concurrency", limit: 2, period: "30s" },
+    });
+    const a = await limiter.acquire("k");
+    const b = await limiter.acquire("k");
+    const c = await limiter.acquire("k");
+    expect([a.allowed, b.allowed, c.allowed]).toEqual([true, true, false]);
+    await a.release();
+    await a.release(); // idempotent
+    expect((await limiter.acquire("k")).allowed).toBe(true);
+    expect(() => limiter.limitSync("k")).toThrow(/use acquire/);
+  });
+
+  it("fails clearly when the store has no synchronous path", () => {
+    const store = memoryStore();
+    const asyncOnly = {
+      name: "remote",
+      shared: true,
+      apply: store.apply.bind(store),
+      release: store.release.bind(store),
+      close: store.close.bind(store),
+    };
+    const limiter = createLimiter({ store: asyncOnly, limits: { limit: 1, periodMs: 1000 } });
+    expect(() => limiter.limitSync("k")).toThrow(/ERR_SLUICE_UNSUPPORTED|no synchronous path/);
+  });
+});

@@ -1,0 +1,221 @@
+/**
+ * The Limiter: the library's front door. It binds named limits to a store and answers, per key, whether a
+ * request may pass. Several limits on one limiter apply all-or-nothing: a request denied by any of them is
+ * consumed from none.
+ */
+import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
+import { type Clock, systemClock } from "../core/clock.js";
+import type { Decision } from "../core/decision.js";
+import { InvalidArgumentError, SluiceError } from "../core/errors.js";
+import { type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
+import { memoryStore } from "../stores/memory/memory-store.js";
+import { isSyncStore, type Store, type StoreOp, type SyncStore } from "../stores/store.js";
+
+/** Longest key accepted, in UTF-16 code units. */
+export const MAX_KEY_LENGTH = 1024;
+
+/** Options of {@link createLimiter}. */
+export interface LimiterOptions {
+  /** The limits every key is held to; several apply all-or-nothing. */
+  readonly limits: LimitSpecInput | readonly LimitSpecInput[];
+  /** Where state lives. @default memoryStore() */
+  readonly store?: Store;
+  /** Source of time. @default systemClock */
+  readonly clock?: Clock;
+  /**
+   * Name of this limiter's keys in the store. Limiters sharing a store need distinct names; keeping the name
+   * while changing the numbers keeps each key's state. @default "default"
+   */
+  readonly name?: string;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Units this request costs (0 peeks). @default 1 */
+  readonly cost?: number;
+  /** Decide at this time instead of the clock's (tests, replays). */
+  readonly nowMs?: number;
+}
+
+/** A held concurrency lease: release it when the work is done (an unreleased lease expires after its period). */
+export interface Lease {
+  /** Whether the lease was granted. */
+  readonly allowed: boolean;
+  /** The full decision. */
+  readonly decision: Decision;
+  /** Gives the lease back; safe to call more than once. */
+  release(): Promise<void>;
+}
+
+/** A set of limits bound to a store. */
+export interface Limiter {
+  /** The parsed limits, in declaration order. */
+  readonly limits: readonly LimitSpec[];
+  /** The store in use. */
+  readonly store: Store;
+  /** Checks and consumes `cost` (default 1) for `key` against every limit. */
+  limit(key: string, options?: CallOptions): Promise<Decision>;
+  /** Synchronous {@link Limiter.limit}; needs a store with a synchronous path (memory). */
+  limitSync(key: string, options?: CallOptions): Decision;
+  /** Reports what {@link Limiter.limit} would answer for `cost` (default 0), consuming nothing. */
+  peek(key: string, options?: CallOptions): Promise<Decision>;
+  /** Gives back `amount` units (settling an over-estimate); never below a fresh key. */
+  refund(key: string, amount: number, options?: Omit<CallOptions, "cost">): Promise<Decision>;
+  /** Forgets `key`: it starts fresh. */
+  reset(key: string, options?: Omit<CallOptions, "cost">): Promise<void>;
+  /** Takes a concurrency lease (and consumes any rate limits alongside); release it when done. */
+  acquire(key: string, options?: CallOptions): Promise<Lease>;
+}
+
+/** Creates a {@link Limiter}. Throws `ERR_SLUICE_INVALID_LIMIT` listing every invalid field. */
+export function createLimiter(options: LimiterOptions): Limiter {
+  if (options === null || typeof options !== "object") {
+    throw new InvalidArgumentError("createLimiter: options must be an object with at least `limits`");
+  }
+  const inputs = Array.isArray(options.limits) ? options.limits : [options.limits];
+  const specs = inputs.map((l, i) =>
+    parseLimitSpec(
+      l as LimitSpecInput,
+      inputs.length === 1 && !Array.isArray(options.limits) ? "limits" : `limits[${i}]`,
+    ),
+  );
+  const name = options.name ?? "default";
+  if (typeof name !== "string" || name.length === 0 || name.length > 128) {
+    throw new InvalidArgumentError(
+      `createLimiter: name must be a string of 1 to 128 characters, got ${JSON.stringify(name)}`,
+    );
+  }
+  return new BoundLimiter(
+    createLimitSet(name, specs),
+    options.store ?? memoryStore(),
+    options.clock ?? systemClock,
+  );
+}
+
+class BoundLimiter implements Limiter {
+  readonly limits: readonly LimitSpec[];
+  readonly #set: LimitSet;
+  readonly #clock: Clock;
+  readonly #sync: SyncStore | undefined;
+  readonly #wholeCosts: boolean;
+  readonly #maxCost: number;
+
+  constructor(
+    set: LimitSet,
+    readonly store: Store,
+    clock: Clock,
+  ) {
+    this.limits = set.specs;
+    this.#set = set;
+    this.#clock = clock;
+    this.#sync = isSyncStore(store) ? store : undefined;
+    this.#wholeCosts = set.specs.some(
+      (s) => s.algorithm !== "gcra" && s.algorithm !== "token_bucket" && s.algorithm !== "leaky_bucket",
+    );
+    this.#maxCost = Number.MAX_SAFE_INTEGER;
+  }
+
+  limitSync(key: string, options?: CallOptions): Decision {
+    const store = this.#sync;
+    if (store === undefined) {
+      throw new SluiceError(
+        "ERR_SLUICE_UNSUPPORTED",
+        `limitSync: the ${this.store.name} store has no synchronous path; use limit()`,
+      );
+    }
+    if (this.#set.hasConcurrency) throw this.#useAcquire("limitSync");
+    const cost = options?.cost ?? 1;
+    this.#check(key, cost, "limitSync");
+    return store.consumeSync(this.#set, key, cost, options?.nowMs ?? this.#clock.nowMs());
+  }
+
+  limit(key: string, options?: CallOptions): Promise<Decision> {
+    try {
+      if (this.#sync !== undefined) return Promise.resolve(this.limitSync(key, options));
+      if (this.#set.hasConcurrency) throw this.#useAcquire("limit");
+      const cost = options?.cost ?? 1;
+      this.#check(key, cost, "limit");
+      return this.#one("consume", key, cost, options?.nowMs);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  peek(key: string, options?: CallOptions): Promise<Decision> {
+    return this.#call("peek", key, options?.cost ?? 0, options?.nowMs, "peek");
+  }
+
+  refund(key: string, amount: number, options?: Omit<CallOptions, "cost">): Promise<Decision> {
+    return this.#call("refund", key, amount, options?.nowMs, "refund");
+  }
+
+  async reset(key: string, options?: Omit<CallOptions, "cost">): Promise<void> {
+    await this.#call("reset", key, 0, options?.nowMs, "reset");
+  }
+
+  async acquire(key: string, options?: CallOptions): Promise<Lease> {
+    const cost = options?.cost ?? 1;
+    this.#check(key, cost, "acquire");
+    if (!this.#set.hasConcurrency) {
+      throw new InvalidArgumentError("acquire: this limiter has no concurrency limit; use limit()");
+    }
+    const decision = await this.#one("consume", key, cost, options?.nowMs);
+    let released = !decision.allowed;
+    const leases = decision.leases ?? {};
+    return {
+      allowed: decision.allowed,
+      decision,
+      release: async (): Promise<void> => {
+        if (released) return;
+        released = true;
+        await this.store.release(this.#set, key, leases, this.#clock.nowMs());
+      },
+    };
+  }
+
+  #call(
+    op: StoreOp,
+    key: string,
+    cost: number,
+    nowMs: number | undefined,
+    method: string,
+  ): Promise<Decision> {
+    try {
+      this.#check(key, cost, method);
+      return this.#one(op, key, cost, nowMs);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  async #one(op: StoreOp, key: string, cost: number, nowMs: number | undefined): Promise<Decision> {
+    const [decision] = await this.store.apply(
+      [{ limits: this.#set, key, cost }],
+      op,
+      nowMs ?? this.#clock.nowMs(),
+    );
+    return decision;
+  }
+
+  #check(key: string, cost: number, method: string): void {
+    if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH) {
+      throw new InvalidArgumentError(
+        `${method}: key must be a non-empty string of at most ${MAX_KEY_LENGTH} characters, got ${typeof key === "string" ? `${key.length} characters` : typeof key}`,
+      );
+    }
+    if (
+      !(typeof cost === "number" && cost >= 0 && cost <= this.#maxCost) ||
+      (this.#wholeCosts && !Number.isInteger(cost))
+    ) {
+      throw new InvalidArgumentError(
+        `${method}: cost must be a ${this.#wholeCosts ? "whole " : ""}number from 0 to Number.MAX_SAFE_INTEGER, got ${String(cost)}`,
+      );
+    }
+  }
+
+  #useAcquire(method: string): InvalidArgumentError {
+    return new InvalidArgumentError(
+      `${method}: this limiter has a concurrency limit; use acquire() and release the lease`,
+    );
+  }
+}

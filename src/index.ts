@@ -1,0 +1,30 @@
+/**
+ * Sluice: rate limiting for Node.js. The root export is deliberately small: the Limiter, the in-process store,
+ * the core types and errors. Other stores, middleware, the service client and test helpers are subpath exports.
+ */
+export type { Algorithm, StepOut, StepResult } from "./algorithms/algorithm.js";
+export { step } from "./algorithms/algorithm.js";
+export { algorithms } from "./algorithms/index.js";
+export type { LimitSet } from "./algorithms/limit-set.js";
+export { createLimitSet } from "./algorithms/limit-set.js";
+export type { Clock, Scheduler } from "./core/clock.js";
+export { systemClock, systemScheduler } from "./core/clock.js";
+export type { Decision, DecisionReason, PolicyStatus } from "./core/decision.js";
+export type { Duration } from "./core/duration.js";
+export { parseDurationMs } from "./core/duration.js";
+export type { ConfigIssue, SluiceErrorCode } from "./core/errors.js";
+export {
+  ConfigError,
+  InvalidArgumentError,
+  SluiceError,
+  StoreTimeoutError,
+  StoreUnavailableError,
+} from "./core/errors.js";
+export type { AlgorithmId, LimitSpec, LimitSpecInput } from "./core/limit-spec.js";
+export { ALGORITHM_IDS, parseLimitSpec } from "./core/limit-spec.js";
+export type { LimitState } from "./core/limit-state.js";
+export type { CallOptions, Lease, Limiter, LimiterOptions } from "./engine/limiter.js";
+export { createLimiter } from "./engine/limiter.js";
+export type { MemoryStoreOptions, MemoryStoreStats } from "./stores/memory/memory-store.js";
+export { MemoryStore, memoryStore } from "./stores/memory/memory-store.js";
+export type { Store, StoreItem, StoreOp, SyncStore } from "./stores/store.js";

@@ -1,0 +1,136 @@
+import { describe, expect, it } from "vitest";
+import { createLimitSet } from "../../algorithms/limit-set.js";
+import { parseLimitSpec } from "../../core/limit-spec.js";
+import { MemoryStore } from "./memory-store.js";
+
+const T0 = 1_700_000_000_000;
+const gcraSet = (limit = 2, namespace = "t") =>
+  createLimitSet(namespace, [parseLimitSpec({ name: "s", algorithm: "gcra", limit, periodMs: 1000 })]);
+
+describe("MemoryStore", () => {
+  it("rejects a bad capacity with a clear error", () => {
+    expect(() => new MemoryStore({ capacity: 0 })).toThrow(/capacity must be a whole number/);
+    expect(() => new MemoryStore({ capacity: 1.5 })).toThrow(/capacity/);
+  });
+
+  it("never holds more keys than its capacity under a flood of distinct keys", () => {
+    const store = new MemoryStore({ capacity: 64 });
+    const set = gcraSet(5);
+    for (let i = 0; i < 10_000; i++) store.consumeSync(set, `flood:${i}`, 1, T0);
+    const s = store.stats;
+    expect(s.size).toBe(64);
+    expect(s.evicted + s.reclaimed).toBe(10_000 - 64);
+  });
+
+  it("reclaims keys whose state is back to fresh before evicting live ones", () => {
+    const store = new MemoryStore({ capacity: 4 });
+    const set = gcraSet(1);
+    for (let i = 0; i < 4; i++) store.consumeSync(set, `old:${i}`, 1, T0);
+    // a second later every old key is full again: inserting new keys reclaims, never evicts
+    for (let i = 0; i < 4; i++) store.consumeSync(set, `new:${i}`, 1, T0 + 1000);
+    expect(store.stats).toMatchObject({ size: 4, reclaimed: 4, evicted: 0 });
+    // all four are live now: a fifth key evicts one (counted)
+    store.consumeSync(set, "fifth", 1, T0 + 1000);
+    expect(store.stats.evicted).toBe(1);
+  });
+
+  it("evicts the least recently used live key first (CLOCK)", () => {
+    const store = new MemoryStore({ capacity: 3 });
+    const set = gcraSet(100);
+    for (const k of ["a", "b", "c"]) store.consumeSync(set, k, 1, T0);
+    store.consumeSync(set, "d", 1, T0); // full pass clears every reference bit, then evicts a
+    store.consumeSync(set, "b", 1, T0); // b used again
+    store.consumeSync(set, "e", 1, T0); // c was not used since: evicted, b survives
+    const remaining = (k: string) =>
+      store.applySync([{ limits: set, key: k, cost: 0 }], "peek", T0)[0].remaining;
+    expect(remaining("b")).toBe(98);
+    expect(remaining("c")).toBe(100);
+  });
+
+  it("starts a reused slot clean", () => {
+    const store = new MemoryStore({ capacity: 1 });
+    const set = gcraSet(2);
+    store.consumeSync(set, "a", 2, T0);
+    expect(store.consumeSync(set, "b", 1, T0)).toMatchObject({ allowed: true, remaining: 1 });
+  });
+
+  it("keeps state when a limit changes, clamped to the new one on next touch", () => {
+    const store = new MemoryStore();
+    store.consumeSync(gcraSet(10, "ns"), "k", 10, T0);
+    const lowered = gcraSet(5, "ns");
+    expect(store.consumeSync(lowered, "k", 1, T0)).toMatchObject({ allowed: false });
+    // GCRA keeps its debt as time: raised to 20/s, the key is still fully used, but refills twice as fast
+    const raised = gcraSet(20, "ns");
+    expect(store.consumeSync(raised, "k", 1, T0)).toMatchObject({ allowed: false, retryAfterMs: 50 });
+    expect(store.consumeSync(raised, "k", 1, T0 + 50)).toMatchObject({ allowed: true });
+  });
+
+  it("applies several items all-or-nothing", () => {
+    const store = new MemoryStore();
+    const a = gcraSet(5, "a");
+    const b = gcraSet(1, "b");
+    store.consumeSync(b, "k", 1, T0);
+    const [da, db] = store.applySync(
+      [
+        { limits: a, key: "k", cost: 1 },
+        { limits: b, key: "k", cost: 1 },
+      ],
+      "consume",
+      T0,
+    );
+    expect(db.allowed).toBe(false);
+    expect(da.allowed).toBe(false);
+    expect(da.remaining).toBe(5); // nothing taken from a
+    expect(store.consumeSync(a, "k", 5, T0).allowed).toBe(true);
+  });
+
+  it("combines several limits on one key and reports each", () => {
+    const store = new MemoryStore();
+    const set = createLimitSet("multi", [
+      parseLimitSpec({ name: "per-second", algorithm: "gcra", limit: 2, periodMs: 1000 }),
+      parseLimitSpec({ name: "per-minute", algorithm: "gcra", limit: 3, periodMs: 60_000 }),
+    ]);
+    const d1 = store.consumeSync(set, "k", 1, T0);
+    expect(d1.policies.map((p) => [p.policy, p.remaining])).toEqual([
+      ["per-second", 1],
+      ["per-minute", 2],
+    ]);
+    store.consumeSync(set, "k", 1, T0);
+    const d3 = store.consumeSync(set, "k", 1, T0);
+    expect(d3).toMatchObject({ allowed: false, policy: "per-second", state: "throttled" });
+    expect(d3.policies[1]).toMatchObject({ policy: "per-minute", allowed: true, remaining: 1 });
+    const d4 = store.consumeSync(set, "k", 1, T0 + 1000);
+    expect(d4).toMatchObject({ allowed: true, policy: "per-minute", remaining: 0 });
+    expect(store.consumeSync(set, "k", 1, T0 + 2000)).toMatchObject({ allowed: false, policy: "per-minute" });
+  });
+
+  it("reports warning above 80% and keeps it until below 70% (hysteresis)", () => {
+    const store = new MemoryStore();
+    const set = createLimitSet("w", [
+      parseLimitSpec({ algorithm: "fixed_window", limit: 10, periodMs: 1000 }),
+    ]);
+    const states = [];
+    for (let i = 0; i < 11; i++) states.push(store.consumeSync(set, "k", 1, T0).state);
+    expect(states).toEqual([...Array(8).fill("normal"), "warning", "warning", "throttled"]);
+  });
+
+  it("peeks without storing, refunds and resets", () => {
+    const store = new MemoryStore();
+    const set = gcraSet(3);
+    expect(store.applySync([{ limits: set, key: "k", cost: 0 }], "peek", T0)[0].remaining).toBe(3);
+    expect(store.stats.size).toBe(0);
+    store.consumeSync(set, "k", 3, T0);
+    expect(store.applySync([{ limits: set, key: "k", cost: 2 }], "refund", T0)[0].remaining).toBe(2);
+    expect(store.applySync([{ limits: set, key: "k", cost: 0 }], "reset", T0)[0].remaining).toBe(3);
+    expect(store.stats.size).toBe(0);
+  });
+
+  it("sweeps idle keys on demand", () => {
+    const store = new MemoryStore({ capacity: 10 });
+    const set = gcraSet(1);
+    for (let i = 0; i < 5; i++) store.consumeSync(set, `k${i}`, 1, T0);
+    expect(store.sweep(T0 + 500)).toBe(0);
+    expect(store.sweep(T0 + 1000)).toBe(5);
+    expect(store.stats.size).toBe(0);
+  });
+});

@@ -1,0 +1,508 @@
+/**
+ * The in-process store (seed 004's layout): a fixed capacity of slots chosen at construction, state kept in
+ * preallocated typed arrays indexed by slot, one `Map` from key to slot per group of limits, and a free list.
+ *
+ * Layout, for a capacity C:
+ * - `data: Float64Array(C · stride)` — the small states (width ≤ {@link SMALL_STATE_MAX_WIDTH}) of a slot's
+ *   limits side by side at `slot · stride + offset`; `stride` is the widest group seen (gcra alone: 1 float).
+ * - `big[slot]: Float64Array` — large states (sliding_log, bucketed_window, concurrency), one array per key,
+ *   allocated when the key is first stored.
+ * - `keys[slot]` (the key, to unmap it on eviction), `owner[slot]` (its table, 0 = free),
+ *   `flags[slot]` (bit 0: recently used, for CLOCK eviction; bit i+1: limit i is in the warning state).
+ *
+ * When no slot is free: first reclaim slots whose state carries no information (every limit back to fresh:
+ * a full bucket, an expired window) — a full pass, amortised to at most 16 slot checks per insert — and
+ * otherwise evict by CLOCK (second chance, an approximation of least-recently-used), still preferring an idle
+ * slot the hand passes. Evicting a key forgets its usage, so it can only ever over-admit; both reclaims and
+ * evictions are counted in {@link MemoryStore.stats}. A flood of distinct keys therefore never grows memory
+ * past the capacity.
+ *
+ * Reconfiguration: limits are grouped by their set's `namespace`. Binding a new set with the same namespace
+ * and the same algorithms in the same order keeps every key's state (a lowered limit clamps on next touch, it
+ * never resets); a set with different algorithms starts that namespace fresh.
+ *
+ * Everything is synchronous: the read–step–write of one call has no `await` in it, so it is atomic in Node.
+ */
+import type { Algorithm, StepOut } from "../../algorithms/algorithm.js";
+import { createStepOut } from "../../algorithms/algorithm.js";
+import type { LimitSet } from "../../algorithms/limit-set.js";
+import { type Clock, systemClock } from "../../core/clock.js";
+import { combineDecision, type Decision, decisionOf, type PolicyStatus } from "../../core/decision.js";
+import { InvalidArgumentError } from "../../core/errors.js";
+import type { LimitSpec } from "../../core/limit-spec.js";
+import { limitStateOf, nextWarning } from "../../core/limit-state.js";
+import type { StoreItem, StoreOp, SyncStore } from "../store.js";
+
+/** States wider than this many floats live in a per-key array instead of the shared preallocated one. */
+export const SMALL_STATE_MAX_WIDTH = 8;
+
+/** Options of {@link memoryStore}. */
+export interface MemoryStoreOptions {
+  /** Most keys held at once; their state memory is preallocated. @default 100_000 */
+  readonly capacity?: number;
+  /** Also reclaim idle keys on a timer every this many milliseconds (0: only when full). @default 0 */
+  readonly sweepIntervalMs?: number;
+  /** Clock for the sweep timer. @default systemClock */
+  readonly clock?: Clock;
+}
+
+/** Counters of a {@link MemoryStore}. */
+export interface MemoryStoreStats {
+  /** Keys held now. */
+  readonly size: number;
+  /** Most keys it can hold. */
+  readonly capacity: number;
+  /** Keys dropped because their state had returned to fresh (no information lost). */
+  readonly reclaimed: number;
+  /** Keys dropped while still holding usage, to make room (each may over-admit later). */
+  readonly evicted: number;
+}
+
+interface LimitLayout {
+  readonly algorithm: Algorithm;
+  spec: LimitSpec;
+  readonly big: boolean;
+  readonly offset: number;
+  readonly width: number;
+  readonly warnBit: number;
+}
+
+interface Table {
+  readonly id: number;
+  readonly namespace: string;
+  readonly map: Map<string, number>;
+  set: LimitSet;
+  layout: LimitLayout[];
+  smallWidth: number;
+  bigWidth: number;
+  /** The single small limit when the set has exactly one limit and it is small (the fast path), else undefined. */
+  only: LimitLayout | undefined;
+  /** Zeros of the widest state, read (never written) when peeking a key that is not stored. */
+  zeros: Float64Array;
+}
+
+const MAX_TABLES = 0xffff;
+
+/** The in-process store with a synchronous path; see the module comment for its layout. */
+export class MemoryStore implements SyncStore {
+  readonly name = "memory";
+  readonly shared = false;
+  readonly #capacity: number;
+  #stride = 1;
+  #data: Float64Array;
+  readonly #big: (Float64Array | undefined)[];
+  readonly #keys: (string | undefined)[];
+  readonly #owner: Uint16Array;
+  readonly #flags: Uint8Array;
+  readonly #free: Int32Array;
+  #freeTop: number;
+  #hand = 0;
+  #insertsSinceSweep = 0;
+  #reclaimed = 0;
+  #evicted = 0;
+  readonly #tablesById: (Table | undefined)[] = [];
+  readonly #tablesByNamespace = new Map<string, Table>();
+  readonly #tablesBySlotOwner: (Table | undefined)[] = [undefined];
+  readonly #out: StepOut = createStepOut();
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  /** Creates a store holding at most `capacity` keys. */
+  constructor(options: MemoryStoreOptions = {}) {
+    const capacity = options.capacity ?? 100_000;
+    if (!Number.isInteger(capacity) || capacity < 1 || capacity > 2 ** 30) {
+      throw new InvalidArgumentError(
+        `memoryStore: capacity must be a whole number from 1 to 2^30, got ${capacity}`,
+      );
+    }
+    this.#capacity = capacity;
+    this.#data = new Float64Array(capacity);
+    this.#big = [];
+    this.#keys = [];
+    this.#owner = new Uint16Array(capacity);
+    this.#flags = new Uint8Array(capacity);
+    this.#free = new Int32Array(capacity);
+    for (let i = 0; i < capacity; i++) this.#free[i] = capacity - 1 - i;
+    this.#freeTop = capacity;
+    const sweepMs = options.sweepIntervalMs ?? 0;
+    if (!(sweepMs >= 0))
+      throw new InvalidArgumentError(`memoryStore: sweepIntervalMs must be >= 0, got ${sweepMs}`);
+    if (sweepMs > 0) {
+      const clock = options.clock ?? systemClock;
+      this.#timer = setInterval(() => this.sweep(clock.nowMs()), sweepMs);
+      this.#timer.unref();
+    }
+  }
+
+  /** Current counters. */
+  get stats(): MemoryStoreStats {
+    return {
+      size: this.#capacity - this.#freeTop,
+      capacity: this.#capacity,
+      reclaimed: this.#reclaimed,
+      evicted: this.#evicted,
+    };
+  }
+
+  /** The fast path: one key, one consume, synchronous. */
+  consumeSync(limits: LimitSet, key: string, cost: number, nowMs: number): Decision {
+    const t = this.#tablesById[limits.id] ?? this.#bind(limits);
+    let slot = t.map.get(key);
+    if (slot === undefined) slot = this.#insert(t, key, nowMs);
+    else this.#flags[slot] |= 1;
+    const only = t.only;
+    if (only !== undefined) {
+      const out = this.#out;
+      only.algorithm.apply(this.#data, slot * this.#stride + only.offset, nowMs, only.spec, cost, true, out);
+      return this.#single(slot, only, out, out.allowed);
+    }
+    return this.#consumeItems([{ limits, key, cost }], [slot], nowMs)[0];
+  }
+
+  /** Synchronous {@link MemoryStore.apply}. */
+  applySync(items: readonly StoreItem[], op: StoreOp, nowMs: number): Decision[] {
+    this.#assertOpen();
+    switch (op) {
+      case "consume": {
+        const slots = items.map((it) => {
+          const t = this.#tablesById[it.limits.id] ?? this.#bind(it.limits);
+          const slot = t.map.get(it.key);
+          if (slot === undefined) return this.#insert(t, it.key, nowMs);
+          this.#flags[slot] |= 1;
+          return slot;
+        });
+        return this.#consumeItems(items, slots, nowMs);
+      }
+      case "peek":
+        return items.map((it) => this.#peek(it.limits, it.key, it.cost, nowMs));
+      case "refund":
+        return items.map((it) => {
+          const t = this.#tablesById[it.limits.id] ?? this.#bind(it.limits);
+          const slot = t.map.get(it.key);
+          if (slot !== undefined) {
+            for (const l of t.layout) {
+              const [arr, off] = this.#where(slot, l);
+              l.algorithm.refund(arr, off, nowMs, l.spec, it.cost);
+            }
+          }
+          return this.#peek(it.limits, it.key, 0, nowMs);
+        });
+      case "reset":
+        return items.map((it) => {
+          const t = this.#tablesById[it.limits.id] ?? this.#bind(it.limits);
+          const slot = t.map.get(it.key);
+          if (slot !== undefined) this.#release(slot);
+          return this.#peek(it.limits, it.key, 0, nowMs);
+        });
+    }
+  }
+
+  /** Applies `op` to every item; see {@link Store.apply}. Memory is always all-or-nothing across items. */
+  apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
+    try {
+      return Promise.resolve(this.applySync(items, op, nowMs));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Synchronous {@link MemoryStore.release}. */
+  releaseSync(limits: LimitSet, key: string, leases: Readonly<Record<string, number>>, nowMs: number): void {
+    const t = this.#tablesById[limits.id] ?? this.#bind(limits);
+    const slot = t.map.get(key);
+    if (slot === undefined) return;
+    for (const l of t.layout) {
+      const id = leases[l.spec.name];
+      if (id === undefined || l.algorithm.release === undefined) continue;
+      const [arr, off] = this.#where(slot, l);
+      l.algorithm.release(arr, off, nowMs, l.spec, id);
+    }
+  }
+
+  /** Releases concurrency leases taken by an earlier consume. */
+  release(
+    limits: LimitSet,
+    key: string,
+    leases: Readonly<Record<string, number>>,
+    nowMs: number,
+  ): Promise<void> {
+    this.releaseSync(limits, key, leases, nowMs);
+    return Promise.resolve();
+  }
+
+  /** Drops every key whose state is back to fresh; returns how many were dropped. */
+  sweep(nowMs: number): number {
+    let freed = 0;
+    for (let slot = 0; slot < this.#capacity; slot++) {
+      if (this.#owner[slot] !== 0 && this.#isIdle(slot, nowMs)) {
+        this.#release(slot);
+        freed++;
+      }
+    }
+    this.#reclaimed += freed;
+    this.#insertsSinceSweep = 0;
+    return freed;
+  }
+
+  /** Stops the sweep timer and drops all state. */
+  close(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#closed = true;
+    for (const t of this.#tablesByNamespace.values()) t.map.clear();
+    return Promise.resolve();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new InvalidArgumentError("memoryStore: used after close()");
+  }
+
+  /** Consumes from every limit of every item, all-or-nothing: decide all without writing, then commit. */
+  #consumeItems(items: readonly StoreItem[], slots: readonly number[], nowMs: number): Decision[] {
+    const out = this.#out;
+    let allAllowed = true;
+    for (let i = 0; i < items.length && allAllowed; i++) {
+      const t = this.#tablesById[items[i].limits.id]!;
+      for (const l of t.layout) {
+        const [arr, off] = this.#where(slots[i], l);
+        l.algorithm.apply(arr, off, nowMs, l.spec, items[i].cost, false, out);
+        if (!out.allowed) {
+          allAllowed = false;
+          break;
+        }
+      }
+    }
+    return items.map((it, i) => {
+      const t = this.#tablesById[it.limits.id]!;
+      const slot = slots[i];
+      if (t.only !== undefined) {
+        const l = t.only;
+        const own = verdict(this.#data, slot * this.#stride + l.offset, l, it.cost, allAllowed, nowMs, out);
+        return this.#single(slot, l, out, own && allAllowed);
+      }
+      const statuses: PolicyStatus[] = [];
+      let leases: Record<string, number> | undefined;
+      for (const l of t.layout) {
+        const [arr, off] = this.#where(slot, l);
+        const own = verdict(arr, off, l, it.cost, allAllowed, nowMs, out);
+        if (allAllowed && out.leaseId !== 0) {
+          leases ??= {};
+          leases[l.spec.name] = out.leaseId;
+        }
+        statuses.push(statusOf(l.spec, out, own, this.#warning(slot, l, out, allAllowed)));
+      }
+      return combineDecision(statuses, "store", leases);
+    });
+  }
+
+  #peek(limits: LimitSet, key: string, cost: number, nowMs: number): Decision {
+    const t = this.#tablesById[limits.id] ?? this.#bind(limits);
+    const slot = t.map.get(key);
+    const out = this.#out;
+    const statuses: PolicyStatus[] = [];
+    for (const l of t.layout) {
+      if (slot === undefined) l.algorithm.apply(t.zeros, 0, nowMs, l.spec, cost, false, out);
+      else {
+        const [arr, off] = this.#where(slot, l);
+        l.algorithm.apply(arr, off, nowMs, l.spec, cost, false, out);
+      }
+      const warning = slot === undefined ? false : (this.#flags[slot] & l.warnBit) !== 0;
+      statuses.push(
+        statusOf(l.spec, out, out.allowed, out.allowed && nextWarning(warning, out.remaining, l.spec.limit)),
+      );
+    }
+    return combineDecision(statuses, "store");
+  }
+
+  #single(slot: number, l: LimitLayout, out: StepOut, allowed: boolean): Decision {
+    const spec = l.spec;
+    return decisionOf(
+      spec.name,
+      allowed,
+      spec.limit,
+      out.remaining,
+      out.resetAfterMs,
+      allowed ? 0 : out.retryAfterMs,
+      limitStateOf(allowed, this.#warning(slot, l, out, allowed)),
+      spec.periodMs,
+      "store",
+    );
+  }
+
+  /** The warning flag of limit `l` of `slot`, updated from this step's usage when the step was committed. */
+  #warning(slot: number, l: LimitLayout, out: StepOut, committed: boolean): boolean {
+    const warning = (this.#flags[slot] & l.warnBit) !== 0;
+    if (!committed) return warning;
+    const next = nextWarning(warning, out.remaining, l.spec.limit);
+    if (next !== warning) this.#flags[slot] ^= l.warnBit;
+    return next;
+  }
+
+  /** Where limit `l` of `slot` keeps its state: the array and the offset in it. */
+  #where(slot: number, l: LimitLayout): [Float64Array, number] {
+    if (l.big) return [this.#big[slot]!, l.offset];
+    return [this.#data, slot * this.#stride + l.offset];
+  }
+
+  #insert(t: Table, key: string, nowMs: number): number {
+    if (this.#closed) throw new InvalidArgumentError("memoryStore: used after close()");
+    let slot: number;
+    if (this.#freeTop > 0) slot = this.#free[--this.#freeTop];
+    else slot = this.#makeRoom(nowMs);
+    this.#insertsSinceSweep++;
+    t.map.set(key, slot);
+    this.#keys[slot] = key;
+    this.#owner[slot] = t.id;
+    this.#flags[slot] = 1;
+    const base = slot * this.#stride;
+    this.#data.fill(0, base, base + this.#stride);
+    if (t.bigWidth > 0) this.#big[slot] = new Float64Array(t.bigWidth);
+    return slot;
+  }
+
+  /** Frees a slot when none is free: reclaim idle keys first, else evict by CLOCK. Returns a free slot. */
+  #makeRoom(nowMs: number): number {
+    if (this.#insertsSinceSweep * 16 >= this.#capacity && this.sweep(nowMs) > 0)
+      return this.#free[--this.#freeTop];
+    const owner = this.#owner;
+    const flags = this.#flags;
+    for (;;) {
+      const slot = this.#hand;
+      this.#hand = slot + 1 === this.#capacity ? 0 : slot + 1;
+      if (owner[slot] === 0) continue;
+      if (this.#isIdle(slot, nowMs)) {
+        this.#reclaimed++;
+        this.#release(slot);
+        return this.#free[--this.#freeTop];
+      }
+      if ((flags[slot] & 1) !== 0) {
+        flags[slot] &= ~1;
+        continue;
+      }
+      this.#evicted++;
+      this.#release(slot);
+      return this.#free[--this.#freeTop];
+    }
+  }
+
+  #isIdle(slot: number, nowMs: number): boolean {
+    const t = this.#tablesBySlotOwner[this.#owner[slot]]!;
+    for (const l of t.layout) {
+      const [arr, off] = this.#where(slot, l);
+      if (l.algorithm.idleAfterMs(arr, off, nowMs, l.spec) > 0) return false;
+    }
+    return true;
+  }
+
+  #release(slot: number): void {
+    const t = this.#tablesBySlotOwner[this.#owner[slot]];
+    const key = this.#keys[slot];
+    if (t !== undefined && key !== undefined) t.map.delete(key);
+    this.#keys[slot] = undefined;
+    this.#big[slot] = undefined;
+    this.#owner[slot] = 0;
+    this.#flags[slot] = 0;
+    this.#free[this.#freeTop++] = slot;
+  }
+
+  /** Finds or creates the table of `set`'s namespace, adopting the set's limits. */
+  #bind(set: LimitSet): Table {
+    this.#assertOpen();
+    const layout: LimitLayout[] = [];
+    let small = 0;
+    let big = 0;
+    set.specs.forEach((spec, i) => {
+      const algorithm = set.algorithms[i];
+      const width = algorithm.width(spec);
+      const isBig = width > SMALL_STATE_MAX_WIDTH;
+      layout.push({ algorithm, spec, big: isBig, offset: isBig ? big : small, width, warnBit: 1 << (i + 1) });
+      if (isBig) big += width;
+      else small += width;
+    });
+    let t = this.#tablesByNamespace.get(set.namespace);
+    if (t !== undefined && !sameShape(t.layout, layout)) {
+      for (const slot of t.map.values()) this.#release(slot);
+      t.map.clear();
+    }
+    if (t === undefined) {
+      const id = this.#tablesBySlotOwner.length;
+      if (id > MAX_TABLES)
+        throw new InvalidArgumentError(`memoryStore: more than ${MAX_TABLES} limit namespaces`);
+      t = {
+        id,
+        namespace: set.namespace,
+        map: new Map(),
+        set,
+        layout,
+        smallWidth: small,
+        bigWidth: big,
+        only: undefined,
+        zeros: new Float64Array(0),
+      };
+      this.#tablesBySlotOwner.push(t);
+      this.#tablesByNamespace.set(set.namespace, t);
+    }
+    t.set = set;
+    t.layout = layout;
+    t.smallWidth = small;
+    t.bigWidth = big;
+    t.only = layout.length === 1 && !layout[0].big ? layout[0] : undefined;
+    t.zeros = new Float64Array(Math.max(small, big, 1));
+    if (small > this.#stride) this.#widen(small);
+    this.#tablesById[set.id] = t;
+    return t;
+  }
+
+  /** Grows the per-slot block of the shared array to `stride` floats, moving every slot's state. */
+  #widen(stride: number): void {
+    const old = this.#data;
+    const oldStride = this.#stride;
+    const next = new Float64Array(this.#capacity * stride);
+    for (let slot = 0; slot < this.#capacity; slot++) {
+      if (this.#owner[slot] === 0) continue;
+      next.set(old.subarray(slot * oldStride, slot * oldStride + oldStride), slot * stride);
+    }
+    this.#data = next;
+    this.#stride = stride;
+  }
+}
+
+function sameShape(a: readonly LimitLayout[], b: readonly LimitLayout[]): boolean {
+  return a.length === b.length && a.every((l, i) => l.algorithm === b[i].algorithm && l.width === b[i].width);
+}
+
+/**
+ * Runs limit `l` for `cost` and returns its own verdict. With `commit`, an allowed step is written. Without,
+ * nothing is written, and an allowed step is re-run for cost 0 so `out` reports the unchanged state.
+ */
+function verdict(
+  arr: Float64Array,
+  off: number,
+  l: LimitLayout,
+  cost: number,
+  commit: boolean,
+  nowMs: number,
+  out: StepOut,
+): boolean {
+  l.algorithm.apply(arr, off, nowMs, l.spec, cost, commit, out);
+  if (commit || !out.allowed) return out.allowed;
+  l.algorithm.apply(arr, off, nowMs, l.spec, 0, false, out);
+  return true;
+}
+
+function statusOf(spec: LimitSpec, out: StepOut, allowed: boolean, warning: boolean): PolicyStatus {
+  return {
+    policy: spec.name,
+    allowed,
+    limit: spec.limit,
+    remaining: out.remaining,
+    resetAfterMs: out.resetAfterMs,
+    retryAfterMs: allowed ? 0 : out.retryAfterMs,
+    state: limitStateOf(allowed, warning),
+    periodMs: spec.periodMs,
+  };
+}
+
+/** Creates an in-process {@link MemoryStore}. */
+export function memoryStore(options?: MemoryStoreOptions): MemoryStore {
+  return new MemoryStore(options);
+}
