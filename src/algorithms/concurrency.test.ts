@@ -7,6 +7,11 @@ import { concurrency } from "./concurrency.js";
 const T0 = 1_700_000_000_000;
 const INF = Number.POSITIVE_INFINITY;
 
+/** The id the kernel hands out next: one past the last id, but never below ⌊now⌋·1000. */
+function idAt(previousId: number, atMs: number): number {
+  return Math.max(previousId + 1, Math.floor(atMs) * 1000);
+}
+
 function spec(limit: number, periodMs: number): LimitSpec {
   return parseLimitSpec({ algorithm: "concurrency", limit, periodMs });
 }
@@ -49,47 +54,55 @@ describe("concurrency", () => {
   });
 
   it("hands out leases up to the limit, frees them on release or expiry", () => {
+    const id1 = idAt(0, T0);
+    const id2 = idAt(id1, T0 + 100);
+    const id3 = idAt(id2, T0 + 300);
+    const id4 = idAt(id3, T0 + 1100);
+    const id5 = idAt(id4, T0 + 1300);
     const s = run(sp, [
-      { at: T0, expect: { allowed: true, leaseId: 1, remaining: 1, resetAfterMs: 1000, retryAfterMs: 0 } },
-      { at: T0 + 100, expect: { allowed: true, leaseId: 2, remaining: 0, resetAfterMs: 1000 } },
+      { at: T0, expect: { allowed: true, leaseId: id1, remaining: 1, resetAfterMs: 1000, retryAfterMs: 0 } },
+      { at: T0 + 100, expect: { allowed: true, leaseId: id2, remaining: 0, resetAfterMs: 1000 } },
       {
         at: T0 + 200,
         expect: { allowed: false, leaseId: 0, remaining: 0, retryAfterMs: 800, resetAfterMs: 900 },
       },
-      { at: T0 + 300, release: 1, expect: true },
-      { at: T0 + 300, expect: { allowed: true, leaseId: 3, remaining: 0, resetAfterMs: 1000 } },
-      { at: T0 + 300, release: 1, expect: false },
+      { at: T0 + 300, release: id1, expect: true },
+      { at: T0 + 300, expect: { allowed: true, leaseId: id3, remaining: 0, resetAfterMs: 1000 } },
+      { at: T0 + 300, release: id1, expect: false },
       // cost 2 needs leases 2 (expires +1100) and 3 (expires +1300) gone
       { at: T0 + 300, cost: 2, expect: { allowed: false, retryAfterMs: 1000, resetAfterMs: 1000 } },
       { at: T0 + 1099, expect: { allowed: false, retryAfterMs: 1 } },
-      { at: T0 + 1100, expect: { allowed: true, leaseId: 4, remaining: 0, resetAfterMs: 1000 } },
-      { at: T0 + 1100, release: 2, expect: false },
-      { at: T0 + 1200, release: 4, expect: true },
-      { at: T0 + 1300, cost: 2, expect: { allowed: true, leaseId: 5, remaining: 0 } },
+      { at: T0 + 1100, expect: { allowed: true, leaseId: id4, remaining: 0, resetAfterMs: 1000 } },
+      { at: T0 + 1100, release: id2, expect: false },
+      { at: T0 + 1200, release: id4, expect: true },
+      { at: T0 + 1300, cost: 2, expect: { allowed: true, leaseId: id5, remaining: 0 } },
     ]);
-    expect(leases(s)).toEqual([[5, T0 + 2300, 2]]);
+    expect(leases(s)).toEqual([[id5, T0 + 2300, 2]]);
     expect(s[0]).toBe(2);
-    expect(s[1]).toBe(5);
+    expect(s[1]).toBe(id5);
   });
 
   it("compacts out-of-order releases by moving the last lease into the hole", () => {
     const three = spec(3, 1000);
+    const id1 = idAt(0, T0);
+    const id2 = idAt(id1, T0 + 1);
+    const id3 = idAt(id2, T0 + 2);
     const s = run(three, [
-      { at: T0, expect: { leaseId: 1 } },
-      { at: T0 + 1, expect: { leaseId: 2 } },
-      { at: T0 + 2, expect: { leaseId: 3 } },
-      { at: T0 + 3, release: 1, expect: true },
+      { at: T0, expect: { leaseId: id1 } },
+      { at: T0 + 1, expect: { leaseId: id2 } },
+      { at: T0 + 2, expect: { leaseId: id3 } },
+      { at: T0 + 3, release: id1, expect: true },
     ]);
     expect(leases(s)).toEqual([
-      [3, T0 + 1002, 1],
-      [2, T0 + 1001, 1],
+      [id3, T0 + 1002, 1],
+      [id2, T0 + 1001, 1],
     ]);
     expect(Array.from(s.subarray(9))).toEqual([0, 0, 0]);
-    run(three, [{ at: T0 + 4, release: 2, expect: true }], s);
-    expect(leases(s)).toEqual([[3, T0 + 1002, 1]]);
+    run(three, [{ at: T0 + 4, release: id2, expect: true }], s);
+    expect(leases(s)).toEqual([[id3, T0 + 1002, 1]]);
     expect(s[0]).toBe(1);
-    run(three, [{ at: T0 + 5, release: 3, expect: true }], s);
-    expect(Array.from(s)).toEqual([0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    run(three, [{ at: T0 + 5, release: id3, expect: true }], s);
+    expect(Array.from(s)).toEqual([0, id3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
   });
 
   it("denies a cost above the limit forever, and says so", () => {
@@ -99,7 +112,7 @@ describe("concurrency", () => {
         cost: 3,
         expect: { allowed: false, retryAfterMs: INF, remaining: 2, resetAfterMs: 0, leaseId: 0 },
       },
-      { at: T0, expect: { allowed: true, leaseId: 1 } },
+      { at: T0, expect: { allowed: true, leaseId: idAt(0, T0) } },
       {
         at: T0 + 10,
         cost: 3,
@@ -110,37 +123,45 @@ describe("concurrency", () => {
 
   it("admits up to the limit at zero elapsed time", () => {
     run(sp, [
-      { at: T0, expect: { allowed: true, leaseId: 1, remaining: 1 } },
-      { at: T0, expect: { allowed: true, leaseId: 2, remaining: 0 } },
+      { at: T0, expect: { allowed: true, leaseId: idAt(0, T0), remaining: 1 } },
+      { at: T0, expect: { allowed: true, leaseId: idAt(idAt(0, T0), T0), remaining: 0 } },
       { at: T0, expect: { allowed: false, retryAfterMs: 1000 } },
     ]);
   });
 
   it("expires nothing early when the clock goes backwards", () => {
     const one = spec(1, 1000);
+    const id1 = idAt(0, T0);
+    const id2 = idAt(id1, T0 + 5000);
+    // behind the clock that seeded id2, ids keep counting up from it
+    const id3 = idAt(id2, T0 - 5000);
+    const id4 = idAt(id3, T0 - 4000);
+    expect([id3, id4]).toEqual([id2 + 1, id2 + 2]);
     run(one, [
-      { at: T0, expect: { leaseId: 1 } },
-      { at: T0 + 5000, expect: { allowed: true, leaseId: 2 } },
+      { at: T0, expect: { leaseId: id1 } },
+      { at: T0 + 5000, expect: { allowed: true, leaseId: id2 } },
       { at: T0 - 5000, expect: { allowed: false, retryAfterMs: 11_000, resetAfterMs: 11_000 } },
-      { at: T0 - 5000, release: 2, expect: true },
+      { at: T0 - 5000, release: id2, expect: true },
       // a lease taken now lives P ms of the caller's clock
-      { at: T0 - 5000, expect: { allowed: true, leaseId: 3, resetAfterMs: 1000 } },
+      { at: T0 - 5000, expect: { allowed: true, leaseId: id3, resetAfterMs: 1000 } },
       { at: T0 - 4001, expect: { allowed: false, retryAfterMs: 1 } },
-      { at: T0 - 4000, expect: { allowed: true, leaseId: 4 } },
+      { at: T0 - 4000, expect: { allowed: true, leaseId: id4 } },
     ]);
   });
 
   it("lets every lease expire after a very long gap", () => {
+    const id1 = idAt(0, T0);
+    const id2 = idAt(id1, T0 + 1e12);
     const s = run(sp, [
-      { at: T0, cost: 2, expect: { allowed: true } },
-      { at: T0 + 1e12, cost: 2, expect: { allowed: true, leaseId: 2, remaining: 0 } },
+      { at: T0, cost: 2, expect: { allowed: true, leaseId: id1 } },
+      { at: T0 + 1e12, cost: 2, expect: { allowed: true, leaseId: id2, remaining: 0 } },
     ]);
-    expect(leases(s)).toEqual([[2, T0 + 1e12 + 1000, 2]]);
+    expect(leases(s)).toEqual([[id2, T0 + 1e12 + 1000, 2]]);
     expect(concurrency.idleAfterMs(s, 0, T0 + 2e12, sp)).toBe(0);
   });
 
   it("peeks with cost 0 and decides with commit = false without writing or taking a lease", () => {
-    const s = run(sp, [{ at: T0, expect: { leaseId: 1 } }]);
+    const s = run(sp, [{ at: T0, expect: { leaseId: idAt(0, T0) } }]);
     const before = Float64Array.from(s);
     const out = createStepOut();
     concurrency.apply(s, 0, T0 + 100, sp, 0, true, out);
@@ -153,17 +174,20 @@ describe("concurrency", () => {
   });
 
   it("refuses to release unknown leases, and refund is a no-op", () => {
-    const s = run(sp, [{ at: T0, expect: { leaseId: 1 } }]);
+    const id1 = idAt(0, T0);
+    const s = run(sp, [{ at: T0, expect: { leaseId: id1 } }]);
     const before = Float64Array.from(s);
-    for (const id of [0, -1, 2, 1.5, Number.NaN]) expect(concurrency.release?.(s, 0, T0, sp, id)).toBe(false);
+    for (const id of [0, -1, 1, id1 - 1, id1 + 1, id1 + 0.5, Number.NaN]) {
+      expect(concurrency.release?.(s, 0, T0, sp, id)).toBe(false);
+    }
     concurrency.refund(s, 0, T0, sp, 1);
     expect(s).toEqual(before);
   });
 
   it("reports idle time until the latest lease expires", () => {
     const s = run(sp, [
-      { at: T0, expect: { leaseId: 1 } },
-      { at: T0 + 300, expect: { leaseId: 2 } },
+      { at: T0, expect: { leaseId: idAt(0, T0) } },
+      { at: T0 + 300, expect: { leaseId: idAt(idAt(0, T0), T0 + 300) } },
     ]);
     expect(concurrency.idleAfterMs(s, 0, T0 + 300, sp)).toBe(1000);
     expect(concurrency.idleAfterMs(s, 0, T0 + 1299.5, sp)).toBe(0.5);
@@ -177,10 +201,12 @@ describe("concurrency", () => {
     const out = createStepOut();
     const held: number[] = [];
     let failures = 0;
+    let lastId = 0;
     for (let k = 0; k < 5_000; k++) {
       const now = T0 + k;
       concurrency.apply(s, 0, now, four, 1, true, out);
-      if (!out.allowed || out.leaseId !== k + 1) failures++;
+      lastId = idAt(lastId, now);
+      if (!out.allowed || out.leaseId !== lastId) failures++;
       held.push(out.leaseId);
       if (held.length === 4) {
         const victim = held.splice((k * 7) % 4, 1)[0];
@@ -197,25 +223,74 @@ describe("concurrency", () => {
   });
 
   it("keeps its leases under a raised limit and the ones it still has room for under a lowered one", () => {
+    const id1 = idAt(0, T0);
+    const id2 = idAt(id1, T0 + 1);
+    const id3 = idAt(id2, T0 + 2);
+    const id4 = idAt(id3, T0 + 3);
     const s = run(spec(3, 1000), [
-      { at: T0, expect: { leaseId: 1 } },
-      { at: T0 + 1, expect: { leaseId: 2 } },
-      { at: T0 + 2, expect: { leaseId: 3 } },
+      { at: T0, expect: { leaseId: id1 } },
+      { at: T0 + 1, expect: { leaseId: id2 } },
+      { at: T0 + 2, expect: { leaseId: id3 } },
     ]);
     const raised = spec(5, 1000);
     const grown = new Float64Array(concurrency.width(raised));
     grown.set(s);
-    run(raised, [{ at: T0 + 3, cost: 2, expect: { allowed: true, leaseId: 4, remaining: 0 } }], grown);
+    run(raised, [{ at: T0 + 3, cost: 2, expect: { allowed: true, leaseId: id4, remaining: 0 } }], grown);
     const lowered = spec(2, 1000);
     const cut = s.slice(0, concurrency.width(lowered));
     run(
       lowered,
       [
         { at: T0 + 3, expect: { allowed: false, remaining: 0, retryAfterMs: 997 } },
-        { at: T0 + 3, release: 2, expect: true },
-        { at: T0 + 3, expect: { allowed: true, leaseId: 4 } },
+        { at: T0 + 3, release: id2, expect: true },
+        { at: T0 + 3, expect: { allowed: true, leaseId: id4 } },
       ],
       cut,
+    );
+  });
+
+  it("seeds lease ids from the clock: ⌊now⌋·1000, counting up within one millisecond", () => {
+    const three = spec(3, 1000);
+    const s = run(three, [
+      { at: T0 + 0.4, expect: { allowed: true, leaseId: 1_700_000_000_000_000 } },
+      { at: T0 + 0.9, expect: { allowed: true, leaseId: 1_700_000_000_000_001 } },
+      { at: T0 + 1.2, expect: { allowed: true, leaseId: 1_700_000_000_001_000 } },
+    ]);
+    expect(s[1]).toBe(1_700_000_000_001_000);
+    expect(leases(s).map(([id]) => id)).toEqual([
+      1_700_000_000_000_000, 1_700_000_000_000_001, 1_700_000_000_001_000,
+    ]);
+    expect([idAt(0, T0 + 0.4), idAt(idAt(0, T0 + 0.4), T0 + 0.9), idAt(0, T0 + 1.2)]).toEqual([
+      1_700_000_000_000_000, 1_700_000_000_000_001, 1_700_000_000_001_000,
+    ]);
+  });
+
+  it("a dropped key starting fresh hands out ids above every old one, so late releases of old ids free nothing", () => {
+    const old = run(sp, [
+      { at: T0, expect: { allowed: true } },
+      { at: T0, expect: { allowed: true } },
+    ]);
+    const oldIds = leases(old).map(([id]) => id);
+    expect(oldIds).toEqual([idAt(0, T0), idAt(idAt(0, T0), T0)]);
+    const idle = T0 + concurrency.idleAfterMs(old, 0, T0, sp);
+    expect(concurrency.idleAfterMs(old, 0, idle, sp)).toBe(0);
+    // every lease has expired; the key is dropped and restarts from an all-zeros state
+    const fresh = new Float64Array(concurrency.width(sp));
+    const newId = idAt(0, idle);
+    run(sp, [{ at: idle, expect: { allowed: true, leaseId: newId, remaining: 1 } }], fresh);
+    expect(newId).toBeGreaterThan(Math.max(...oldIds));
+    const before = Float64Array.from(fresh);
+    for (const id of oldIds) expect(concurrency.release?.(fresh, 0, idle + 1, sp, id)).toBe(false);
+    expect(fresh).toEqual(before);
+    expect(leases(fresh)).toEqual([[newId, idle + 1000, 1]]);
+    run(
+      sp,
+      [
+        { at: idle + 1, cost: 2, expect: { allowed: false, remaining: 1, retryAfterMs: 999 } },
+        { at: idle + 1, release: newId, expect: true },
+        { at: idle + 1, cost: 2, expect: { allowed: true, leaseId: idAt(newId, idle + 1), remaining: 0 } },
+      ],
+      fresh,
     );
   });
 
@@ -248,6 +323,7 @@ describe("concurrency", () => {
           const out = createStepOut();
           const model = new Map<number, { expiry: number; cost: number }>();
           let lastId = 0;
+          const issued: number[] = [];
           let now = T0;
           const liveCost = (): number => {
             let sum = 0;
@@ -264,14 +340,16 @@ describe("concurrency", () => {
               expect(out.remaining).toBe(p.limit - live - (ok ? op.cost : 0));
               if (ok && op.cost > 0) {
                 for (const [id, l] of model) if (l.expiry <= now) model.delete(id);
-                lastId++;
+                lastId = idAt(lastId, now);
                 expect(out.leaseId).toBe(lastId);
+                issued.push(lastId);
                 model.set(lastId, { expiry: now + p.periodMs, cost: op.cost });
               } else {
                 expect(out.leaseId).toBe(0);
               }
             } else {
-              const id = op.pick % (lastId + 2); // sometimes 0 or one past the last id
+              const candidates = [0, ...issued, lastId + 1]; // sometimes 0 or one past the last id
+              const id = candidates[op.pick % candidates.length];
               const lease = model.get(id);
               const held = lease !== undefined && lease.expiry > now;
               concurrency.apply(s, 0, now, sp, 0, false, out);
@@ -298,10 +376,11 @@ describe("concurrency", () => {
           const out = createStepOut();
           let now = T0;
           let lastId = 0;
+          const issued: number[] = [0];
           for (const op of ops) {
             now += op.gapMs;
             if (op.kind === "release") {
-              concurrency.release?.(s, 0, now, sp, op.pick % (lastId + 1));
+              concurrency.release?.(s, 0, now, sp, issued[op.pick % issued.length]);
               continue;
             }
             const before = Float64Array.from(s);
@@ -309,7 +388,11 @@ describe("concurrency", () => {
             expect(s).toEqual(before);
             const peeked = { ...out };
             concurrency.apply(s, 0, now, sp, op.cost, true, out);
-            if (out.leaseId > 0) lastId = out.leaseId;
+            if (out.leaseId > 0) {
+              lastId = idAt(lastId, now);
+              expect(out.leaseId).toBe(lastId);
+              issued.push(lastId);
+            }
             expect({ ...out, leaseId: 0 }).toEqual(peeked);
             expect(out.remaining).toBeGreaterThanOrEqual(0);
             expect(out.resetAfterMs).toBeGreaterThanOrEqual(0);

@@ -3,8 +3,10 @@
  * expires on its own P ms after it was taken (so a crashed holder cannot leak capacity forever).
  *
  * Model: a request of cost c passes when the costs of the unexpired leases plus c do not exceed the limit L;
- * it then takes a lease `(id, expiry = now + P, c)` with `id = ++nextLeaseId` (1, 2, 3 … per key), reported in
- * `out.leaseId`. Leases are kept unordered in L slots; a removed lease is replaced by the last one, so the live
+ * it then takes a lease `(id, expiry = now + P, c)` with `id = max(nextLeaseId + 1, ⌊now⌋·1000)`, reported in
+ * `out.leaseId`. Seeding ids from the clock keeps them increasing even after an idle key was dropped and
+ * started fresh, so a late release of a long-expired lease can never free a newer holder's lease (ids stay
+ * below 2^53 until the year 2255; at most 1000 leases per millisecond per key keep them strictly increasing). Leases are kept unordered in L slots; a removed lease is replaced by the last one, so the live
  * leases always fill slots `0 … size − 1`. Every lease holds a cost ≥ 1, so L slots always suffice.
  *
  * State (3 + 3·L fields): `s[o] = inflight` (sum of the stored leases' costs), `s[o+1] = nextLeaseId` (the last
@@ -21,8 +23,7 @@
  * nothing early (expiry is compared with the caller's now), and a lease taken then lives P ms of the caller's
  * clock. cost > L never passes (retryAfterMs = Infinity). cost 0 is a peek, takes no lease and writes nothing.
  * refund is a no-op: capacity comes back through `release`, which returns false for an unknown or expired
- * lease. Lease ids are unique while the key's state lives; once every lease has expired the store may drop
- * the key and ids start again at 1, so a holder must not release a lease long after it expired. Under a
+ * lease. Under a
  * lowered limit the slots beyond the new L are cut off with the width and those leases are forgotten.
  *
  * Pro: bounds in-flight work directly, whatever its duration; crash-safe through expiry. Con: O(L) memory and
@@ -94,7 +95,9 @@ export const concurrency: Algorithm = {
             moveLast(s, base, i, n);
           }
         }
-        const id = s[o + NEXT_ID] + 1;
+        const seeded = Math.floor(nowMs) * 1000;
+        const next = s[o + NEXT_ID] + 1;
+        const id = next > seeded ? next : seeded;
         const at = base + STRIDE * n;
         s[at] = id;
         s[at + 1] = expiry;

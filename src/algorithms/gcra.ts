@@ -36,7 +36,9 @@ export const gcra: Algorithm = {
     const tau = spec.burst * t;
     const tat = s[o];
     let base = tat > nowMs ? tat : nowMs;
-    if (base - nowMs > tau) base = nowMs + tau; // burst lowered since last touch: clamp, never reset
+    // Burst lowered since last touch: clamp, never reset. Only beyond the tolerance an admission may leave,
+    // so tiny costs cannot pass again and again at one instant.
+    if (base - nowMs > tau + TIME_TOLERANCE_MS) base = nowMs + tau;
     out.leaseId = 0;
     if (cost > spec.burst) {
       out.allowed = false;

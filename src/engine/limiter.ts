@@ -97,6 +97,8 @@ class BoundLimiter implements Limiter {
   readonly #set: LimitSet;
   readonly #clock: Clock;
   readonly #sync: SyncStore | undefined;
+  /** The store's consumer bound to these limits (absent without a sync path, or with concurrency limits). */
+  readonly #consume: ((key: string, cost: number, nowMs: number) => Decision) | undefined;
   readonly #wholeCosts: boolean;
   readonly #maxCost: number;
 
@@ -109,6 +111,7 @@ class BoundLimiter implements Limiter {
     this.#set = set;
     this.#clock = clock;
     this.#sync = isSyncStore(store) ? store : undefined;
+    this.#consume = this.#sync !== undefined && !set.hasConcurrency ? this.#sync.bindSync(set) : undefined;
     this.#wholeCosts = set.specs.some(
       (s) => s.algorithm !== "gcra" && s.algorithm !== "token_bucket" && s.algorithm !== "leaky_bucket",
     );
@@ -116,17 +119,24 @@ class BoundLimiter implements Limiter {
   }
 
   limitSync(key: string, options?: CallOptions): Decision {
-    const store = this.#sync;
-    if (store === undefined) {
-      throw new SluiceError(
-        "ERR_SLUICE_UNSUPPORTED",
-        `limitSync: the ${this.store.name} store has no synchronous path; use limit()`,
-      );
+    const consume = this.#consume;
+    if (consume === undefined) throw this.#noSyncPath();
+    let cost = 1;
+    let nowMs: number | undefined;
+    if (options !== undefined) {
+      cost = options.cost ?? 1;
+      nowMs = options.nowMs;
     }
-    if (this.#set.hasConcurrency) throw this.#useAcquire("limitSync");
-    const cost = options?.cost ?? 1;
-    this.#check(key, cost, "limitSync");
-    return store.consumeSync(this.#set, key, cost, options?.nowMs ?? this.#clock.nowMs());
+    if (
+      typeof key !== "string" ||
+      key.length === 0 ||
+      key.length > MAX_KEY_LENGTH ||
+      !(cost >= 0 && cost <= Number.MAX_SAFE_INTEGER) ||
+      (this.#wholeCosts && !Number.isInteger(cost))
+    ) {
+      this.#check(key, cost, "limitSync");
+    }
+    return consume(key, cost, nowMs ?? this.#clock.nowMs());
   }
 
   limit(key: string, options?: CallOptions): Promise<Decision> {
@@ -211,6 +221,16 @@ class BoundLimiter implements Limiter {
         `${method}: cost must be a ${this.#wholeCosts ? "whole " : ""}number from 0 to Number.MAX_SAFE_INTEGER, got ${String(cost)}`,
       );
     }
+  }
+
+  #noSyncPath(): SluiceError {
+    if (this.#sync === undefined) {
+      return new SluiceError(
+        "ERR_SLUICE_UNSUPPORTED",
+        `limitSync: the ${this.store.name} store has no synchronous path; use limit()`,
+      );
+    }
+    return this.#useAcquire("limitSync");
   }
 
   #useAcquire(method: string): InvalidArgumentError {

@@ -53,6 +53,8 @@ export interface SyncStore extends Store {
   applySync(items: readonly StoreItem[], op: StoreOp, nowMs: number): Decision[];
   /** The fast path: one key, one consume. */
   consumeSync(limits: LimitSet, key: string, cost: number, nowMs: number): Decision;
+  /** {@link SyncStore.consumeSync} bound to one set of limits, for callers that call it in a loop. */
+  bindSync(limits: LimitSet): (key: string, cost: number, nowMs: number) => Decision;
   /** Synchronous {@link Store.release}. */
   releaseSync(limits: LimitSet, key: string, leases: Readonly<Record<string, number>>, nowMs: number): void;
 }

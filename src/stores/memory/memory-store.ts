@@ -144,9 +144,18 @@ export class MemoryStore implements SyncStore {
     };
   }
 
+  /** {@link MemoryStore.consumeSync} bound to `limits`: skips finding the table on every call. */
+  bindSync(limits: LimitSet): (key: string, cost: number, nowMs: number) => Decision {
+    const t = this.#tablesById[limits.id] ?? this.#bind(limits);
+    return (key, cost, nowMs) => this.#consumeIn(t, limits, key, cost, nowMs);
+  }
+
   /** The fast path: one key, one consume, synchronous. */
   consumeSync(limits: LimitSet, key: string, cost: number, nowMs: number): Decision {
-    const t = this.#tablesById[limits.id] ?? this.#bind(limits);
+    return this.#consumeIn(this.#tablesById[limits.id] ?? this.#bind(limits), limits, key, cost, nowMs);
+  }
+
+  #consumeIn(t: Table, limits: LimitSet, key: string, cost: number, nowMs: number): Decision {
     let slot = t.map.get(key);
     if (slot === undefined) slot = this.#insert(t, key, nowMs);
     else this.#flags[slot] |= 1;
