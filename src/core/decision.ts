@@ -107,18 +107,21 @@ export function decisionOf(
 }
 
 /**
- * Combines the statuses of every limit a request was checked against. `allowed` only when all allowed; the
- * headline status is the denying limit with the longest wait, else the limit with the least remaining (ties:
- * the one that takes longest to reset).
+ * Combines the statuses of every limit a request was checked against. `allowed` only when all allowed (and
+ * `consumed`: false when another item of the same all-or-nothing call was denied); the headline status is the
+ * denying limit with the longest wait, else the limit with the least remaining (ties: the one that takes longest
+ * to reset).
  */
 export function combineDecision(
   statuses: readonly PolicyStatus[],
   reason: DecisionReason,
   leases?: Record<string, number>,
+  consumed = true,
 ): Decision {
-  if (statuses.length === 1) return singleDecision(statuses[0], reason, leases);
+  if (statuses.length === 1 && (consumed || !statuses[0].allowed))
+    return singleDecision(statuses[0], reason, leases);
   let head = statuses[0];
-  let allowed = head.allowed;
+  let allowed = head.allowed && consumed;
   for (let i = 1; i < statuses.length; i++) {
     const s = statuses[i];
     if (!s.allowed) allowed = false;

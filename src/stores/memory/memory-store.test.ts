@@ -133,4 +133,57 @@ describe("MemoryStore", () => {
     expect(store.sweep(T0 + 1000)).toBe(5);
     expect(store.stats.size).toBe(0);
   });
+
+  it("reports a multi-limit item as not allowed when another item of the call was denied", () => {
+    const store = new MemoryStore();
+    const multi = createLimitSet("multi2", [
+      parseLimitSpec({ name: "a", algorithm: "gcra", limit: 5, periodMs: 1000 }),
+      parseLimitSpec({ name: "b", algorithm: "fixed_window", limit: 5, periodMs: 1000 }),
+    ]);
+    const tight = gcraSet(1, "tight");
+    store.consumeSync(tight, "k", 1, T0);
+    const [dm, dt] = store.applySync(
+      [
+        { limits: multi, key: "k", cost: 1 },
+        { limits: tight, key: "k", cost: 1 },
+      ],
+      "consume",
+      T0,
+    );
+    expect(dt.allowed).toBe(false);
+    expect(dm.allowed).toBe(false);
+    expect(dm.policies.every((p) => p.allowed && p.remaining === 5)).toBe(true);
+  });
+
+  it("returns the lease of a lone concurrency limit so it can be released", () => {
+    const store = new MemoryStore();
+    const set = createLimitSet("conc", [
+      parseLimitSpec({ name: "jobs", algorithm: "concurrency", limit: 1, periodMs: 60_000 }),
+    ]);
+    const d = store.consumeSync(set, "k", 1, T0);
+    expect(d.leases?.jobs).toBeGreaterThan(0);
+    expect(store.consumeSync(set, "k", 1, T0).allowed).toBe(false);
+    store.releaseSync(set, "k", d.leases!, T0);
+    expect(store.consumeSync(set, "k", 1, T0).allowed).toBe(true);
+  });
+
+  it("applies one key named twice in a call in order, all-or-nothing", () => {
+    const store = new MemoryStore();
+    const set = createLimitSet("dup", [
+      parseLimitSpec({ algorithm: "fixed_window", limit: 5, periodMs: 1000 }),
+    ]);
+    const twice = (cost: number) =>
+      store.applySync(
+        [
+          { limits: set, key: "k", cost },
+          { limits: set, key: "k", cost },
+        ],
+        "consume",
+        T0,
+      );
+    expect(twice(3).map((d) => d.allowed)).toEqual([false, false]);
+    expect(store.applySync([{ limits: set, key: "k", cost: 0 }], "peek", T0)[0].remaining).toBe(5);
+    expect(twice(2).map((d) => d.allowed)).toEqual([true, true]);
+    expect(store.applySync([{ limits: set, key: "k", cost: 0 }], "peek", T0)[0].remaining).toBe(1);
+  });
 });

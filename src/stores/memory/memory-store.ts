@@ -268,18 +268,9 @@ export class MemoryStore implements SyncStore {
   /** Consumes from every limit of every item, all-or-nothing: decide all without writing, then commit. */
   #consumeItems(items: readonly StoreItem[], slots: readonly number[], nowMs: number): Decision[] {
     const out = this.#out;
-    let allAllowed = true;
-    for (let i = 0; i < items.length && allAllowed; i++) {
-      const t = this.#tablesById[items[i].limits.id]!;
-      for (const l of t.layout) {
-        const [arr, off] = this.#where(slots[i], l);
-        l.algorithm.apply(arr, off, nowMs, l.spec, items[i].cost, false, out);
-        if (!out.allowed) {
-          allAllowed = false;
-          break;
-        }
-      }
-    }
+    const allAllowed = hasDuplicates(slots)
+      ? this.#trialRun(items, slots, nowMs)
+      : this.#dryRun(items, slots, nowMs);
     return items.map((it, i) => {
       const t = this.#tablesById[it.limits.id]!;
       const slot = slots[i];
@@ -299,8 +290,54 @@ export class MemoryStore implements SyncStore {
         }
         statuses.push(statusOf(l.spec, out, own, this.#warning(slot, l, out, allAllowed)));
       }
-      return combineDecision(statuses, "store", leases);
+      return combineDecision(statuses, "store", leases, allAllowed);
     });
+  }
+
+  /** Whether every item would pass, deciding each against the current state without writing. */
+  #dryRun(items: readonly StoreItem[], slots: readonly number[], nowMs: number): boolean {
+    const out = this.#out;
+    for (let i = 0; i < items.length; i++) {
+      const t = this.#tablesById[items[i].limits.id]!;
+      for (const l of t.layout) {
+        const [arr, off] = this.#where(slots[i], l);
+        l.algorithm.apply(arr, off, nowMs, l.spec, items[i].cost, false, out);
+        if (!out.allowed) return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether every item would pass when applied in order — for calls naming one key more than once, where each
+   * item must see the ones before it. Commits tentatively on snapshots and always restores them.
+   */
+  #trialRun(items: readonly StoreItem[], slots: readonly number[], nowMs: number): boolean {
+    const out = this.#out;
+    const stride = this.#stride;
+    const saved = new Map<number, [Float64Array, Float64Array | undefined]>();
+    for (const slot of slots) {
+      if (saved.has(slot)) continue;
+      const big = this.#big[slot];
+      saved.set(slot, [this.#data.slice(slot * stride, slot * stride + stride), big?.slice()]);
+    }
+    let allowed = true;
+    for (let i = 0; i < items.length && allowed; i++) {
+      const t = this.#tablesById[items[i].limits.id]!;
+      for (const l of t.layout) {
+        const [arr, off] = this.#where(slots[i], l);
+        l.algorithm.apply(arr, off, nowMs, l.spec, items[i].cost, true, out);
+        if (!out.allowed) {
+          allowed = false;
+          break;
+        }
+      }
+    }
+    for (const [slot, [data, big]] of saved) {
+      this.#data.set(data, slot * stride);
+      if (big !== undefined) this.#big[slot]?.set(big);
+    }
+    return allowed;
   }
 
   #peek(limits: LimitSet, key: string, cost: number, nowMs: number): Decision {
@@ -454,7 +491,11 @@ export class MemoryStore implements SyncStore {
     t.layout = layout;
     t.smallWidth = small;
     t.bigWidth = big;
-    t.only = layout.length === 1 && !layout[0].big ? layout[0] : undefined;
+    // The single-limit fast path returns no leases, so concurrency limits never take it.
+    t.only =
+      layout.length === 1 && !layout[0].big && layout[0].algorithm.release === undefined
+        ? layout[0]
+        : undefined;
     t.zeros = new Float64Array(Math.max(small, big, 1));
     if (small > this.#stride) this.#widen(small);
     this.#tablesById[set.id] = t;
@@ -473,6 +514,12 @@ export class MemoryStore implements SyncStore {
     this.#data = next;
     this.#stride = stride;
   }
+}
+
+function hasDuplicates(slots: readonly number[]): boolean {
+  if (slots.length < 2) return false;
+  if (slots.length === 2) return slots[0] === slots[1];
+  return new Set(slots).size !== slots.length;
 }
 
 function sameShape(a: readonly LimitLayout[], b: readonly LimitLayout[]): boolean {

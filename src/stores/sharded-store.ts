@@ -1,0 +1,357 @@
+/**
+ * Client-side sharding (seed 002's "consistent hash router"): several independent stores — Redis nodes, or any
+ * {@link Store} — each own a part of a hash ring, and every item is routed by its `key` (the identity), so all
+ * the limits of one identity live on one shard and a multi-limit check of one identity stays one atomic call.
+ *
+ * Ring: each shard places `round(virtualNodes · weight)` points on a 32-bit ring at `murmur3("<id>#<i>")`; a
+ * key belongs to the shard owning the first point at or after `murmur3(key)` (wrapping round), found by binary
+ * search. Equal points are ordered by shard id, so ownership never depends on insertion order.
+ *
+ * Membership ({@link ShardedStore.addShard}, {@link ShardedStore.removeShard}): only keys whose ring successor
+ * changes move. Adding a shard moves about 1/(n+1) of the keys, every one of them *to* the new shard; removing
+ * one moves exactly the keys it owned, and nothing else. No key ever moves between two shards that both stay.
+ * State is not migrated: a moved key starts fresh on its new shard (it may be admitted up to one extra limit's
+ * worth in that period), and its old state stays on the old shard until it expires (Redis TTL, memory sweep).
+ *
+ * Consume across shards is all-or-nothing, but not atomic. Items are grouped per shard and each shard is called
+ * once (in parallel); each shard's reply is taken as one all-or-nothing unit (true of the memory store and of a
+ * standalone Redis node): a shard that denied any item is taken to have consumed nothing. When any shard
+ * denies (or fails), every shard that admitted its items gets them back — `release` of their concurrency
+ * leases, then a `refund` of the same cost — and every item is reported denied. Between the consume on an
+ * admitting shard and its refund, that shard's usage is briefly higher than it should be: a concurrent request
+ * may be denied early, never admitted beyond the limit. A refund that fails leaves the units consumed (again
+ * only denying early, until the state expires).
+ */
+import type { LimitSet } from "../algorithms/limit-set.js";
+import type { Decision } from "../core/decision.js";
+import { InvalidArgumentError } from "../core/errors.js";
+import type { Store, StoreItem, StoreOp } from "./store.js";
+
+/** One member of a {@link ShardedStore}. */
+export interface Shard {
+  /** Stable name of the shard; its ring points derive from it, so renaming a shard moves its keys. */
+  readonly id: string;
+  /** Where this shard's keys live. */
+  readonly store: Store;
+  /** Relative share of keys (scales its virtual node count). @default 1 */
+  readonly weight?: number;
+}
+
+/** Options of {@link shardedStore}. */
+export interface ShardedStoreOptions {
+  /** The shards (at least one; ids unique). */
+  readonly shards: readonly Shard[];
+  /** Ring points per unit of weight; more points give a more even split. @default 160 */
+  readonly virtualNodes?: number;
+}
+
+interface Ring {
+  /** Sorted ring points. */
+  readonly points: Uint32Array;
+  /** Index into `shards` of the owner of each point. */
+  readonly owners: Uint32Array;
+  readonly shards: readonly Shard[];
+}
+
+/** A store that spreads keys over independent stores by consistent hashing; see the module comment. */
+export class ShardedStore implements Store {
+  readonly name = "sharded";
+  readonly #virtualNodes: number;
+  #ring: Ring;
+
+  /** Creates a sharded store over `options.shards`. */
+  constructor(options: ShardedStoreOptions) {
+    const vnodes = options.virtualNodes ?? 160;
+    if (!Number.isInteger(vnodes) || vnodes < 1 || vnodes > 100_000) {
+      throw new InvalidArgumentError(
+        `shardedStore: virtualNodes must be a whole number from 1 to 100000, got ${vnodes}`,
+      );
+    }
+    this.#virtualNodes = vnodes;
+    this.#ring = buildRing(options.shards, vnodes);
+  }
+
+  /** Whether every shard is shared between processes. */
+  get shared(): boolean {
+    return this.#ring.shards.every((s) => s.store.shared);
+  }
+
+  /** The current shards, in the order they were given. */
+  get shards(): readonly Shard[] {
+    return this.#ring.shards;
+  }
+
+  /** The id of the shard that owns `key`. */
+  shardFor(key: string): string {
+    return this.#ring.shards[this.#ownerIndex(key)].id;
+  }
+
+  /** Adds a shard; about 1/(n+1) of the keys move to it and start fresh there. */
+  addShard(shard: Shard): void {
+    this.#ring = buildRing([...this.#ring.shards, shard], this.#virtualNodes);
+  }
+
+  /** Removes shard `id` and returns its store, not closed; its keys move to the other shards and start fresh. */
+  removeShard(id: string): Store {
+    const shards = this.#ring.shards;
+    const removed = shards.find((s) => s.id === id);
+    if (removed === undefined) throw new InvalidArgumentError(`shardedStore: no shard with id "${id}"`);
+    if (shards.length === 1) throw new InvalidArgumentError("shardedStore: cannot remove the last shard");
+    this.#ring = buildRing(
+      shards.filter((s) => s !== removed),
+      this.#virtualNodes,
+    );
+    return removed.store;
+  }
+
+  /** Applies `op` shard by shard; a consume spanning shards is all-or-nothing through refunds (module comment). */
+  async apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
+    if (items.length === 0) return [];
+    const ring = this.#ring;
+    const first = this.#ownerIndex(items[0].key);
+    let single = true;
+    const owners = new Uint32Array(items.length);
+    owners[0] = first;
+    for (let i = 1; i < items.length; i++) {
+      owners[i] = this.#ownerIndex(items[i].key);
+      if (owners[i] !== first) single = false;
+    }
+    if (single) return ring.shards[first].store.apply(items, op, nowMs);
+
+    const groups = groupByOwner(owners);
+    const settled = await Promise.allSettled(
+      groups.map((g) =>
+        ring.shards[g.owner].store.apply(
+          g.indexes.map((i) => items[i]),
+          op,
+          nowMs,
+        ),
+      ),
+    );
+    if (op !== "consume") {
+      const failed = settled.find((s) => s.status === "rejected");
+      if (failed !== undefined) throw failed.reason;
+      const out = new Array<Decision>(items.length);
+      groups.forEach((g, gi) => {
+        const replies = (settled[gi] as PromiseFulfilledResult<Decision[]>).value;
+        g.indexes.forEach((itemIndex, j) => {
+          out[itemIndex] = replies[j];
+        });
+      });
+      return out;
+    }
+    return settleConsume(ring, items, groups, settled, nowMs);
+  }
+
+  /** Releases concurrency leases on the shard that owns `key`. */
+  release(
+    limits: LimitSet,
+    key: string,
+    leases: Readonly<Record<string, number>>,
+    nowMs: number,
+  ): Promise<void> {
+    return this.#ring.shards[this.#ownerIndex(key)].store.release(limits, key, leases, nowMs);
+  }
+
+  /** Closes every current shard (a removed shard's store is the caller's to close). */
+  async close(): Promise<void> {
+    const results = await Promise.allSettled(this.#ring.shards.map((s) => s.store.close()));
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
+  }
+
+  #ownerIndex(key: string): number {
+    const { points, owners } = this.#ring;
+    const h = murmur3(key);
+    let lo = 0;
+    let hi = points.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (points[mid] < h) lo = mid + 1;
+      else hi = mid;
+    }
+    return owners[lo === points.length ? 0 : lo];
+  }
+}
+
+/** Completes a multi-shard consume: when anything was denied or failed, gives back what the others took. */
+async function settleConsume(
+  ring: Ring,
+  items: readonly StoreItem[],
+  groups: readonly Group[],
+  settled: readonly PromiseSettledResult<Decision[]>[],
+  nowMs: number,
+): Promise<Decision[]> {
+  const admitted = settled.map((s) => s.status === "fulfilled" && s.value.every((d) => d.allowed));
+  const failure = settled.find((s) => s.status === "rejected");
+  const out = new Array<Decision>(items.length);
+  if (failure === undefined && admitted.every(Boolean)) {
+    groups.forEach((g, gi) => {
+      const replies = (settled[gi] as PromiseFulfilledResult<Decision[]>).value;
+      g.indexes.forEach((itemIndex, j) => {
+        out[itemIndex] = replies[j];
+      });
+    });
+    return out;
+  }
+  const rollbacks = groups.map(async (g, gi) => {
+    const result = settled[gi];
+    if (result.status === "rejected") return;
+    const replies = result.value;
+    if (!admitted[gi]) {
+      g.indexes.forEach((itemIndex, j) => {
+        out[itemIndex] = denied(replies[j]);
+      });
+      return;
+    }
+    const store = ring.shards[g.owner].store;
+    const groupItems = g.indexes.map((i) => items[i]);
+    await Promise.all(
+      groupItems.map((it, j) => {
+        const leases = replies[j].leases;
+        return leases === undefined || Object.keys(leases).length === 0
+          ? undefined
+          : store.release(it.limits, it.key, leases, nowMs);
+      }),
+    );
+    const refunded = await store.apply(groupItems, "refund", nowMs);
+    g.indexes.forEach((itemIndex, j) => {
+      out[itemIndex] = denied(refunded[j]);
+    });
+  });
+  const rolledBack = await Promise.allSettled(rollbacks);
+  if (failure !== undefined) throw failure.reason;
+  const rollbackFailure = rolledBack.find((r) => r.status === "rejected");
+  if (rollbackFailure !== undefined) throw rollbackFailure.reason;
+  return out;
+}
+
+interface Group {
+  readonly owner: number;
+  readonly indexes: number[];
+}
+
+function groupByOwner(owners: Uint32Array): Group[] {
+  const groups: Group[] = [];
+  const byOwner = new Map<number, Group>();
+  owners.forEach((owner, i) => {
+    let g = byOwner.get(owner);
+    if (g === undefined) {
+      g = { owner, indexes: [] };
+      byOwner.set(owner, g);
+      groups.push(g);
+    }
+    g.indexes.push(i);
+  });
+  return groups;
+}
+
+/**
+ * The decision of an item denied because another item was: its own limits' statuses stay as reported (the
+ * memory store's convention for an item that would have passed alone), the top level is denied, no leases.
+ */
+function denied(d: Decision): Decision {
+  if (!d.allowed && d.leases === undefined) return d;
+  return Object.freeze({
+    policy: d.policy,
+    allowed: false,
+    limit: d.limit,
+    remaining: d.remaining,
+    resetAfterMs: d.resetAfterMs,
+    retryAfterMs: d.retryAfterMs,
+    state: "throttled",
+    periodMs: d.periodMs,
+    reason: d.reason,
+    leases: undefined,
+    policies: d.policies,
+  });
+}
+
+function buildRing(shards: readonly Shard[], vnodes: number): Ring {
+  if (shards.length === 0) throw new InvalidArgumentError("shardedStore: at least one shard is required");
+  const ids = new Set<string>();
+  const counts = shards.map((s) => {
+    if (typeof s.id !== "string" || s.id === "")
+      throw new InvalidArgumentError("shardedStore: every shard needs a non-empty id");
+    if (ids.has(s.id)) throw new InvalidArgumentError(`shardedStore: shard id "${s.id}" is used twice`);
+    ids.add(s.id);
+    const weight = s.weight ?? 1;
+    if (!(weight > 0) || !Number.isFinite(weight)) {
+      throw new InvalidArgumentError(
+        `shardedStore: weight of shard "${s.id}" must be a positive number, got ${weight}`,
+      );
+    }
+    return Math.max(1, Math.round(vnodes * weight));
+  });
+  const total = counts.reduce((a, b) => a + b, 0);
+  const entries: { point: number; owner: number }[] = new Array(total);
+  let n = 0;
+  shards.forEach((s, owner) => {
+    for (let i = 0; i < counts[owner]; i++) entries[n++] = { point: murmur3(`${s.id}#${i}`), owner };
+  });
+  entries.sort((a, b) => a.point - b.point || compareIds(shards[a.owner].id, shards[b.owner].id));
+  const points = new Uint32Array(total);
+  const owners = new Uint32Array(total);
+  entries.forEach((e, i) => {
+    points[i] = e.point;
+    owners[i] = e.owner;
+  });
+  return { points, owners, shards: Object.freeze([...shards]) };
+}
+
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const encoder = new TextEncoder();
+let scratch = new Uint8Array(256);
+
+/**
+ * MurmurHash3 x86_32 (Austin Appleby, public domain) of `input` — a string is hashed as its UTF-8 bytes —
+ * as an unsigned 32-bit number.
+ */
+export function murmur3(input: string | Uint8Array, seed = 0): number {
+  let bytes: Uint8Array;
+  let len: number;
+  if (typeof input === "string") {
+    if (scratch.length < input.length * 3) scratch = new Uint8Array(input.length * 3);
+    len = encoder.encodeInto(input, scratch).written;
+    bytes = scratch;
+  } else {
+    bytes = input;
+    len = input.length;
+  }
+  let h = seed >>> 0;
+  const tail = len & ~3;
+  for (let i = 0; i < tail; i += 4) {
+    let k = bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24);
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, 0x1b873593);
+    h ^= k;
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
+  const rest = len & 3;
+  if (rest !== 0) {
+    let k = bytes[tail];
+    if (rest > 1) k ^= bytes[tail + 1] << 8;
+    if (rest > 2) k ^= bytes[tail + 2] << 16;
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, 0x1b873593);
+    h ^= k;
+  }
+  h ^= len;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** Creates a {@link ShardedStore}: consistent hashing of identities over independent stores. */
+export function shardedStore(options: ShardedStoreOptions): ShardedStore {
+  return new ShardedStore(options);
+}
