@@ -27,4 +27,15 @@ export type { CallOptions, Lease, Limiter, LimiterOptions } from "./engine/limit
 export { createLimiter } from "./engine/limiter.js";
 export type { MemoryStoreOptions, MemoryStoreStats } from "./stores/memory/memory-store.js";
 export { MemoryStore, memoryStore } from "./stores/memory/memory-store.js";
+export type {
+  BreakerOptions,
+  BreakerState,
+  BreakerStateChange,
+  FailurePolicy,
+  ResilientOptions,
+  ResilientStats,
+} from "./stores/resilient-store.js";
+export { ResilientStore, resilientStore } from "./stores/resilient-store.js";
+export type { ShardedStoreOptions } from "./stores/sharded-store.js";
+export { ShardedStore, shardedStore } from "./stores/sharded-store.js";
 export type { Store, StoreItem, StoreOp, SyncStore } from "./stores/store.js";

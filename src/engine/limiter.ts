@@ -9,6 +9,7 @@ import type { Decision } from "../core/decision.js";
 import { InvalidArgumentError, SluiceError } from "../core/errors.js";
 import { type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
 import { memoryStore } from "../stores/memory/memory-store.js";
+import { type ResilientOptions, resilientStore } from "../stores/resilient-store.js";
 import { isSyncStore, type Store, type StoreOp, type SyncStore } from "../stores/store.js";
 
 /** Longest key accepted, in UTF-16 code units. */
@@ -27,6 +28,12 @@ export interface LimiterOptions {
    * while changing the numbers keeps each key's state. @default "default"
    */
   readonly name?: string;
+  /**
+   * Failure handling for a remote store: timeout, circuit breaker and `fail_open` / `fail_closed` /
+   * `fallback` (see `resilientStore`). Only wraps stores without a synchronous path: in-process stores
+   * cannot be unreachable, and wrapping them would lose `limitSync`. @default undefined (no wrapping)
+   */
+  readonly failure?: ResilientOptions;
 }
 
 /** Per-call options. */
@@ -85,11 +92,16 @@ export function createLimiter(options: LimiterOptions): Limiter {
       `createLimiter: name must be a string of 1 to 128 characters, got ${JSON.stringify(name)}`,
     );
   }
-  return new BoundLimiter(
-    createLimitSet(name, specs),
-    options.store ?? memoryStore(),
-    options.clock ?? systemClock,
-  );
+  const clock = options.clock ?? systemClock;
+  let store = options.store ?? memoryStore();
+  const failure = options.failure;
+  if (failure !== undefined) {
+    if (failure === null || typeof failure !== "object") {
+      throw new InvalidArgumentError("createLimiter: failure must be an object of resilientStore options");
+    }
+    if (!isSyncStore(store)) store = resilientStore(store, { ...failure, clock: failure.clock ?? clock });
+  }
+  return new BoundLimiter(createLimitSet(name, specs), store, clock);
 }
 
 class BoundLimiter implements Limiter {

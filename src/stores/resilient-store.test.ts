@@ -1,0 +1,483 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
+import type { Decision } from "../core/decision.js";
+import { ConfigError, InvalidArgumentError, StoreUnavailableError } from "../core/errors.js";
+import { type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
+import { ManualClock } from "../core/manual-clock.js";
+import { createLimiter } from "../engine/limiter.js";
+import { MemoryStore } from "./memory/memory-store.js";
+import {
+  type BreakerStateChange,
+  type ResilientOptions,
+  ResilientStore,
+  resilientStore,
+} from "./resilient-store.js";
+import type { Store, StoreItem, StoreOp } from "./store.js";
+
+const T0 = 1_700_000_000_000;
+
+type Mode = "ok" | "fail" | "hang" | "caller_error";
+
+/** A store that delegates to a MemoryStore and can be told to fail, hang (until settled) or recover. */
+class FlakyStore implements Store {
+  readonly name = "flaky";
+  readonly shared = true;
+  readonly memory = new MemoryStore({ capacity: 1000 });
+  mode: Mode = "ok";
+  applyCalls = 0;
+  releaseCalls = 0;
+  closed = false;
+  readonly hung: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+
+  apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
+    this.applyCalls++;
+    return this.#outcome(() => this.memory.applySync(items, op, nowMs));
+  }
+
+  release(limits: LimitSet, key: string, leases: Readonly<Record<string, number>>, nowMs: number) {
+    this.releaseCalls++;
+    return this.#outcome(() => this.memory.releaseSync(limits, key, leases, nowMs));
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    return this.memory.close();
+  }
+
+  /** Answers every hung call, late: with its result, or with an error. */
+  settleHung(how: "resolve" | "reject"): void {
+    for (const h of this.hung.splice(0)) {
+      if (how === "resolve") h.resolve();
+      else h.reject(new StoreUnavailableError(this.name, "late failure"));
+    }
+  }
+
+  #outcome<T>(run: () => T): Promise<T> {
+    switch (this.mode) {
+      case "ok":
+        return Promise.resolve(run());
+      case "fail":
+        return Promise.reject(new StoreUnavailableError(this.name, "connection refused"));
+      case "caller_error":
+        return Promise.reject(new InvalidArgumentError("flaky: key is not acceptable"));
+      case "hang":
+        return new Promise<T>((resolve, reject) => {
+          this.hung.push({ resolve: () => resolve(run()), reject });
+        });
+    }
+  }
+}
+
+const setOf = (namespace: string, ...specs: LimitSpecInput[]): LimitSet =>
+  createLimitSet(
+    namespace,
+    specs.map((s) => parseLimitSpec(s)),
+  );
+
+const PER_SECOND = setOf("api", { name: "per-second", algorithm: "gcra", limit: 10, periodMs: 1000 });
+
+/** Lets pending promise callbacks and any `unhandledRejection` event run. */
+const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+let unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown): void => {
+  unhandled.push(reason);
+};
+
+beforeEach(() => {
+  unhandled = [];
+  process.on("unhandledRejection", onUnhandled);
+});
+
+afterEach(async () => {
+  await flush();
+  process.off("unhandledRejection", onUnhandled);
+  expect(unhandled).toEqual([]);
+});
+
+function setup(options: ResilientOptions = {}) {
+  const clock = new ManualClock(T0);
+  const inner = new FlakyStore();
+  const changes: BreakerStateChange[] = [];
+  const store = resilientStore(inner, {
+    clock,
+    scheduler: clock,
+    onStateChange: (c) => changes.push(c),
+    ...options,
+  });
+  const consume = async (key = "k", cost = 1, set = PER_SECOND): Promise<Decision> =>
+    (await store.apply([{ limits: set, key, cost }], "consume", clock.nowMs()))[0];
+  return { clock, inner, store, changes, consume };
+}
+
+describe("resilientStore", () => {
+  it("passes calls through to a healthy store, reason store, and cancels its timeout timer", async () => {
+    const { clock, inner, store, consume } = setup();
+    expect(await consume()).toMatchObject({ allowed: true, remaining: 9, reason: "store" });
+    expect(inner.applyCalls).toBe(1);
+    expect(clock.pendingSleeps).toBe(0);
+    expect(store.stats).toEqual({
+      state: "closed",
+      storeCalls: 1,
+      failures: 0,
+      timeouts: 0,
+      failOpen: 0,
+      failClosed: 0,
+      fallback: 0,
+      breakerOpened: 0,
+      shortCircuited: 0,
+      releasesDropped: 0,
+    });
+  });
+
+  it("fail_open: allows with remaining = limit for every limit, reason fail_open", async () => {
+    const { inner, store, consume } = setup({ onError: "fail_open" });
+    inner.mode = "fail";
+    const both = setOf(
+      "two",
+      { name: "per-second", algorithm: "gcra", limit: 10, periodMs: 1000 },
+      { name: "per-day", algorithm: "fixed_window", limit: 500, periodMs: 86_400_000 },
+    );
+    const d = await consume("k", 1, both);
+    expect(d).toMatchObject({ allowed: true, reason: "fail_open", state: "normal", retryAfterMs: 0 });
+    expect(d.policies.map((p) => [p.policy, p.allowed, p.remaining, p.limit])).toEqual([
+      ["per-second", true, 10, 10],
+      ["per-day", true, 500, 500],
+    ]);
+    expect(store.stats).toMatchObject({ storeCalls: 1, failures: 1, failOpen: 1, fallback: 0 });
+  });
+
+  it("fail_closed: denies as throttled, retryAfterMs = timeout while closed, = next probe while open", async () => {
+    const { clock, inner, store, consume } = setup({
+      onError: "fail_closed",
+      timeoutMs: 50,
+      breaker: { failures: 2, openMs: 1000 },
+    });
+    inner.mode = "fail";
+    expect(await consume()).toMatchObject({
+      allowed: false,
+      remaining: 0,
+      state: "throttled",
+      reason: "fail_closed",
+      retryAfterMs: 50,
+      limit: 10,
+      policy: "per-second",
+    });
+    expect(await consume()).toMatchObject({ allowed: false, reason: "fail_closed", retryAfterMs: 1000 });
+    expect(store.state).toBe("open");
+    clock.advance(300);
+    expect(await consume()).toMatchObject({ allowed: false, reason: "fail_closed", retryAfterMs: 700 });
+    expect(store.stats).toMatchObject({ failures: 2, failClosed: 3, shortCircuited: 1 });
+  });
+
+  it("fallback (the default): keeps limiting with a local store, reason fallback", async () => {
+    const { inner, store, consume } = setup();
+    inner.mode = "fail";
+    const decisions = [];
+    for (let i = 0; i < 12; i++) decisions.push(await consume());
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
+    expect(decisions.every((d) => d.reason === "fallback")).toBe(true);
+    expect(decisions[10]).toMatchObject({ allowed: false, state: "throttled", retryAfterMs: 100, limit: 10 });
+    expect(store.stats).toMatchObject({ fallback: 12, failures: 5, breakerOpened: 1, shortCircuited: 7 });
+    // the inner store's own state was never touched
+    expect(inner.memory.stats.size).toBe(0);
+  });
+
+  it("fallback share: limit 100 with share 0.25 allows 25 locally (burst scaled too; windows round down)", async () => {
+    const { inner, consume } = setup({ fallbackShare: 0.25 });
+    inner.mode = "fail";
+    const hundred = setOf("h", { name: "per-second", algorithm: "gcra", limit: 100, periodMs: 1000 });
+    let allowed = 0;
+    for (let i = 0; i < 40; i++) if ((await consume("k", 1, hundred)).allowed) allowed++;
+    expect(allowed).toBe(25);
+    expect(await consume("k", 1, hundred)).toMatchObject({ limit: 25, reason: "fallback" });
+
+    const bursty = setOf("b", { algorithm: "token_bucket", limit: 100, burst: 200, periodMs: 1000 });
+    allowed = 0;
+    for (let i = 0; i < 80; i++) if ((await consume("k", 1, bursty)).allowed) allowed++;
+    expect(allowed).toBe(50);
+
+    const windowed = setOf("w", { algorithm: "fixed_window", limit: 10, periodMs: 1000 });
+    allowed = 0;
+    for (let i = 0; i < 10; i++) if ((await consume("k", 1, windowed)).allowed) allowed++;
+    expect(allowed).toBe(2); // floor(2.5)
+
+    const tiny = setOf("t", { algorithm: "sliding_window", limit: 3, periodMs: 1000 });
+    allowed = 0;
+    for (let i = 0; i < 5; i++) if ((await consume("k", 1, tiny)).allowed) allowed++;
+    expect(allowed).toBe(1); // never below 1
+  });
+
+  it("times out a hung call, applies the policy, and ignores the late answer without unhandled rejections", async () => {
+    const { clock, inner, store, consume } = setup({ onError: "fail_open", timeoutMs: 50 });
+    inner.mode = "hang";
+    let answered = false;
+    const pending = consume().then((d) => {
+      answered = true;
+      return d;
+    });
+    await flush();
+    clock.advance(49);
+    await flush();
+    expect(answered).toBe(false);
+    clock.advance(1);
+    expect(await pending).toMatchObject({ allowed: true, reason: "fail_open" });
+    expect(store.stats).toMatchObject({ storeCalls: 1, failures: 1, timeouts: 1, failOpen: 1 });
+
+    // a second hung call; then both answer late, one with an error, one with a result
+    const second = consume();
+    clock.advance(50);
+    expect((await second).reason).toBe("fail_open");
+    const [late1, late2] = inner.hung;
+    late1.reject(new StoreUnavailableError("flaky", "late failure"));
+    late2.resolve();
+    await flush();
+    expect(unhandled).toEqual([]);
+    expect(store.stats).toMatchObject({ failures: 2, timeouts: 2 });
+  });
+
+  it("opens the breaker after N consecutive failures and stops calling the inner store", async () => {
+    const { inner, store, changes, consume } = setup({ breaker: { failures: 3, openMs: 1000 } });
+    // a success in between resets the count
+    inner.mode = "fail";
+    await consume();
+    await consume();
+    inner.mode = "ok";
+    await consume();
+    inner.mode = "fail";
+    await consume();
+    await consume();
+    expect(store.state).toBe("closed");
+    await consume();
+    expect(store.state).toBe("open");
+    expect(inner.applyCalls).toBe(6);
+    for (let i = 0; i < 10; i++) await consume();
+    expect(inner.applyCalls).toBe(6);
+    expect(store.stats).toMatchObject({ breakerOpened: 1, failures: 5, shortCircuited: 10 });
+    expect(changes).toEqual([
+      expect.objectContaining({
+        from: "closed",
+        to: "open",
+        atMs: T0,
+        error: expect.any(StoreUnavailableError),
+      }),
+    ]);
+  });
+
+  it("lets one half-open probe through after openMs: failure re-opens, success closes", async () => {
+    const { clock, inner, store, changes, consume } = setup({
+      onError: "fail_closed",
+      breaker: { failures: 1, openMs: 1000 },
+    });
+    inner.mode = "fail";
+    await consume();
+    expect(store.state).toBe("open");
+    clock.advance(999);
+    await consume();
+    expect(inner.applyCalls).toBe(1);
+
+    clock.advance(1); // probe due; the store is still down
+    expect(await consume()).toMatchObject({ reason: "fail_closed", retryAfterMs: 1000 });
+    expect(inner.applyCalls).toBe(2);
+    expect(store.state).toBe("open");
+
+    clock.advance(1000);
+    inner.mode = "hang"; // a slow probe: other calls do not pile onto the store meanwhile
+    const probe = consume();
+    expect(store.state).toBe("half_open");
+    expect(await consume()).toMatchObject({ reason: "fail_closed" });
+    expect(inner.applyCalls).toBe(3);
+    inner.mode = "ok";
+    inner.settleHung("resolve");
+    expect(await probe).toMatchObject({ allowed: true, reason: "store" });
+    expect(store.state).toBe("closed");
+    expect(await consume()).toMatchObject({ allowed: true, reason: "store" });
+    expect(inner.applyCalls).toBe(4);
+
+    expect(changes.map((c) => `${c.from}>${c.to}@${c.atMs - T0}`)).toEqual([
+      "closed>open@0",
+      "open>half_open@1000",
+      "half_open>open@1000",
+      "open>half_open@2000",
+      "half_open>closed@2000",
+    ]);
+    expect(store.stats).toMatchObject({ breakerOpened: 2, failures: 2 });
+  });
+
+  it("re-opens when the probe times out", async () => {
+    const { clock, inner, store, consume } = setup({ timeoutMs: 50, breaker: { failures: 1, openMs: 1000 } });
+    inner.mode = "fail";
+    await consume();
+    clock.advance(1000);
+    inner.mode = "hang";
+    const probe = consume();
+    clock.advance(50);
+    expect((await probe).reason).toBe("fallback");
+    expect(store.state).toBe("open");
+    expect(store.stats).toMatchObject({ breakerOpened: 2, timeouts: 1 });
+    inner.settleHung("resolve"); // the late success does not close the breaker
+    await flush();
+    expect(store.state).toBe("open");
+  });
+
+  it("rethrows caller errors untouched and never counts them as store failures", async () => {
+    const { inner, store, consume } = setup({ breaker: { failures: 1 } });
+    inner.mode = "caller_error";
+    for (let i = 0; i < 3; i++) {
+      await expect(consume()).rejects.toMatchObject({ code: "ERR_SLUICE_INVALID_ARGUMENT" });
+    }
+    inner.apply = () =>
+      Promise.reject(new ConfigError("ERR_SLUICE_INVALID_LIMIT", [{ path: "x", message: "bad" }]));
+    await expect(consume()).rejects.toBeInstanceOf(ConfigError);
+    inner.apply = () => {
+      throw new InvalidArgumentError("thrown synchronously");
+    };
+    await expect(consume()).rejects.toThrow(/thrown synchronously/);
+    expect(store.state).toBe("closed");
+    expect(store.stats).toMatchObject({ failures: 0, fallback: 0, breakerOpened: 0 });
+  });
+
+  it("treats a synchronous throw of a non-caller error as a failure", async () => {
+    const { inner, store, consume } = setup({ onError: "fail_open" });
+    inner.apply = () => {
+      throw new Error("socket destroyed");
+    };
+    expect(await consume()).toMatchObject({ allowed: true, reason: "fail_open" });
+    expect(store.stats.failures).toBe(1);
+  });
+
+  it("release never throws for a dead store: failures, timeouts and open breaker are counted and dropped", async () => {
+    const { clock, inner, store } = setup({ timeoutMs: 50, breaker: { failures: 2, openMs: 1000 } });
+    const release = () => store.release(PER_SECOND, "k", { "per-second": 1 }, clock.nowMs());
+    inner.mode = "fail";
+    await expect(release()).resolves.toBeUndefined();
+    inner.mode = "hang";
+    const hung = release();
+    clock.advance(50);
+    await expect(hung).resolves.toBeUndefined();
+    expect(store.state).toBe("open");
+    await expect(release()).resolves.toBeUndefined();
+    expect(inner.releaseCalls).toBe(2);
+    expect(store.stats).toMatchObject({
+      storeCalls: 2,
+      failures: 2,
+      timeouts: 1,
+      releasesDropped: 3,
+      shortCircuited: 1,
+    });
+    inner.settleHung("reject");
+  });
+
+  it("releases a lease granted by the fallback store locally", async () => {
+    const { clock, inner, store, consume } = setup();
+    const inFlight = setOf("c", { name: "in-flight", algorithm: "concurrency", limit: 1, periodMs: 30_000 });
+    inner.mode = "fail";
+    const first = await consume("k", 1, inFlight);
+    expect(first).toMatchObject({ allowed: true, reason: "fallback" });
+    expect(first.leases?.["in-flight"]).toBeGreaterThan(0);
+    expect((await consume("k", 1, inFlight)).allowed).toBe(false);
+    await store.release(inFlight, "k", first.leases ?? {}, clock.nowMs());
+    expect(await consume("k", 1, inFlight)).toMatchObject({ allowed: true, reason: "fallback" });
+  });
+
+  it("peek and refund follow the policy; reset rejects with ERR_SLUICE_STORE_UNAVAILABLE after resetting locally", async () => {
+    const { clock, inner, store, consume } = setup();
+    inner.mode = "fail";
+    await consume("k", 4);
+    const item = (cost: number) => [{ limits: PER_SECOND, key: "k", cost }];
+    expect((await store.apply(item(0), "peek", clock.nowMs()))[0]).toMatchObject({
+      remaining: 6,
+      reason: "fallback",
+    });
+    expect((await store.apply(item(2), "refund", clock.nowMs()))[0]).toMatchObject({
+      remaining: 8,
+      reason: "fallback",
+    });
+    await expect(store.apply(item(0), "reset", clock.nowMs())).rejects.toMatchObject({
+      code: "ERR_SLUICE_STORE_UNAVAILABLE",
+      message: expect.stringMatching(/reset not applied/),
+    });
+    expect((await store.apply(item(0), "peek", clock.nowMs()))[0].remaining).toBe(10);
+  });
+
+  it("mirrors shared and name; close closes both stores; use after close is refused", async () => {
+    const { clock, inner, store, consume } = setup();
+    expect(store.shared).toBe(true);
+    expect(store.name).toBe("flaky");
+    inner.mode = "fail";
+    await consume(); // creates the fallback store
+    await store.close();
+    expect(inner.closed).toBe(true);
+    await expect(consume()).rejects.toMatchObject({ code: "ERR_SLUICE_STORE_CLOSED" });
+    await expect(store.release(PER_SECOND, "k", {}, clock.nowMs())).rejects.toMatchObject({
+      code: "ERR_SLUICE_STORE_CLOSED",
+    });
+    await store.close(); // idempotent
+  });
+
+  it("ignores exceptions thrown by onStateChange", async () => {
+    const { inner, store, consume } = setup({
+      breaker: { failures: 1 },
+      onStateChange: () => {
+        throw new Error("logger broke");
+      },
+    });
+    inner.mode = "fail";
+    expect((await consume()).reason).toBe("fallback");
+    expect(store.state).toBe("open");
+  });
+
+  it("rejects bad options naming the field", () => {
+    const inner = new FlakyStore();
+    const bad: [ResilientOptions, RegExp][] = [
+      [{ fallbackShare: 0 }, /fallbackShare must be a number in \(0, 1\]/],
+      [{ fallbackShare: 1.5 }, /fallbackShare/],
+      [{ timeoutMs: 0 }, /timeoutMs must be/],
+      [{ breaker: { failures: 0 } }, /breaker\.failures/],
+      [{ breaker: { openMs: Number.NaN } }, /breaker\.openMs/],
+      [{ onError: "ignore" as never }, /onError must be one of/],
+      [{ fallbackCapacity: 0 }, /fallbackCapacity/],
+    ];
+    for (const [options, message] of bad) {
+      expect(() => resilientStore(inner, options)).toThrow(message);
+    }
+    expect(() => resilientStore({} as Store)).toThrow(/inner must be a Store/);
+  });
+});
+
+describe("createLimiter({ failure })", () => {
+  it("wraps a remote store: falls back during the outage, returns to the store within openMs", async () => {
+    const clock = new ManualClock(T0);
+    const inner = new FlakyStore();
+    const limiter = createLimiter({
+      store: inner,
+      clock,
+      limits: { name: "per-second", algorithm: "gcra", limit: 10, periodMs: 1000 },
+      failure: { fallbackShare: 0.5, scheduler: clock, breaker: { failures: 2, openMs: 1000 } },
+    });
+    expect(limiter.store).toBeInstanceOf(ResilientStore);
+    expect((await limiter.limit("u")).reason).toBe("store");
+    inner.mode = "fail";
+    const during = [];
+    for (let i = 0; i < 8; i++) during.push(await limiter.limit("u"));
+    expect(during.map((d) => d.reason)).toEqual(Array(8).fill("fallback"));
+    expect(during.filter((d) => d.allowed)).toHaveLength(5);
+    expect(inner.applyCalls).toBe(3); // two failures opened the breaker
+    inner.mode = "ok";
+    clock.advance(1000); // the breaker's own clock is the limiter's clock
+    expect(await limiter.limit("u")).toMatchObject({ allowed: true, reason: "store" });
+    expect((limiter.store as ResilientStore).state).toBe("closed");
+  });
+
+  it("leaves an in-process store unwrapped, keeping limitSync", () => {
+    const limiter = createLimiter({
+      limits: { limit: 1, periodMs: 1000 },
+      failure: { onError: "fail_closed" },
+    });
+    expect(limiter.store).toBeInstanceOf(MemoryStore);
+    expect(limiter.limitSync("k").reason).toBe("store");
+    expect(() => createLimiter({ limits: { limit: 1, periodMs: 1000 }, failure: null as never })).toThrow(
+      /failure must be an object/,
+    );
+  });
+});

@@ -1,0 +1,534 @@
+/**
+ * Failure handling for any store (DESIGN §4, §7): a per-call timeout, a circuit breaker, and a failure policy
+ * that turns an unreachable store into decisions instead of errors.
+ *
+ * - **Timeout** — every call to the inner store races a sleep of `timeoutMs` on the injected
+ *   {@link Scheduler}; losing the race counts as a failure, and the late answer (or late error) is ignored.
+ * - **Circuit breaker** — `closed` until `breaker.failures` consecutive failures, then `open`: calls go
+ *   straight to the policy without touching the inner store. The first call at least `breaker.openMs` later
+ *   (on `clock`) is let through as the single `half_open` probe: success closes the breaker, failure re-opens it
+ *   for another `openMs`. Outcomes of calls issued before the last state change are counted in the stats but
+ *   do not move the breaker. So a store that comes back gets traffic again within `openMs` (plus one probe).
+ * - **Policy** (`onError`) — what a failed or short-circuited call answers:
+ *   - `fail_open`: allowed, `remaining = limit`, reason `fail_open` (availability over protection);
+ *   - `fail_closed`: denied, `state: "throttled"`, `retryAfterMs` until the breaker's next probe (or the
+ *     timeout while it is closed), reason `fail_closed` (protection over availability);
+ *   - `fallback` (the default): decided by a private in-process {@link MemoryStore} holding the same limits
+ *     scaled by `fallbackShare`, reason `fallback`. It keeps limiting during an outage, only per instance:
+ *     with N instances behind a shared store, `fallbackShare: 1 / N` keeps the fleet near the global limit.
+ *     This is the default because neither extreme is a safe surprise: failing open removes protection exactly
+ *     when a dependency is in trouble, and failing closed turns a Redis outage into a full API outage.
+ *
+ * Operations: `consume`, `peek` and `refund` follow the policy (the fallback store gets the refund). `reset`
+ * is an administrative write no policy can stand in for: it resets the local fallback state and then rejects
+ * with `ERR_SLUICE_STORE_UNAVAILABLE`, so the caller learns it did not reach the shared store. `release`
+ * never throws for a dead store: it is counted and dropped (a lease expires on its own), and also applied to
+ * the fallback store, where a lease granted locally lives (releasing an id it does not hold is a no-op).
+ *
+ * Caller errors (`ERR_SLUICE_INVALID_*`, `ERR_SLUICE_UNSUPPORTED`, `ERR_SLUICE_UNKNOWN_LEASE`,
+ * `ERR_SLUICE_STORE_CLOSED`) are rethrown untouched and never count as store failures.
+ *
+ * A consume that timed out may still have been applied by the inner store: the request is then counted both
+ * there and by the policy. That is inherent to timeouts; the fallback share bounds the excess.
+ */
+import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
+import { type Clock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
+import { combineDecision, type Decision, type DecisionReason, type PolicyStatus } from "../core/decision.js";
+import {
+  InvalidArgumentError,
+  SluiceError,
+  StoreTimeoutError,
+  StoreUnavailableError,
+} from "../core/errors.js";
+import { type AlgorithmId, type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
+import { MemoryStore } from "./memory/memory-store.js";
+import type { Store, StoreItem, StoreOp } from "./store.js";
+
+/** What a call answers when the store fails, times out, or the breaker is open. */
+export type FailurePolicy = "fail_open" | "fail_closed" | "fallback";
+
+/** The circuit breaker's state. */
+export type BreakerState = "closed" | "open" | "half_open";
+
+/** Circuit breaker settings of {@link ResilientOptions}. */
+export interface BreakerOptions {
+  /** Consecutive failures that open the breaker. @default 5 */
+  readonly failures?: number;
+  /** How long the breaker stays open before one probe is let through, in milliseconds. @default 1000 */
+  readonly openMs?: number;
+}
+
+/** A change of the breaker's state, reported to {@link ResilientOptions.onStateChange}. */
+export interface BreakerStateChange {
+  /** State before the change. */
+  readonly from: BreakerState;
+  /** State after the change. */
+  readonly to: BreakerState;
+  /** When it changed, on the store's clock. */
+  readonly atMs: number;
+  /** The failure that opened (or re-opened) the breaker, when `to` is `open` because of one. */
+  readonly error?: unknown;
+}
+
+/** Options of {@link resilientStore}. */
+export interface ResilientOptions {
+  /** What to answer when the store is unavailable; see the module comment for why. @default "fallback" */
+  readonly onError?: FailurePolicy;
+  /**
+   * Share of each limit (and burst) the local fallback enforces, in (0, 1]: set it to 1 / (expected
+   * instances). Counting algorithms round down, never below 1. @default 1
+   */
+  readonly fallbackShare?: number;
+  /** Most keys the local fallback store holds (allocated on first use). @default 100_000 */
+  readonly fallbackCapacity?: number;
+  /** Longest wait for the inner store per call, in milliseconds (`Infinity`: no timeout). @default 50 */
+  readonly timeoutMs?: number;
+  /** Circuit breaker settings. @default { failures: 5, openMs: 1000 } */
+  readonly breaker?: BreakerOptions;
+  /** Clock the breaker measures `openMs` with. @default systemClock */
+  readonly clock?: Clock;
+  /** Scheduler the timeout sleeps on. @default systemScheduler */
+  readonly scheduler?: Scheduler;
+  /** Called on every breaker state change (for logs and metrics); exceptions it throws are ignored. */
+  readonly onStateChange?: (change: BreakerStateChange) => void;
+}
+
+/** Counters of a {@link ResilientStore}, since it was created. */
+export interface ResilientStats {
+  /** The breaker's state now. */
+  readonly state: BreakerState;
+  /** Calls (apply and release) that reached the inner store. */
+  readonly storeCalls: number;
+  /** Calls to the inner store that failed, timeouts included. */
+  readonly failures: number;
+  /** Calls to the inner store that did not answer within `timeoutMs`. */
+  readonly timeouts: number;
+  /** Decisions answered by `fail_open`. */
+  readonly failOpen: number;
+  /** Decisions answered by `fail_closed`. */
+  readonly failClosed: number;
+  /** Decisions answered by the local fallback store. */
+  readonly fallback: number;
+  /** Transitions to `open` (first openings and re-openings after a failed probe). */
+  readonly breakerOpened: number;
+  /** Calls that did not reach the inner store because the breaker was open (or a probe was in flight). */
+  readonly shortCircuited: number;
+  /** Releases that did not reach the inner store (failed, timed out, or short-circuited); leases expire. */
+  readonly releasesDropped: number;
+}
+
+/** The defaults of {@link ResilientOptions}. */
+export const RESILIENT_DEFAULTS = Object.freeze({
+  onError: "fallback" as FailurePolicy,
+  fallbackShare: 1,
+  fallbackCapacity: 100_000,
+  timeoutMs: 50,
+  failures: 5,
+  openMs: 1000,
+});
+
+const POLICIES: ReadonlySet<string> = new Set<FailurePolicy>(["fail_open", "fail_closed", "fallback"]);
+const RATE_ALGORITHMS: ReadonlySet<AlgorithmId> = new Set(["token_bucket", "leaky_bucket", "gcra"]);
+const CALLER_CODES: ReadonlySet<string> = new Set([
+  "ERR_SLUICE_UNSUPPORTED",
+  "ERR_SLUICE_UNKNOWN_LEASE",
+  "ERR_SLUICE_STORE_CLOSED",
+]);
+
+/** Whether `error` is the caller's fault (bad input, misuse) rather than a store failure. */
+function isCallerError(error: unknown): boolean {
+  if (error instanceof InvalidArgumentError) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("ERR_SLUICE_INVALID_") || CALLER_CODES.has(code));
+}
+
+const noop = (): void => {};
+
+/** How a call passes the breaker: short-circuited to the policy, sent normally, or sent as the probe. */
+const Gate = { Short: 0, Normal: 1, Probe: 2 } as const;
+type Gate = (typeof Gate)[keyof typeof Gate];
+
+interface Counters {
+  storeCalls: number;
+  failures: number;
+  timeouts: number;
+  failOpen: number;
+  failClosed: number;
+  fallback: number;
+  breakerOpened: number;
+  shortCircuited: number;
+  releasesDropped: number;
+}
+
+/** A {@link Store} wrapped with a timeout, a circuit breaker and a failure policy; see the module comment. */
+export class ResilientStore implements Store {
+  /** The inner store's name, so logs and metrics keep naming the real backend. */
+  readonly name: string;
+  /** Whether the inner store is shared. */
+  readonly shared: boolean;
+  /** The wrapped store. */
+  readonly inner: Store;
+  readonly #policy: FailurePolicy;
+  readonly #share: number;
+  readonly #fallbackCapacity: number;
+  readonly #timeoutMs: number;
+  readonly #failureThreshold: number;
+  readonly #openMs: number;
+  readonly #clock: Clock;
+  readonly #scheduler: Scheduler;
+  readonly #onStateChange: ((change: BreakerStateChange) => void) | undefined;
+  readonly #fallbackSets = new WeakMap<LimitSet, LimitSet>();
+  #fallbackStore: MemoryStore | undefined;
+  #state: BreakerState = "closed";
+  /** Incremented on every state change; outcomes of calls from an older epoch do not move the breaker. */
+  #epoch = 0;
+  #consecutive = 0;
+  #nextProbeAtMs = 0;
+  #closed = false;
+  readonly #n: Counters = {
+    storeCalls: 0,
+    failures: 0,
+    timeouts: 0,
+    failOpen: 0,
+    failClosed: 0,
+    fallback: 0,
+    breakerOpened: 0,
+    shortCircuited: 0,
+    releasesDropped: 0,
+  };
+
+  /** Wraps `inner`; throws `ERR_SLUICE_INVALID_ARGUMENT` naming any bad option. */
+  constructor(inner: Store, options: ResilientOptions = {}) {
+    const fail = (message: string): never => {
+      throw new InvalidArgumentError(`resilientStore: ${message}`);
+    };
+    if (inner === null || typeof inner !== "object" || typeof inner.apply !== "function") {
+      fail("inner must be a Store");
+    }
+    if (options === null || typeof options !== "object") fail("options must be an object");
+    const policy = options.onError ?? RESILIENT_DEFAULTS.onError;
+    if (!POLICIES.has(policy)) {
+      fail(`onError must be one of fail_open, fail_closed, fallback, got ${JSON.stringify(policy)}`);
+    }
+    const share = options.fallbackShare ?? RESILIENT_DEFAULTS.fallbackShare;
+    if (!(typeof share === "number" && share > 0 && share <= 1)) {
+      fail(`fallbackShare must be a number in (0, 1], got ${String(share)}`);
+    }
+    const capacity = options.fallbackCapacity ?? RESILIENT_DEFAULTS.fallbackCapacity;
+    if (!(Number.isInteger(capacity) && capacity >= 1 && capacity <= 2 ** 30)) {
+      fail(`fallbackCapacity must be a whole number from 1 to 2^30, got ${String(capacity)}`);
+    }
+    const timeoutMs = options.timeoutMs ?? RESILIENT_DEFAULTS.timeoutMs;
+    if (!(typeof timeoutMs === "number" && timeoutMs > 0)) {
+      fail(`timeoutMs must be a number of milliseconds > 0 (or Infinity), got ${String(timeoutMs)}`);
+    }
+    const failures = options.breaker?.failures ?? RESILIENT_DEFAULTS.failures;
+    if (!(Number.isInteger(failures) && failures >= 1)) {
+      fail(`breaker.failures must be a whole number >= 1, got ${String(failures)}`);
+    }
+    const openMs = options.breaker?.openMs ?? RESILIENT_DEFAULTS.openMs;
+    if (!(typeof openMs === "number" && Number.isFinite(openMs) && openMs > 0)) {
+      fail(`breaker.openMs must be a finite number of milliseconds > 0, got ${String(openMs)}`);
+    }
+    if (options.onStateChange !== undefined && typeof options.onStateChange !== "function") {
+      fail("onStateChange must be a function");
+    }
+    this.inner = inner;
+    this.name = inner.name;
+    this.shared = inner.shared;
+    this.#policy = policy;
+    this.#share = share;
+    this.#fallbackCapacity = capacity;
+    this.#timeoutMs = timeoutMs;
+    this.#failureThreshold = failures;
+    this.#openMs = openMs;
+    this.#clock = options.clock ?? systemClock;
+    this.#scheduler = options.scheduler ?? systemScheduler;
+    this.#onStateChange = options.onStateChange;
+  }
+
+  /** The breaker's state; `open` turns `half_open` on the first call at least `openMs` after it opened. */
+  get state(): BreakerState {
+    return this.#state;
+  }
+
+  /** A snapshot of the counters and the breaker state. */
+  get stats(): ResilientStats {
+    return Object.freeze({ state: this.#state, ...this.#n });
+  }
+
+  /** Applies `op` on the inner store, or by the failure policy when it fails, times out or is cut off. */
+  apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
+    if (this.#closed) return Promise.reject(closedError(this.name));
+    const gate = this.#admit();
+    if (gate === Gate.Short) {
+      this.#n.shortCircuited++;
+      try {
+        return Promise.resolve(
+          this.#answer(items, op, nowMs, new StoreUnavailableError(this.name, "circuit breaker open")),
+        );
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    const epoch = this.#epoch;
+    const probe = gate === Gate.Probe;
+    return this.#timed(() => this.inner.apply(items, op, nowMs)).then(
+      (decisions) => {
+        this.#succeeded(epoch, probe);
+        if (op === "reset" && this.#fallbackStore !== undefined) {
+          this.#fallbackStore.applySync(this.#fallbackItems(items), "reset", nowMs);
+        }
+        return decisions;
+      },
+      (error: unknown) => {
+        if (isCallerError(error)) {
+          this.#neutral(epoch, probe);
+          throw error;
+        }
+        this.#failed(epoch, probe, error);
+        return this.#answer(items, op, nowMs, error);
+      },
+    );
+  }
+
+  /** Releases leases on the inner store; a failure is counted and dropped, never thrown (leases expire). */
+  async release(
+    limits: LimitSet,
+    key: string,
+    leases: Readonly<Record<string, number>>,
+    nowMs: number,
+  ): Promise<void> {
+    if (this.#closed) throw closedError(this.name);
+    if (this.#fallbackStore !== undefined && limits.hasConcurrency) {
+      this.#fallbackStore.releaseSync(this.#fallbackSet(limits), key, leases, nowMs);
+    }
+    const gate = this.#admit();
+    if (gate === Gate.Short) {
+      this.#n.shortCircuited++;
+      this.#n.releasesDropped++;
+      return;
+    }
+    const epoch = this.#epoch;
+    const probe = gate === Gate.Probe;
+    try {
+      await this.#timed(() => this.inner.release(limits, key, leases, nowMs));
+    } catch (error) {
+      if (isCallerError(error)) {
+        this.#neutral(epoch, probe);
+        throw error;
+      }
+      this.#failed(epoch, probe, error);
+      this.#n.releasesDropped++;
+      return;
+    }
+    this.#succeeded(epoch, probe);
+  }
+
+  /** Closes the inner store and the fallback store; rethrows the inner store's close error, if any. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const [inner] = await Promise.allSettled([this.inner.close(), this.#fallbackStore?.close()]);
+    if (inner.status === "rejected") throw inner.reason;
+  }
+
+  /** Whether a call may reach the inner store now; moves `open` to `half_open` when a probe is due. */
+  #admit(): Gate {
+    if (this.#state === "closed") return Gate.Normal;
+    if (this.#state === "open" && this.#clock.nowMs() >= this.#nextProbeAtMs) {
+      this.#transition("half_open");
+      return Gate.Probe;
+    }
+    return Gate.Short;
+  }
+
+  #succeeded(epoch: number, probe: boolean): void {
+    if (epoch !== this.#epoch) return;
+    if (probe) this.#transition("closed");
+    else this.#consecutive = 0;
+  }
+
+  #failed(epoch: number, probe: boolean, error: unknown): void {
+    this.#n.failures++;
+    if (error instanceof StoreTimeoutError) this.#n.timeouts++;
+    if (epoch !== this.#epoch) return;
+    if (probe || ++this.#consecutive >= this.#failureThreshold) this.#open(error);
+  }
+
+  /** A caller error says nothing about the store; a probe that ended in one is retried by the next call. */
+  #neutral(epoch: number, probe: boolean): void {
+    if (probe && epoch === this.#epoch) this.#transition("open");
+  }
+
+  #open(error: unknown): void {
+    this.#nextProbeAtMs = this.#clock.nowMs() + this.#openMs;
+    this.#n.breakerOpened++;
+    this.#transition("open", error);
+  }
+
+  #transition(to: BreakerState, error?: unknown): void {
+    const from = this.#state;
+    this.#state = to;
+    this.#epoch++;
+    this.#consecutive = 0;
+    const listener = this.#onStateChange;
+    if (listener === undefined) return;
+    try {
+      listener(
+        error === undefined
+          ? { from, to, atMs: this.#clock.nowMs() }
+          : { from, to, atMs: this.#clock.nowMs(), error },
+      );
+    } catch {
+      // a logging callback must never break limiting
+    }
+  }
+
+  /** Races the inner call against the timeout; the loser's outcome is swallowed. */
+  #timed<T>(start: () => Promise<T>): Promise<T> {
+    this.#n.storeCalls++;
+    let call: Promise<T>;
+    try {
+      call = Promise.resolve(start());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const timeoutMs = this.#timeoutMs;
+    if (timeoutMs === Number.POSITIVE_INFINITY) return call;
+    const abort = new AbortController();
+    const timer = this.#scheduler.sleep(timeoutMs, abort.signal).then(() => {
+      throw new StoreTimeoutError(this.name, timeoutMs);
+    });
+    call.then(noop, noop); // a late rejection after the timeout won must not go unhandled
+    timer.then(noop, noop); // nor the aborted sleep after the call won
+    return Promise.race([call, timer]).then(
+      (value) => {
+        abort.abort();
+        return value;
+      },
+      (error: unknown) => {
+        abort.abort();
+        throw error;
+      },
+    );
+  }
+
+  /** The failure policy's decisions for `items` (throws for `reset`, which no policy can answer). */
+  #answer(items: readonly StoreItem[], op: StoreOp, nowMs: number, cause: unknown): Decision[] {
+    if (op === "reset") {
+      if (this.#fallbackStore !== undefined) {
+        this.#fallbackStore.applySync(this.#fallbackItems(items), "reset", nowMs);
+      }
+      throw new StoreUnavailableError(
+        this.name,
+        `reset not applied: ${cause instanceof Error ? cause.message : String(cause)}`,
+        cause,
+      );
+    }
+    switch (this.#policy) {
+      case "fallback": {
+        this.#fallbackStore ??= new MemoryStore({ capacity: this.#fallbackCapacity });
+        const decisions = this.#fallbackStore.applySync(this.#fallbackItems(items), op, nowMs);
+        this.#n.fallback += decisions.length;
+        return decisions.map((d) => relabel(d, "fallback"));
+      }
+      case "fail_open":
+        this.#n.failOpen += items.length;
+        return items.map((it) => combineDecision(it.limits.specs.map(openStatus), "fail_open"));
+      case "fail_closed": {
+        this.#n.failClosed += items.length;
+        const retryAfterMs = this.#retryAfterMs();
+        return items.map((it) =>
+          combineDecision(
+            it.limits.specs.map((s) => closedStatus(s, retryAfterMs)),
+            "fail_closed",
+          ),
+        );
+      }
+    }
+  }
+
+  /** Until the next probe while open, else the timeout (a failed call is retried no sooner). */
+  #retryAfterMs(): number {
+    const waitMs =
+      this.#state === "open"
+        ? this.#nextProbeAtMs - this.#clock.nowMs()
+        : Number.isFinite(this.#timeoutMs)
+          ? this.#timeoutMs
+          : this.#openMs;
+    return Math.max(1, Math.ceil(waitMs));
+  }
+
+  #fallbackItems(items: readonly StoreItem[]): StoreItem[] {
+    return items.map((it) => ({ limits: this.#fallbackSet(it.limits), key: it.key, cost: it.cost }));
+  }
+
+  /** The local twin of `set`: same limits scaled by the fallback share, derived once per set. */
+  #fallbackSet(set: LimitSet): LimitSet {
+    let local = this.#fallbackSets.get(set);
+    if (local === undefined) {
+      local = createLimitSet(
+        `${set.namespace}#fallback`,
+        set.specs.map((s) => scaleSpec(s, this.#share)),
+      );
+      this.#fallbackSets.set(set, local);
+    }
+    return local;
+  }
+}
+
+/** Wraps `inner` with a timeout, a circuit breaker and a failure policy (default `fallback`). */
+export function resilientStore(inner: Store, options?: ResilientOptions): ResilientStore {
+  return new ResilientStore(inner, options);
+}
+
+function closedError(name: string): SluiceError {
+  return new SluiceError("ERR_SLUICE_STORE_CLOSED", `${name}: resilient store used after close()`);
+}
+
+/** `spec` with `limit` and `burst` multiplied by `share`; counting algorithms round down, never below 1. */
+function scaleSpec(spec: LimitSpec, share: number): LimitSpec {
+  if (share === 1) return spec;
+  const rate = RATE_ALGORITHMS.has(spec.algorithm);
+  const input: LimitSpecInput = {
+    name: spec.name,
+    algorithm: spec.algorithm,
+    periodMs: spec.periodMs,
+    limit: rate ? spec.limit * share : Math.max(1, Math.floor(spec.limit * share)),
+    ...(rate ? { burst: Math.max(1, spec.burst * share) } : {}),
+    ...(spec.algorithm === "bucketed_window" ? { bucketMs: spec.bucketMs } : {}),
+  };
+  return parseLimitSpec(input);
+}
+
+/** The same decision under another reason. */
+function relabel(d: Decision, reason: DecisionReason): Decision {
+  return combineDecision(d.policies, reason, d.leases === undefined ? undefined : { ...d.leases });
+}
+
+function openStatus(spec: LimitSpec): PolicyStatus {
+  return {
+    policy: spec.name,
+    allowed: true,
+    limit: spec.limit,
+    remaining: spec.limit,
+    resetAfterMs: 0,
+    retryAfterMs: 0,
+    state: "normal",
+    periodMs: spec.periodMs,
+  };
+}
+
+function closedStatus(spec: LimitSpec, retryAfterMs: number): PolicyStatus {
+  return {
+    policy: spec.name,
+    allowed: false,
+    limit: spec.limit,
+    remaining: 0,
+    resetAfterMs: retryAfterMs,
+    retryAfterMs,
+    state: "throttled",
+    periodMs: spec.periodMs,
+  };
+}
