@@ -7,14 +7,13 @@
  *
  * State (2 fields): `s[o] = level` (units), `s[o + 1] = lastMs` (epoch ms of the last write; never moved back).
  *
- * At `now`: Δ = max(0, now − last); level' = max(0, level − Δ·L/P), and level' = B when it exceeds `B + tol`,
- * where tol = TIME_TOLERANCE_MS·L/P is the tolerance in units. A cost c passes when the excess
+ * At `now`: Δ = max(0, now − last); level' = max(0, level − Δ·L/P). A cost c passes when the excess
  * (level' + c − B)·P/L ≤ TIME_TOLERANCE_MS; committing writes level = level' + c and last = max(last, now).
  *
- * The clamp (for a burst lowered since the key was last seen) leaves levels up to `B + tol` alone: clamping
- * those to `B` would forget the overshoot the tolerance just admitted, so a cost no larger than `tol` (one byte
- * under a fast bytes-per-second limit) would pass again and again at one instant. Under an unchanged burst the
- * level never exceeds `B + tol`, so the clamp never bites.
+ * A burst lowered since the key was last seen keeps the level: a key above the new burst is denied (remaining
+ * 0) until it has drained below it, and `retryAfterMs` says exactly when. Clamping the level instead would
+ * either be undone by the next denial (which writes nothing) and so report a retry time that is too early, or
+ * hand out capacity that was already used.
  *
  * Reported durations are measured on the caller's clock: when `now < last` (a clock behind the one that last
  * wrote), the lag `last − now` is added, so retrying at `now + retryAfterMs` passes.
@@ -44,8 +43,7 @@ export function drainApply(
   const t = spec.emissionMs;
   const burst = spec.burst;
   const tolUnits = TIME_TOLERANCE_MS / t;
-  let level = drainedLevel(s, o, nowMs, spec);
-  if (level > burst + tolUnits) level = burst; // burst lowered since last touch: clamp, never reset
+  const level = drainedLevel(s, o, nowMs, spec);
   const last = s[o + 1];
   const lag = last > nowMs ? last - nowMs : 0;
   out.leaseId = 0;
@@ -80,14 +78,12 @@ export function drainRefund(
   spec: LimitSpec,
   amount: number,
 ): void {
-  let level = drainedLevel(s, o, nowMs, spec);
-  if (level > spec.burst + TIME_TOLERANCE_MS / spec.emissionMs) level = spec.burst;
-  level -= amount;
+  const level = drainedLevel(s, o, nowMs, spec) - amount;
   s[o] = level > 0 ? level : 0;
   if (nowMs > s[o + 1]) s[o + 1] = nowMs;
 }
 
-/** The `idleAfterMs` of a drain algorithm: the time until the stored (unclamped) level has fully drained. */
+/** The `idleAfterMs` of a drain algorithm: the time until the stored level has fully drained. */
 export function drainIdleAfterMs(s: Float64Array, o: number, nowMs: number, spec: LimitSpec): number {
   const level = s[o];
   if (level <= 0) return 0;

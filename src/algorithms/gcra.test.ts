@@ -62,11 +62,18 @@ describe("gcra", () => {
     replay(huge, [{ at: T0, cost: 1e15, expect: { allowed: true } }]);
   });
 
-  it("clamps to a lowered burst instead of resetting", () => {
+  it("keeps the debt under a lowered burst and says truthfully when the key passes again", () => {
     const wide = parseLimitSpec({ algorithm: "gcra", limit: 10, periodMs: 1000, burst: 10 });
     const r = step(gcra, undefined, T0, wide, 10);
     const narrow = step(gcra, r.state, T0, spec, 1);
-    expect(narrow.decision).toMatchObject({ allowed: false, retryAfterMs: 100 });
+    expect(narrow.decision).toMatchObject({
+      allowed: false,
+      remaining: 0,
+      retryAfterMs: 900,
+      resetAfterMs: 1000,
+    });
+    expect(step(gcra, r.state, T0 + 899, spec, 1).decision.allowed).toBe(false);
+    expect(step(gcra, r.state, T0 + 900, spec, 1).decision.allowed).toBe(true);
   });
 
   it("peeks with cost 0 without consuming", () => {

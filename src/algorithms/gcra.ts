@@ -17,7 +17,8 @@
  *
  * Edges: a clock going backwards (now < an earlier now) is no time passing, because base = max(TAT, now)
  * never moves TAT back. cost > burst never passes (retryAfterMs = Infinity). A burst lowered since the key was
- * last seen clamps `base − now` to the new τ. cost 0 is a peek.
+ * last seen keeps the debt: the key is denied (remaining 0) until `TAT − now` is back within the new τ, and
+ * retryAfterMs says exactly when; the same formula covers a clock that went backwards. cost 0 is a peek.
  *
  * Pro: O(1) time, one float per key, smooth admission with exact bursts. Con: no notion of a calendar window,
  * so "1000 per day" refills continuously rather than at midnight (use fixed_window for that).
@@ -35,10 +36,7 @@ export const gcra: Algorithm = {
     const t = spec.emissionMs;
     const tau = spec.burst * t;
     const tat = s[o];
-    let base = tat > nowMs ? tat : nowMs;
-    // Burst lowered since last touch: clamp, never reset. Only beyond the tolerance an admission may leave,
-    // so tiny costs cannot pass again and again at one instant.
-    if (base - nowMs > tau + TIME_TOLERANCE_MS) base = nowMs + tau;
+    const base = tat > nowMs ? tat : nowMs;
     out.leaseId = 0;
     if (cost > spec.burst) {
       out.allowed = false;

@@ -113,15 +113,16 @@ describe("leaky_bucket", () => {
     });
   });
 
-  it("clamps to a lowered burst instead of resetting", () => {
+  it("keeps the level under a lowered burst and says truthfully when the key passes again", () => {
     const deep = bucket(2, 1000, 10);
     const full = step(leakyBucket, undefined, T0, deep, 10).state;
     expect(step(leakyBucket, full, T0, spec, 1).decision).toMatchObject({
       allowed: false,
       remaining: 0,
-      retryAfterMs: 500,
-      resetAfterMs: 1500,
+      retryAfterMs: 4000,
+      resetAfterMs: 5000,
     });
+    expect(step(leakyBucket, full, T0 + 4000, spec, 1).decision.allowed).toBe(true);
   });
 
   it("peeks with cost 0, and decides without writing when commit is false", () => {

@@ -127,16 +127,18 @@ describe("token_bucket", () => {
     );
   });
 
-  it("clamps to a lowered burst instead of resetting", () => {
+  it("keeps the debt under a lowered burst and says truthfully when the key passes again", () => {
     const wide = bucket(10, 1000, 10);
     const drained = step(tokenBucket, undefined, T0, wide, 10).state;
     const narrow = step(tokenBucket, drained, T0, spec, 1);
     expect(narrow.decision).toMatchObject({
       allowed: false,
       remaining: 0,
-      retryAfterMs: 100,
-      resetAfterMs: 200,
+      retryAfterMs: 900,
+      resetAfterMs: 1000,
     });
+    expect(step(tokenBucket, drained, T0 + 899, spec, 1).decision.allowed).toBe(false);
+    expect(step(tokenBucket, drained, T0 + 900, spec, 1).decision.allowed).toBe(true);
     // A raised burst keeps the deficit too.
     const raised = step(tokenBucket, drained, T0, bucket(10, 1000, 15), 5);
     expect(raised.decision).toMatchObject({ allowed: true, remaining: 0 });

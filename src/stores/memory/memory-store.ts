@@ -162,7 +162,14 @@ export class MemoryStore implements SyncStore {
     const only = t.only;
     if (only !== undefined) {
       const out = this.#out;
-      only.algorithm.apply(this.#data, slot * this.#stride + only.offset, nowMs, only.spec, cost, true, out);
+      const off = slot * this.#stride + only.offset;
+      if (
+        (this.#flags[slot] & only.warnBit) !== 0 &&
+        only.algorithm.idleAfterMs(this.#data, off, nowMs, only.spec) <= 0
+      ) {
+        this.#flags[slot] ^= only.warnBit; // a fresh state carries no warning
+      }
+      only.algorithm.apply(this.#data, off, nowMs, only.spec, cost, true, out);
       return this.#single(slot, only, out, out.allowed);
     }
     return this.#consumeItems([{ limits, key, cost }], [slot], nowMs)[0];
@@ -268,13 +275,15 @@ export class MemoryStore implements SyncStore {
   /** Consumes from every limit of every item, all-or-nothing: decide all without writing, then commit. */
   #consumeItems(items: readonly StoreItem[], slots: readonly number[], nowMs: number): Decision[] {
     const out = this.#out;
+    for (let i = 0; i < items.length; i++)
+      this.#forgetIdleWarnings(slots[i], this.#tablesById[items[i].limits.id]!, nowMs);
     const allAllowed = hasDuplicates(slots)
       ? this.#trialRun(items, slots, nowMs)
       : this.#dryRun(items, slots, nowMs);
     return items.map((it, i) => {
       const t = this.#tablesById[it.limits.id]!;
       const slot = slots[i];
-      if (t.only !== undefined) {
+      if (t.only !== undefined && allAllowed) {
         const l = t.only;
         const own = verdict(this.#data, slot * this.#stride + l.offset, l, it.cost, allAllowed, nowMs, out);
         return this.#single(slot, l, out, own && allAllowed);
@@ -351,7 +360,9 @@ export class MemoryStore implements SyncStore {
         const [arr, off] = this.#where(slot, l);
         l.algorithm.apply(arr, off, nowMs, l.spec, cost, false, out);
       }
-      const warning = slot === undefined ? false : (this.#flags[slot] & l.warnBit) !== 0;
+      // A fresh state carries no warning (the flag is cleared on the next consume).
+      const warning =
+        slot !== undefined && (this.#flags[slot] & l.warnBit) !== 0 && !this.#idle(slot, l, nowMs);
       statuses.push(
         statusOf(l.spec, out, out.allowed, out.allowed && nextWarning(warning, out.remaining, l.spec.limit)),
       );
@@ -372,6 +383,20 @@ export class MemoryStore implements SyncStore {
       spec.periodMs,
       "store",
     );
+  }
+
+  /** Clears the warning flags of the limits of `slot` whose state is back to fresh: it carries no history. */
+  #forgetIdleWarnings(slot: number, t: Table, nowMs: number): void {
+    if ((this.#flags[slot] & ~1) === 0) return;
+    for (const l of t.layout) {
+      if ((this.#flags[slot] & l.warnBit) !== 0 && this.#idle(slot, l, nowMs)) this.#flags[slot] ^= l.warnBit;
+    }
+  }
+
+  /** Whether limit `l` of `slot` is back to its fresh state. */
+  #idle(slot: number, l: LimitLayout, nowMs: number): boolean {
+    const [arr, off] = this.#where(slot, l);
+    return l.algorithm.idleAfterMs(arr, off, nowMs, l.spec) <= 0;
   }
 
   /** The warning flag of limit `l` of `slot`, updated from this step's usage when the step was committed. */
@@ -466,8 +491,12 @@ export class MemoryStore implements SyncStore {
     });
     let t = this.#tablesByNamespace.get(set.namespace);
     if (t !== undefined && !sameShape(t.layout, layout)) {
-      for (const slot of t.map.values()) this.#release(slot);
-      t.map.clear();
+      if (sameAlgorithms(t.layout, layout)) {
+        this.#migrate(t, layout, small, big); // changed numbers: keep state, the kernels clamp on touch
+      } else {
+        for (const slot of t.map.values()) this.#release(slot);
+        t.map.clear();
+      }
     }
     if (t === undefined) {
       const id = this.#tablesBySlotOwner.length;
@@ -502,6 +531,28 @@ export class MemoryStore implements SyncStore {
     return t;
   }
 
+  /**
+   * Moves every key of `t` to a new layout with the same algorithms but other state widths (a changed limit of
+   * sliding_log or concurrency, a changed period of bucketed_window): each limit keeps the common prefix of its
+   * state, as {@link step} does; the kernels clamp the rest on touch.
+   */
+  #migrate(t: Table, layout: readonly LimitLayout[], small: number, big: number): void {
+    if (small > this.#stride) this.#widen(small);
+    for (const slot of t.map.values()) {
+      const saved = t.layout.map((l) => {
+        const [arr, off] = this.#where(slot, l);
+        return arr.slice(off, off + l.width);
+      });
+      const base = slot * this.#stride;
+      this.#data.fill(0, base, base + this.#stride);
+      this.#big[slot] = big > 0 ? new Float64Array(big) : undefined;
+      layout.forEach((l, i) => {
+        const [arr, off] = this.#where(slot, l);
+        arr.set(saved[i].subarray(0, Math.min(l.width, saved[i].length)), off);
+      });
+    }
+  }
+
   /** Grows the per-slot block of the shared array to `stride` floats, moving every slot's state. */
   #widen(stride: number): void {
     const old = this.#data;
@@ -520,6 +571,10 @@ function hasDuplicates(slots: readonly number[]): boolean {
   if (slots.length < 2) return false;
   if (slots.length === 2) return slots[0] === slots[1];
   return new Set(slots).size !== slots.length;
+}
+
+function sameAlgorithms(a: readonly LimitLayout[], b: readonly LimitLayout[]): boolean {
+  return a.length === b.length && a.every((l, i) => l.algorithm === b[i].algorithm);
 }
 
 function sameShape(a: readonly LimitLayout[], b: readonly LimitLayout[]): boolean {

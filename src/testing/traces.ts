@@ -1,0 +1,1299 @@
+/**
+ * The conformance traces: timed sequences of operations on a limiter, with hand-written expectations on the key
+ * steps. Framework-free data; `conformance.ts` replays them against a store and compares every decision with
+ * the {@link ReferenceStore}. Times are milliseconds after {@link T0} (or a trace's own `t0`).
+ *
+ * Hand-written expectations follow DESIGN §3 and each algorithm's module comment; they guard the reference
+ * model as much as the stores. Every trace uses periods that divide {@link T0}, so windows start at `at: 0`.
+ */
+import type { AlgorithmId, LimitSpecInput } from "../core/limit-spec.js";
+import type { LimitState } from "../core/limit-state.js";
+
+/** The default start of every trace: 2023-11-14T22:13:20Z, a multiple of every period used here but a minute. */
+export const T0 = 1_700_000_000_000;
+
+/** What a step does through the limiter. */
+export type StepOp = "consume" | "peek" | "refund" | "reset" | "acquire" | "release";
+
+/** Expected fields of one limit's status within a decision. */
+export interface PolicyExpect {
+  /** Whether this limit allowed. */
+  readonly allowed?: boolean;
+  /** Whole units left. */
+  readonly remaining?: number;
+  /** Milliseconds until fresh. */
+  readonly resetAfterMs?: number;
+  /** Milliseconds until the cost could pass (0 when allowed, Infinity when never). */
+  readonly retryAfterMs?: number;
+  /** normal / warning / throttled. */
+  readonly state?: LimitState;
+}
+
+/** Expected fields of a step's decision; only the fields given are checked. */
+export interface StepExpect extends PolicyExpect {
+  /** The headline policy (the most restrictive limit). */
+  readonly policy?: string;
+  /** Per-policy expectations, by policy name. */
+  readonly policies?: Readonly<Record<string, PolicyExpect>>;
+  /** Policy names holding a lease after an acquire (sorted); `[]` when none. */
+  readonly leases?: readonly string[];
+}
+
+/** One operation of a trace. */
+export interface Step {
+  /** Milliseconds after the trace's `t0` (fractions and going backwards allowed). */
+  readonly at: number;
+  /** The operation. */
+  readonly op: StepOp;
+  /** The key. @default "k" */
+  readonly key?: string;
+  /** Units: consumed (consume/acquire, default 1), asked about (peek, default 0) or given back (refund, default 1). */
+  readonly cost?: number;
+  /** acquire: the name to keep the lease under; release: the name of the lease to give back. */
+  readonly lease?: string;
+  /** Reconfigure before this step: from here on the limiter has these limits (same name, state kept). */
+  readonly limits?: readonly LimitSpecInput[];
+  /** Hand-written expectations on the decision (none for reset and release). */
+  readonly expect?: StepExpect;
+}
+
+/** A named, timed sequence of steps against one set of limits. */
+export interface Trace {
+  /** Unique within its topic; part of the test name. */
+  readonly name: string;
+  /** Group in test names: the algorithm, or a cross-cutting topic. @default the limits' algorithm */
+  readonly topic?: string;
+  /** Absolute time of `at: 0`, in epoch ms. @default T0 */
+  readonly t0?: number;
+  /** The limits the limiter starts with. */
+  readonly limits: readonly LimitSpecInput[];
+  /** The steps, in order. */
+  readonly steps: readonly Step[];
+}
+
+/** The topic a trace is filed under: its own, else its single algorithm, else `multi-limit`. */
+export function traceTopic(trace: Trace): string {
+  if (trace.topic !== undefined) return trace.topic;
+  const ids = new Set(trace.limits.map((l) => l.algorithm ?? "gcra"));
+  return ids.size === 1 ? [...ids][0] : "multi-limit";
+}
+
+/** The test name of a trace: `<topic>: <name>`. */
+export function traceTestName(trace: Trace): string {
+  return `${traceTopic(trace)}: ${trace.name}`;
+}
+
+/** The distinct keys a trace touches. */
+export function traceKeys(trace: Trace): string[] {
+  return [...new Set(trace.steps.map((s) => s.key ?? "k"))];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Builders (private): short names keep the traces readable as tables.
+
+type Extra = Partial<Pick<Step, "key" | "cost" | "lease" | "limits">>;
+
+function st(at: number, op: StepOp, expect: StepExpect | undefined, extra: Extra | undefined): Step {
+  return { at, op, ...extra, ...(expect !== undefined ? { expect } : {}) };
+}
+const consume = (at: number, expect?: StepExpect, extra?: Extra): Step => st(at, "consume", expect, extra);
+const peek = (at: number, expect?: StepExpect, extra?: Extra): Step => st(at, "peek", expect, extra);
+const refund = (at: number, cost: number, expect?: StepExpect, extra?: Extra): Step =>
+  st(at, "refund", expect, { ...extra, cost });
+const reset = (at: number, extra?: Extra): Step => st(at, "reset", undefined, extra);
+const acquire = (at: number, lease: string, expect?: StepExpect, extra?: Extra): Step =>
+  st(at, "acquire", expect, { ...extra, lease });
+const release = (at: number, lease: string, extra?: Extra): Step =>
+  st(at, "release", undefined, { ...extra, lease });
+const times = (n: number, make: (i: number) => Step): Step[] => Array.from({ length: n }, (_, i) => make(i));
+
+/** Allowed, with `remaining` left and (when given) `resetAfterMs` until fresh and the state. */
+function ok(remaining: number, resetAfterMs?: number, state?: LimitState): StepExpect {
+  return {
+    allowed: true,
+    remaining,
+    retryAfterMs: 0,
+    ...(resetAfterMs !== undefined ? { resetAfterMs } : {}),
+    ...(state !== undefined ? { state } : {}),
+  };
+}
+
+/** Denied, retry after `retryAfterMs`; optionally `remaining` and `resetAfterMs`. */
+function no(retryAfterMs: number, remaining?: number, resetAfterMs?: number): StepExpect {
+  return {
+    allowed: false,
+    retryAfterMs,
+    state: "throttled",
+    ...(remaining !== undefined ? { remaining } : {}),
+    ...(resetAfterMs !== undefined ? { resetAfterMs } : {}),
+  };
+}
+
+const NEVER = Number.POSITIVE_INFINITY;
+/** 30 days, in ms. */
+const MONTH = 2_592_000_000;
+
+const perSecond = (
+  algorithm: AlgorithmId,
+  limit = 5,
+  extra: Partial<LimitSpecInput> = {},
+): LimitSpecInput => ({
+  name: "per-second",
+  algorithm,
+  limit,
+  periodMs: 1000,
+  ...(algorithm === "bucketed_window" ? { bucketMs: 100 } : {}),
+  ...extra,
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// gcra, token_bucket, leaky_bucket: DESIGN §3 makes them admit identically (a bucket of B refilled at L/P), and
+// with an unchanged limit they report identically too. L = 5 per 1000 ms: one unit every 200 ms.
+
+function bucketFamily(algorithm: "gcra" | "token_bucket" | "leaky_bucket"): Trace[] {
+  const limits = [perSecond(algorithm)];
+  return [
+    {
+      name: "burst then refill",
+      limits,
+      steps: [
+        consume(0, ok(4, 200, "normal")),
+        consume(0, ok(3, 400, "normal")),
+        consume(0, ok(2, 600, "normal")),
+        consume(0, ok(1, 800, "normal")), // 80% used: not above 80%, still normal
+        consume(0, ok(0, 1000, "warning")),
+        consume(0, no(200, 0, 1000)),
+        consume(600, ok(2, 600, "normal")), // three units refilled, one taken; 40% used leaves warning
+        consume(5000, ok(4, 200, "normal")),
+        peek(5000, { ...ok(4, 200, "normal"), policy: "per-second" }),
+      ],
+    },
+    {
+      name: "denial then exact retry at retryAfterMs",
+      limits,
+      steps: [
+        consume(0, ok(0, 1000, "warning"), { cost: 5 }),
+        consume(100, no(100, 0, 900)),
+        consume(199, no(1)),
+        consume(200, ok(0, 1000, "warning")),
+        consume(200, no(400, 0, 1000), { cost: 2 }),
+        consume(600, ok(0, 1000), { cost: 2 }),
+      ],
+    },
+    {
+      name: "cost above the burst never passes",
+      limits,
+      steps: [
+        consume(0, no(NEVER, 5, 0), { cost: 6 }),
+        consume(0, ok(0, 1000), { cost: 5 }),
+        consume(0, no(NEVER, 0, 1000), { cost: 6 }),
+        consume(10_000, no(NEVER, 5, 0), { cost: 5.5 }),
+        consume(10_000, ok(0, 1000), { cost: 5 }),
+      ],
+    },
+    {
+      name: "peek with cost 0 and as-if costs changes nothing",
+      limits,
+      steps: [
+        peek(0, ok(5, 0, "normal")),
+        consume(0, ok(2, 600), { cost: 3 }),
+        peek(0, ok(2, 600, "normal")),
+        peek(0, ok(0, 1000, "warning"), { cost: 2 }),
+        peek(0, no(200, 2, 600), { cost: 3 }),
+        consume(0, ok(1, 800, "normal")),
+      ],
+    },
+    {
+      name: "clock going backwards is no time passing",
+      limits,
+      steps: [
+        consume(1000, ok(0, 1000), { cost: 5 }),
+        consume(500, { allowed: false, remaining: 0, state: "throttled" }),
+        consume(1200, ok(0, 1000)),
+        consume(0, { allowed: false, remaining: 0 }),
+        consume(1400, ok(0, 1000)),
+        consume(3400, ok(4, 200)),
+      ],
+    },
+    {
+      // Retrying at now + retryAfterMs must pass even when the clock went back further than the burst.
+      name: "retry after the clock went back past the burst includes the lag",
+      limits,
+      steps: [
+        consume(1000, ok(0, 1000), { cost: 5 }),
+        consume(500, no(700, 0, 1500)),
+        consume(1199, no(1)),
+        consume(1200, ok(0, 1000)),
+        consume(0, no(1400, 0, 2200)),
+        consume(1400, ok(0, 1000)),
+      ],
+    },
+    {
+      name: "a very long gap refills completely",
+      limits,
+      steps: [
+        consume(0, ok(0, 1000), { cost: 5 }),
+        consume(MONTH, ok(4, 200, "normal")),
+        consume(1_000_000_000_000, ok(4, 200, "normal")),
+      ],
+    },
+    {
+      name: "fractional rate, costs and clock",
+      limits: [{ name: "slow", algorithm, limit: 2.5, periodMs: 1000 }], // one unit per 400 ms, burst 2.5
+      steps: [
+        consume(0, ok(1, 400, "normal")),
+        consume(0, ok(0, 800, "warning")),
+        consume(0, ok(0, 1000), { cost: 0.5 }),
+        consume(0, no(200, 0, 1000), { cost: 0.5 }),
+        consume(100.5, ok(0, 1000), { cost: 0.25 }),
+        consume(1500, ok(1, 600), { cost: 1.5 }),
+        consume(1500.25, no(NEVER, 1), { cost: 2.75 }),
+      ],
+    },
+    {
+      name: "refund gives units back, never beyond full",
+      limits,
+      steps: [
+        consume(0, ok(2, 600), { cost: 3 }),
+        refund(0, 2, ok(4, 200, "normal")),
+        refund(0, 10, ok(5, 0, "normal")),
+        consume(0, ok(0, 1000), { cost: 5 }),
+        refund(500, 1, ok(3, 300)),
+        refund(500, 1, ok(5, 0), { key: "never-seen" }),
+        consume(500, ok(2, 500)),
+      ],
+    },
+    {
+      name: "reset forgets the key",
+      limits,
+      steps: [
+        consume(0, ok(0, 1000, "warning"), { cost: 5 }),
+        reset(0),
+        peek(0, ok(5, 0, "normal")),
+        consume(0, ok(4, 200, "normal")),
+        reset(100),
+        reset(100, { key: "never-seen" }),
+        consume(100, ok(4, 200)),
+      ],
+    },
+    {
+      name: "several keys interleaved",
+      limits,
+      steps: [
+        consume(0, ok(0, 1000), { key: "a", cost: 5 }),
+        consume(0, ok(4, 200), { key: "b" }),
+        consume(0, no(200, 0, 1000), { key: "a" }),
+        consume(100, ok(3, 400), { key: "c", cost: 2 }),
+        consume(100, ok(3, 300), { key: "b" }),
+        consume(200, ok(0, 1000), { key: "a" }),
+        peek(200, ok(3, 300), { key: "c" }),
+        reset(200, { key: "b" }),
+        peek(200, ok(5, 0), { key: "b" }),
+        consume(200, no(200, 0, 1000), { key: "a" }),
+      ],
+    },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// fixed_window: L = 5 per 1000 ms; windows [T0 + n·1000, T0 + (n+1)·1000).
+
+const fixedWindow: Trace[] = [
+  {
+    name: "burst then rollover",
+    limits: [perSecond("fixed_window")],
+    steps: [
+      consume(100, ok(4, 900, "normal")),
+      consume(100, ok(3, 900)),
+      consume(100, ok(2, 900)),
+      consume(100, ok(1, 900, "normal")),
+      consume(100, ok(0, 900, "warning")),
+      consume(100, no(900, 0, 900)),
+      consume(999, no(1, 0, 1)),
+      consume(1000, ok(4, 1000, "normal")),
+      ...times(4, () => consume(1000)),
+      consume(1000, no(1000, 0, 1000)),
+      consume(2500, ok(4, 500)), // a whole window skipped
+    ],
+  },
+  {
+    name: "denial then exact retry at retryAfterMs",
+    limits: [perSecond("fixed_window")],
+    steps: [
+      consume(250, ok(0, 750), { cost: 5 }),
+      consume(600, no(400, 0, 400)),
+      consume(1000, ok(0, 1000), { cost: 5 }),
+      consume(1000, no(1000, 0, 1000)),
+      consume(2000, ok(4, 1000)),
+    ],
+  },
+  {
+    name: "cost above the limit never passes",
+    limits: [perSecond("fixed_window")],
+    steps: [
+      consume(0, no(NEVER, 5, 0), { cost: 6 }),
+      consume(0, ok(0, 1000), { cost: 5 }),
+      consume(0, no(NEVER, 0, 1000), { cost: 6 }),
+      consume(5000, no(NEVER, 5, 0), { cost: 100 }),
+    ],
+  },
+  {
+    name: "peek with cost 0 and as-if costs changes nothing",
+    limits: [perSecond("fixed_window")],
+    steps: [
+      peek(0, ok(5, 0, "normal")),
+      consume(0, ok(2, 1000), { cost: 3 }),
+      peek(0, ok(2, 1000)),
+      peek(0, ok(0, 1000, "warning"), { cost: 2 }),
+      peek(0, no(1000, 2, 1000), { cost: 3 }),
+      consume(400, ok(1, 600, "normal")),
+    ],
+  },
+  {
+    name: "clock going backwards stays in the newest window",
+    limits: [perSecond("fixed_window")],
+    steps: [
+      consume(1500, ok(0, 500), { cost: 5 }),
+      consume(900, no(1100, 0, 1100)),
+      consume(1999, no(1)),
+      consume(2000, ok(4, 1000)),
+      consume(1500, ok(3, 1500)), // counted in window 2, the newest seen
+    ],
+  },
+  {
+    name: "a very long gap starts a fresh window",
+    limits: [perSecond("fixed_window")],
+    steps: [
+      consume(0, ok(0, 1000), { cost: 5 }),
+      consume(MONTH, ok(4, 1000, "normal")),
+      consume(MONTH + 999, ok(3, 1)),
+    ],
+  },
+  {
+    name: "fractional clock",
+    limits: [perSecond("fixed_window")],
+    steps: [
+      consume(100.5, ok(0, 900), { cost: 5 }),
+      consume(999.5, no(1, 0, 1)),
+      consume(1000.5, ok(4, 1000)),
+      consume(1999.75, ok(3, 1)),
+    ],
+  },
+  {
+    name: "refund gives units back within the window",
+    limits: [perSecond("fixed_window")],
+    steps: [
+      consume(100, ok(2, 900), { cost: 3 }),
+      refund(100, 2, ok(4, 900)),
+      refund(100, 10, ok(5, 0)),
+      consume(100, ok(0, 900), { cost: 5 }),
+      refund(1100, 1, ok(5, 0)), // the window has rolled: nothing left to give back
+      consume(1100, ok(4, 900)),
+    ],
+  },
+  {
+    name: "reset forgets the key",
+    limits: [perSecond("fixed_window")],
+    steps: [
+      consume(0, ok(0, 1000, "warning"), { cost: 5 }),
+      reset(0),
+      consume(0, ok(4, 1000, "normal")),
+      reset(10, { key: "never-seen" }),
+      peek(10, ok(4, 990)),
+    ],
+  },
+  {
+    name: "several keys interleaved",
+    limits: [perSecond("fixed_window")],
+    steps: [
+      consume(0, ok(0, 1000), { key: "a", cost: 5 }),
+      consume(0, ok(4, 1000), { key: "b" }),
+      consume(100, no(900), { key: "a" }),
+      consume(100, ok(3, 900), { key: "b" }),
+      reset(200, { key: "a" }),
+      consume(200, ok(4, 800), { key: "a" }),
+      consume(1000, ok(4, 1000), { key: "b" }),
+    ],
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// sliding_window: L = 5 per 1000 ms; estimate = prev·(1 − f) + curr.
+
+const slidingWindow: Trace[] = [
+  {
+    name: "burst then weighted rollover",
+    limits: [perSecond("sliding_window")],
+    steps: [
+      consume(100, ok(4, 1900, "normal")),
+      ...times(3, () => consume(100)),
+      consume(100, ok(0, 1900, "warning")),
+      consume(100, no(1100, 0, 1900)), // next window, once 5·(1 − f) + 1 ≤ 5: f = 0.2
+      consume(1199, no(1, 0, 801)),
+      consume(1200, ok(0, 1800, "warning")),
+      consume(1500, ok(0, 1500)), // 5·0.5 + 1 + 1 = 4.5
+      consume(2600, ok(3, 1400, "normal")), // 2·0.4 + 1 = 1.8
+    ],
+  },
+  {
+    name: "denial then exact retry at retryAfterMs",
+    limits: [perSecond("sliding_window")],
+    steps: [
+      consume(0, ok(0, 2000), { cost: 5 }),
+      consume(500, no(700, 0, 1500)),
+      consume(1200, ok(0, 1800)),
+      consume(1300, no(100)), // within this window, once 5·(1 − f) ≤ 5 − 1 − 1: f = 0.4
+      consume(1400, ok(0, 1600)),
+    ],
+  },
+  {
+    name: "cost above the limit never passes",
+    limits: [perSecond("sliding_window")],
+    steps: [
+      consume(0, no(NEVER, 5, 0), { cost: 6 }),
+      consume(0, ok(0, 2000), { cost: 5 }),
+      consume(0, no(NEVER, 0, 2000), { cost: 6 }),
+    ],
+  },
+  {
+    name: "peek with cost 0 and as-if costs changes nothing",
+    limits: [perSecond("sliding_window")],
+    steps: [
+      peek(0, ok(5, 0, "normal")),
+      consume(0, ok(2, 2000), { cost: 3 }),
+      peek(0, ok(2, 2000)),
+      peek(0, ok(0, 2000, "warning"), { cost: 2 }),
+      peek(0, { allowed: false, remaining: 2, state: "throttled" }, { cost: 3 }),
+      consume(0, ok(1, 2000, "normal")),
+    ],
+  },
+  {
+    name: "clock going backwards stays in the newest window",
+    limits: [perSecond("sliding_window")],
+    steps: [
+      consume(1500, ok(0, 1500), { cost: 5 }),
+      consume(900, no(1300, 0, 2100)),
+      consume(2199, no(1)),
+      consume(2200, ok(0, 1800)),
+    ],
+  },
+  {
+    name: "a very long gap forgets both windows",
+    limits: [perSecond("sliding_window")],
+    steps: [consume(0, ok(0, 2000), { cost: 5 }), consume(MONTH, ok(4, 2000, "normal"))],
+  },
+  {
+    name: "fractional clock",
+    limits: [perSecond("sliding_window")],
+    steps: [
+      consume(0.5, ok(0, 2000), { cost: 5 }), // resetAfterMs ⌈1999.5⌉
+      consume(1100.25, no(100)), // 5·0.89975 + 1 > 5; passes at f = 0.2
+      consume(1200, ok(0, 1800)),
+    ],
+  },
+  {
+    name: "refund gives units back from the current window",
+    limits: [perSecond("sliding_window")],
+    steps: [
+      consume(100, ok(2, 1900), { cost: 3 }),
+      refund(100, 2, ok(4, 1900)),
+      refund(100, 10, ok(5, 0)),
+      consume(100, ok(0, 1900), { cost: 5 }),
+      refund(1500, 5, ok(2, 500)), // the previous window's weight (2.5) is not refundable
+    ],
+  },
+  {
+    name: "reset forgets the key",
+    limits: [perSecond("sliding_window")],
+    steps: [consume(0, ok(0, 2000), { cost: 5 }), reset(0), consume(0, ok(4, 2000, "normal"))],
+  },
+  {
+    name: "several keys interleaved",
+    limits: [perSecond("sliding_window")],
+    steps: [
+      consume(0, ok(0, 2000), { key: "a", cost: 5 }),
+      consume(0, ok(4, 2000), { key: "b" }),
+      consume(500, no(700), { key: "a" }),
+      consume(500, ok(3, 1500), { key: "b" }),
+      consume(1200, ok(0, 1800), { key: "a" }),
+      consume(1200, ok(2, 1800), { key: "b" }), // 2·0.8 + 1 = 2.6
+    ],
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// sliding_log: L = 5 per 1000 ms; exact over (now − 1000, now].
+
+const slidingLog: Trace[] = [
+  {
+    name: "burst then refill",
+    limits: [perSecond("sliding_log")],
+    steps: [
+      consume(100, ok(4, 1000, "normal")),
+      ...times(3, () => consume(100)),
+      consume(100, ok(0, 1000, "warning")),
+      consume(100, no(1000, 0, 1000)),
+      consume(1099, no(1, 0, 1)),
+      consume(1100, ok(4, 1000, "normal")),
+    ],
+  },
+  {
+    name: "exact sliding: each admission leaves 1000 ms later",
+    limits: [perSecond("sliding_log")],
+    steps: [
+      consume(0, ok(4, 1000)),
+      consume(200, ok(3, 1000)),
+      consume(400, ok(2, 1000)),
+      consume(600, ok(1, 1000)),
+      consume(800, ok(0, 1000)),
+      consume(900, no(100, 0, 900)),
+      consume(1000, ok(0, 1000)),
+      consume(1100, no(100, 0, 900)),
+      consume(1199, no(1)),
+      consume(1200, ok(0, 1000)),
+    ],
+  },
+  {
+    name: "costs above one leave together",
+    limits: [perSecond("sliding_log")],
+    steps: [
+      consume(0, ok(2, 1000), { cost: 3 }),
+      consume(500, ok(0, 1000), { cost: 2 }),
+      consume(600, no(400, 0, 900)),
+      consume(1000, ok(0, 1000), { cost: 3 }),
+      consume(1000, no(500, 0, 1000), { cost: 2 }), // the cost-2 entry leaves at 1500
+    ],
+  },
+  {
+    name: "cost above the limit never passes",
+    limits: [perSecond("sliding_log")],
+    steps: [
+      consume(0, no(NEVER, 5, 0), { cost: 6 }),
+      consume(0, ok(0, 1000), { cost: 5 }),
+      consume(0, no(NEVER, 0, 1000), { cost: 6 }),
+    ],
+  },
+  {
+    name: "peek with cost 0 and as-if costs changes nothing",
+    limits: [perSecond("sliding_log")],
+    steps: [
+      peek(0, ok(5, 0, "normal")),
+      consume(0, ok(2, 1000), { cost: 3 }),
+      peek(100, ok(2, 900)),
+      peek(100, ok(0, 1000, "warning"), { cost: 2 }),
+      peek(100, no(900, 2, 900), { cost: 3 }),
+      consume(100, ok(1, 1000, "normal")),
+    ],
+  },
+  {
+    name: "clock going backwards lets nothing leave early",
+    limits: [perSecond("sliding_log")],
+    steps: [
+      consume(1000, ok(0, 1000), { cost: 5 }),
+      consume(500, no(1500, 0, 1500)),
+      consume(1999, no(1)),
+      consume(2000, ok(4, 1000)),
+      consume(1500, ok(3, 1500)), // recorded at 2000, the newest time seen
+      consume(2999, ok(2, 1000)),
+    ],
+  },
+  {
+    name: "a very long gap empties the log",
+    limits: [perSecond("sliding_log")],
+    steps: [consume(0, ok(0, 1000), { cost: 5 }), consume(MONTH, ok(4, 1000, "normal"))],
+  },
+  {
+    name: "fractional clock",
+    limits: [perSecond("sliding_log")],
+    steps: [
+      consume(0.5, ok(0, 1000), { cost: 5 }),
+      consume(1000.25, no(1, 0, 1)),
+      consume(1000.5, ok(4, 1000)),
+    ],
+  },
+  {
+    name: "refund takes back the newest entries",
+    limits: [perSecond("sliding_log")],
+    steps: [
+      consume(100, ok(4, 1000)),
+      consume(200, ok(3, 1000)),
+      consume(300, ok(2, 1000)),
+      refund(300, 2, ok(4, 800)),
+      refund(300, 10, ok(5, 0)),
+      consume(300, ok(0, 1000), { cost: 5 }),
+    ],
+  },
+  {
+    name: "reset forgets the key",
+    limits: [perSecond("sliding_log")],
+    steps: [consume(0, ok(0, 1000), { cost: 5 }), reset(0), consume(0, ok(4, 1000, "normal"))],
+  },
+  {
+    name: "several keys interleaved",
+    limits: [perSecond("sliding_log")],
+    steps: [
+      consume(0, ok(0, 1000), { key: "a", cost: 5 }),
+      consume(0, ok(4, 1000), { key: "b" }),
+      consume(500, no(500), { key: "a" }),
+      consume(500, ok(3, 1000), { key: "b" }),
+      consume(1000, ok(4, 1000), { key: "a" }),
+      consume(1000, ok(3, 1000), { key: "b" }),
+    ],
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// bucketed_window: L = 5 per 1000 ms in buckets of 100 ms (seed 001).
+
+const bucketedWindow: Trace[] = [
+  {
+    name: "seed 001's worked trace",
+    t0: 0,
+    limits: [{ name: "rps", algorithm: "bucketed_window", limit: 5, periodMs: 1000, bucketMs: 100 }],
+    steps: [
+      consume(1592171101900, ok(4, 1000, "normal")), // bucket 15921711019
+      consume(1592171101950, ok(3, 950)), // same bucket
+      consume(1592171102013, ok(2, 987)), // bucket 15921711020
+      consume(1592171102810, ok(1, 990)), // bucket 15921711028
+      consume(1592171102850, ok(0, 950, "warning")), // same bucket: total = 5
+      consume(1592171102890, no(10, 0, 910)), // total = 5 = rps: denied, queue unchanged
+      consume(1592171102980, ok(1, 920, "warning")), // bucket …19 is outdated: total 3, then 4 (80%: stays warning)
+    ],
+  },
+  {
+    name: "seed 001's false positive: a bucket leaves whole",
+    t0: 0,
+    limits: [{ name: "rps", algorithm: "bucketed_window", limit: 1, periodMs: 1000, bucketMs: 100 }],
+    steps: [
+      consume(1592171101990, ok(0, 910)),
+      consume(1592171102930, ok(0, 970)), // 940 ms later, yet allowed: bucket …19 is outdated
+    ],
+  },
+  {
+    name: "burst then rollover",
+    limits: [perSecond("bucketed_window")],
+    steps: [
+      consume(100, ok(4, 1000, "normal")),
+      ...times(3, () => consume(100)),
+      consume(100, ok(0, 1000, "warning")),
+      consume(150, no(950, 0, 950)),
+      consume(1099, no(1, 0, 1)),
+      consume(1100, ok(4, 1000, "normal")),
+    ],
+  },
+  {
+    name: "denial then exact retry at retryAfterMs",
+    limits: [perSecond("bucketed_window")],
+    steps: [
+      consume(0, ok(4, 1000)),
+      consume(250, ok(3, 950)),
+      consume(450, ok(2, 950)),
+      consume(650, ok(1, 950)),
+      consume(850, ok(0, 950)),
+      consume(950, no(50, 0, 850)),
+      consume(1000, ok(0, 1000)),
+      consume(1000, no(200, 0, 1000)),
+      consume(1200, ok(0, 1000)),
+    ],
+  },
+  {
+    name: "cost above the limit never passes",
+    limits: [perSecond("bucketed_window")],
+    steps: [
+      consume(0, no(NEVER, 5, 0), { cost: 6 }),
+      consume(0, ok(0, 1000), { cost: 5 }),
+      consume(0, no(NEVER, 0, 1000), { cost: 6 }),
+    ],
+  },
+  {
+    name: "peek with cost 0 and as-if costs changes nothing",
+    limits: [perSecond("bucketed_window")],
+    steps: [
+      peek(0, ok(5, 0, "normal")),
+      consume(0, ok(2, 1000), { cost: 3 }),
+      peek(50, ok(2, 950)),
+      peek(50, ok(0, 950, "warning"), { cost: 2 }),
+      peek(50, no(950, 2, 950), { cost: 3 }),
+      consume(150, ok(1, 950, "normal")),
+    ],
+  },
+  {
+    name: "clock going backwards lets nothing leave early",
+    limits: [perSecond("bucketed_window")],
+    steps: [
+      consume(1500, ok(0, 1000), { cost: 5 }),
+      consume(500, no(2000, 0, 2000)),
+      consume(2499, no(1)),
+      consume(2500, ok(4, 1000)),
+    ],
+  },
+  {
+    name: "a very long gap empties the queue",
+    limits: [perSecond("bucketed_window")],
+    steps: [consume(0, ok(0, 1000), { cost: 5 }), consume(MONTH, ok(4, 1000, "normal"))],
+  },
+  {
+    name: "fractional clock",
+    limits: [perSecond("bucketed_window")],
+    steps: [
+      consume(0.5, ok(0, 1000), { cost: 5 }), // resetAfterMs ⌈999.5⌉
+      consume(999.5, no(1, 0, 1)),
+      consume(1000.25, ok(4, 1000)),
+    ],
+  },
+  {
+    name: "refund takes back from the newest buckets",
+    limits: [perSecond("bucketed_window")],
+    steps: [
+      consume(100, ok(3, 1000), { cost: 2 }),
+      consume(200, ok(2, 1000)),
+      refund(200, 2, ok(4, 900)),
+      refund(200, 10, ok(5, 0)),
+      consume(200, ok(0, 1000), { cost: 5 }),
+    ],
+  },
+  {
+    name: "reset forgets the key",
+    limits: [perSecond("bucketed_window")],
+    steps: [consume(0, ok(0, 1000), { cost: 5 }), reset(0), consume(0, ok(4, 1000, "normal"))],
+  },
+  {
+    name: "several keys interleaved",
+    limits: [perSecond("bucketed_window")],
+    steps: [
+      consume(0, ok(0, 1000), { key: "a", cost: 5 }),
+      consume(0, ok(4, 1000), { key: "b" }),
+      consume(500, no(500), { key: "a" }),
+      consume(500, ok(3, 1000), { key: "b" }),
+      consume(1000, ok(4, 1000), { key: "a" }),
+      consume(1000, ok(3, 1000), { key: "b" }),
+    ],
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// concurrency: L = 2 leases in flight, each living at most 1000 ms unless released.
+
+const lease2 = [{ name: "in-flight", algorithm: "concurrency" as const, limit: 2, periodMs: 1000 }];
+
+const concurrency: Trace[] = [
+  {
+    name: "acquire, release, acquire again",
+    limits: lease2,
+    steps: [
+      acquire(0, "a", { ...ok(1, 1000, "normal"), leases: ["in-flight"] }),
+      acquire(100, "b", { ...ok(0, 1000, "warning"), leases: ["in-flight"] }),
+      acquire(200, "c", { ...no(800, 0, 900), leases: [] }),
+      release(300, "a"),
+      peek(300, ok(1, 800)),
+      acquire(300, "d", ok(0, 1000)),
+      release(400, "b"),
+      release(400, "d"),
+      release(400, "d"), // twice: harmless
+      peek(400, ok(2, 0, "normal")),
+    ],
+  },
+  {
+    name: "unreleased leases expire after the period",
+    limits: lease2,
+    steps: [
+      acquire(0, "a", ok(1, 1000)),
+      acquire(0, "b", ok(0, 1000)),
+      acquire(999, "c", no(1, 0, 1)),
+      acquire(1000, "d", ok(1, 1000, "normal")),
+      release(1000, "a"), // already expired: gives back nothing
+      peek(1000, ok(1, 1000)),
+      release(1000, "d"),
+      peek(1000, ok(2, 0)),
+    ],
+  },
+  {
+    name: "limit of one",
+    limits: [{ name: "mutex", algorithm: "concurrency", limit: 1, periodMs: 1000 }],
+    steps: [
+      acquire(0, "a", { ...ok(0, 1000, "warning"), leases: ["mutex"] }),
+      acquire(100, "b", no(900, 0, 900)),
+      release(200, "a"),
+      acquire(200, "c", { ...ok(0, 1000), leases: ["mutex"] }),
+      release(300, "c"),
+      peek(300, ok(1, 0, "normal")),
+    ],
+  },
+  {
+    name: "cost above the limit never passes; costs above one",
+    limits: lease2,
+    steps: [
+      acquire(0, "a", no(NEVER, 2, 0), { cost: 3 }),
+      acquire(0, "b", ok(0, 1000), { cost: 2 }),
+      acquire(500, "c", no(500, 0, 500)),
+      release(600, "b"),
+      acquire(600, "d", ok(1, 1000)),
+    ],
+  },
+  {
+    name: "peek with cost 0 and as-if costs takes no lease",
+    limits: lease2,
+    steps: [
+      peek(0, ok(2, 0, "normal")),
+      acquire(0, "a", ok(1, 1000)),
+      peek(100, ok(1, 900)),
+      peek(100, ok(0, 1000, "warning"), { cost: 1 }),
+      peek(100, no(900, 1, 900), { cost: 2 }),
+      acquire(100, "b", ok(0, 1000)),
+    ],
+  },
+  {
+    name: "clock going backwards expires nothing early",
+    limits: lease2,
+    steps: [
+      acquire(1000, "a", ok(1, 1000)),
+      acquire(500, "b", ok(0, 1500)), // lives until 1500 on the caller's clock
+      acquire(400, "c", no(1100, 0, 1600)),
+      acquire(1500, "d", ok(0, 1000)),
+    ],
+  },
+  {
+    name: "a very long gap expires every lease",
+    limits: lease2,
+    steps: [
+      acquire(0, "a", ok(1, 1000)),
+      acquire(0, "b", ok(0, 1000)),
+      acquire(MONTH, "c", ok(1, 1000, "normal")),
+      acquire(MONTH, "d", ok(0, 1000)),
+    ],
+  },
+  {
+    name: "fractional clock",
+    limits: lease2,
+    steps: [
+      acquire(0.5, "a", ok(1, 1000)),
+      acquire(0.75, "b", ok(0, 1000)),
+      acquire(1000.25, "c", no(1, 0, 1)), // ⌈0.25⌉: a expires at 1000.5
+      acquire(1000.5, "d", ok(0, 1000)),
+    ],
+  },
+  {
+    name: "refund is a no-op (capacity comes back through release)",
+    limits: lease2,
+    steps: [acquire(0, "a", ok(1, 1000)), refund(0, 1, ok(1, 1000)), acquire(0, "b", ok(0, 1000))],
+  },
+  {
+    name: "reset forgets every lease",
+    limits: lease2,
+    steps: [
+      acquire(0, "a", ok(1, 1000)),
+      acquire(0, "b", ok(0, 1000)),
+      reset(100),
+      peek(100, ok(2, 0)),
+      acquire(100, "c", ok(1, 1000)),
+    ],
+  },
+  {
+    name: "several keys interleaved",
+    limits: lease2,
+    steps: [
+      acquire(0, "a1", ok(1, 1000), { key: "a" }),
+      acquire(0, "a2", ok(0, 1000), { key: "a" }),
+      acquire(0, "b1", ok(1, 1000), { key: "b" }),
+      acquire(100, "a3", no(900), { key: "a" }),
+      release(200, "a1", { key: "a" }),
+      acquire(200, "b2", ok(0, 1000), { key: "b" }),
+      acquire(200, "a4", ok(0, 1000), { key: "a" }),
+    ],
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Limit changes: a second limiter with the same name and a lowered limit keeps each key's state (clamped to the
+// new limit on touch), where a reset would admit the full new limit.
+
+const lowered = (algorithm: AlgorithmId, extra: Partial<LimitSpecInput> = {}): LimitSpecInput[] => [
+  perSecond(algorithm, 5, extra),
+];
+
+const limitChanges: Trace[] = [
+  {
+    name: "lowered limit keeps state",
+    limits: [perSecond("gcra", 10)],
+    steps: [
+      consume(0, ok(2, 800), { cost: 8 }), // 800 ms ahead of schedule
+      peek(0, ok(1, 800), { limits: lowered("gcra") }), // 800 ms ahead is 4 units at the new rate
+      consume(0, ok(0, 1000, "warning")),
+      consume(0, no(200)),
+      consume(200, ok(0, 1000)),
+    ],
+  },
+  ...(["token_bucket", "leaky_bucket"] as const).map(
+    (algorithm): Trace => ({
+      name: "lowered limit keeps state: the debt above the new burst must drain first",
+      limits: [perSecond(algorithm, 10)],
+      steps: [
+        consume(0, ok(2, 800), { cost: 8 }),
+        // 8 − 2 = 6 units used, above the new burst of 5: over the limit even for a peek
+        peek(400, { allowed: false, remaining: 0, resetAfterMs: 1200 }, { limits: lowered(algorithm) }),
+        consume(400, { allowed: false, retryAfterMs: 400 }),
+        consume(601, no(199)), // 8 − 3.005 = 4.995 in the bucket
+        consume(800, ok(0, 1000)),
+      ],
+    }),
+  ),
+  {
+    name: "lowered limit keeps state, clamped to the new limit",
+    limits: [perSecond("fixed_window", 10)],
+    steps: [
+      consume(100, ok(2, 900), { cost: 8 }),
+      consume(200, no(800, 0, 800), { limits: lowered("fixed_window") }),
+      consume(1000, ok(4, 1000)),
+    ],
+  },
+  {
+    name: "lowered limit keeps state, clamped to the new limit",
+    limits: [perSecond("sliding_window", 10)],
+    steps: [
+      consume(100, ok(2, 1900), { cost: 8 }),
+      consume(200, no(1000, 0, 1800), { limits: lowered("sliding_window") }),
+      consume(1200, ok(0, 1800)),
+    ],
+  },
+  {
+    name: "lowered limit keeps state (the log is cut to the new limit)",
+    limits: [perSecond("sliding_log", 10)],
+    steps: [
+      ...times(6, (i) => consume(100 * (i + 1), ok(9 - i, 1000))),
+      consume(700, no(500, 0, 800), { limits: lowered("sliding_log") }),
+      consume(1200, ok(0, 1000)),
+    ],
+  },
+  {
+    name: "lowered limit keeps state",
+    limits: [perSecond("bucketed_window", 10)],
+    steps: [
+      consume(100, ok(2, 1000), { cost: 8 }),
+      consume(200, no(900, 0, 900), { limits: lowered("bucketed_window") }),
+      consume(1100, ok(4, 1000)),
+    ],
+  },
+  {
+    name: "lowered limit keeps the first leases",
+    limits: [{ name: "in-flight", algorithm: "concurrency", limit: 4, periodMs: 1000 }],
+    steps: [
+      acquire(0, "a", ok(3, 1000)),
+      acquire(0, "b", ok(2, 1000)),
+      acquire(0, "c", ok(1, 1000)),
+      peek(100, ok(0, 900), {
+        limits: [{ name: "in-flight", algorithm: "concurrency", limit: 2, periodMs: 1000 }],
+      }),
+      acquire(100, "d", no(900, 0, 900)),
+      release(200, "a"),
+      acquire(200, "e", ok(0, 1000)),
+    ],
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Cross-cutting traces.
+
+const crossCutting: Trace[] = [
+  {
+    name: "2/s gcra + 5/min fixed_window: a denial by either consumes from neither",
+    limits: [
+      { name: "per-second", algorithm: "gcra", limit: 2, periodMs: 1000 },
+      { name: "per-minute", algorithm: "fixed_window", limit: 5, periodMs: 60_000 }, // T0 is 20 s into a minute
+    ],
+    steps: [
+      consume(0, {
+        ...ok(1, 500),
+        policy: "per-second",
+        policies: { "per-second": ok(1, 500), "per-minute": ok(4, 40_000) },
+      }),
+      consume(0, { ...ok(0, 1000), policy: "per-second", policies: { "per-minute": ok(3, 40_000) } }),
+      consume(0, {
+        ...no(500, 0, 1000),
+        policy: "per-second",
+        policies: { "per-second": no(500, 0, 1000), "per-minute": ok(3, 40_000, "normal") },
+      }),
+      consume(500, { ...ok(0, 1000), policies: { "per-minute": ok(2, 39_500) } }),
+      consume(1500, { ...ok(1, 38_500), policy: "per-minute", policies: { "per-second": ok(1, 500) } }),
+      consume(3000, {
+        ...ok(0, 37_000, "warning"),
+        policy: "per-minute",
+        policies: { "per-second": ok(1, 500) },
+      }),
+      consume(5000, {
+        ...no(35_000, 0, 35_000),
+        policy: "per-minute",
+        policies: { "per-second": ok(2, 0, "normal"), "per-minute": no(35_000, 0, 35_000) },
+      }),
+      consume(5000, { allowed: false, policies: { "per-second": ok(2, 0) } }),
+      consume(40_000, {
+        ...ok(1, 500),
+        policy: "per-second",
+        policies: { "per-minute": ok(4, 60_000, "normal") },
+      }),
+      peek(40_000, { ...ok(1, 500), policies: { "per-minute": ok(4, 60_000) } }),
+    ],
+  },
+  {
+    name: "three limits, cost and refund apply to all",
+    limits: [
+      { name: "burst", algorithm: "token_bucket", limit: 10, periodMs: 1000, burst: 4 },
+      { name: "log", algorithm: "sliding_log", limit: 6, periodMs: 1000 },
+      { name: "window", algorithm: "sliding_window", limit: 8, periodMs: 2000 },
+    ],
+    steps: [
+      consume(
+        0,
+        { ...ok(0, 400), policy: "burst", policies: { log: ok(2, 1000), window: ok(4, 4000) } },
+        { cost: 4 },
+      ),
+      consume(50, { ...no(50), policy: "burst", policies: { log: ok(2, 950), window: ok(4, 3950) } }),
+      refund(50, 2, { policies: { burst: ok(2, 150), log: ok(4, 950), window: ok(6, 3950) } }),
+      consume(
+        200,
+        { allowed: true, policies: { burst: ok(1, 300), log: ok(1, 1000), window: ok(3, 3800) } },
+        { cost: 3 },
+      ),
+      consume(
+        300,
+        { ...no(700), policy: "log", policies: { burst: { allowed: true }, window: { allowed: true } } },
+        { cost: 2 },
+      ),
+    ],
+  },
+  {
+    name: "concurrency + gcra: a denial takes no lease and consumes no rate",
+    topic: "multi-limit",
+    limits: [
+      { name: "in-flight", algorithm: "concurrency", limit: 2, periodMs: 10_000 },
+      { name: "rate", algorithm: "gcra", limit: 3, periodMs: 1000 },
+    ],
+    steps: [
+      acquire(0, "a", { ...ok(1, 10_000), leases: ["in-flight"], policies: { rate: ok(2) } }),
+      acquire(0, "b", { ...ok(0, 10_000), leases: ["in-flight"], policies: { rate: ok(1) } }),
+      acquire(0, "c", {
+        ...no(10_000),
+        policy: "in-flight",
+        leases: [],
+        policies: { rate: ok(1) },
+      }),
+      release(0, "a"),
+      acquire(0, "d", { allowed: true, leases: ["in-flight"], policies: { rate: ok(0, 1000) } }),
+      release(0, "b"),
+      release(0, "d"),
+      acquire(0, "e", {
+        ...no(334),
+        policy: "rate",
+        leases: [],
+        policies: { "in-flight": ok(2, 0), rate: no(334, 0, 1000) },
+      }),
+      acquire(334, "f", { allowed: true, leases: ["in-flight"], policies: { "in-flight": ok(1, 10_000) } }),
+      release(400, "f"),
+      peek(400, { policies: { "in-flight": ok(2, 0) } }),
+    ],
+  },
+  {
+    name: "warning above 80% used, back to normal only below 70%",
+    topic: "warning",
+    limits: [{ name: "per-second", algorithm: "gcra", limit: 10, periodMs: 1000 }],
+    steps: [
+      consume(0, ok(1, 900, "warning"), { cost: 9 }), // 90% used
+      consume(200, ok(2, 800, "warning")), // 80%: not below 70%, stays warning
+      consume(400, ok(3, 700, "warning")), // 70%: still not below
+      consume(600, ok(4, 600, "normal")), // 60%: back to normal
+      consume(650, ok(3, 650, "normal")), // 70%: not above 80%, stays normal
+      consume(660, ok(2, 740, "normal")), // 80%: not above 80%
+      consume(670, ok(1, 830, "warning")), // 90%
+      peek(670, ok(1, 830, "warning")),
+      consume(670, no(30, 1, 830), { cost: 2 }),
+      consume(700, ok(0, 1000, "warning"), { cost: 2 }),
+    ],
+  },
+  {
+    name: "a fresh window carries no warning from the previous one",
+    topic: "warning",
+    limits: [{ name: "per-second", algorithm: "fixed_window", limit: 10, periodMs: 1000 }],
+    steps: [
+      consume(0, ok(1, 1000, "warning"), { cost: 9 }),
+      peek(500, ok(1, 500, "warning")),
+      consume(1000, ok(2, 1000, "normal"), { cost: 8 }), // 80% of a fresh window: not above 80%
+      consume(1000, ok(1, 1000, "warning")),
+      reset(1000),
+      consume(1000, ok(2, 1000, "normal"), { cost: 8 }),
+    ],
+  },
+  {
+    name: "per-policy states: one limit in warning, another normal",
+    topic: "warning",
+    limits: [
+      { name: "small", algorithm: "fixed_window", limit: 5, periodMs: 1000 },
+      { name: "large", algorithm: "fixed_window", limit: 100, periodMs: 1000 },
+    ],
+    steps: [
+      consume(
+        0,
+        { ...ok(0, 1000, "warning"), policy: "small", policies: { large: ok(95, 1000, "normal") } },
+        { cost: 5 },
+      ),
+      consume(0, {
+        ...no(1000),
+        policy: "small",
+        policies: { small: no(1000), large: ok(95, 1000, "normal") },
+      }),
+    ],
+  },
+];
+
+/** Every hand-written trace, with expectations on the key steps. */
+export const traces: readonly Trace[] = Object.freeze([
+  ...bucketFamily("gcra"),
+  ...bucketFamily("token_bucket"),
+  ...bucketFamily("leaky_bucket"),
+  ...fixedWindow,
+  ...slidingWindow,
+  ...slidingLog,
+  ...bucketedWindow,
+  ...concurrency,
+  ...limitChanges,
+  ...crossCutting,
+]);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Seeded random traces: no expectations, compared step by step with the reference.
+
+/** A tiny seeded PRNG (mulberry32): the same seed always gives the same trace. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Options of {@link randomTrace}. */
+export interface RandomTraceOptions {
+  /** Seed of the generator. */
+  readonly seed: number;
+  /** Number of steps. @default 300 */
+  readonly steps?: number;
+  /** Number of distinct keys. @default 3 */
+  readonly keys?: number;
+  /** Trace name. @default `random (seed N)` */
+  readonly name?: string;
+}
+
+/**
+ * Generates a reproducible trace of mixed operations, keys, costs and gaps (small, zero, fractional, backwards,
+ * long) over `limits`. Concurrency limits use acquire/release; leases are released only while still live.
+ */
+export function randomTrace(limits: readonly LimitSpecInput[], options: RandomTraceOptions): Trace {
+  const rnd = prng(options.seed);
+  const count = options.steps ?? 300;
+  const keyCount = options.keys ?? 3;
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+  const int = (lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
+  const concurrent = limits.some((l) => l.algorithm === "concurrency");
+  const whole = limits.some(
+    (l) => !["gcra", "token_bucket", "leaky_bucket", undefined].includes(l.algorithm),
+  );
+  const period = Math.min(...limits.map((l) => l.periodMs ?? 1000));
+  const maxCost = Math.max(...limits.map((l) => Math.max(l.limit, l.burst ?? 0)));
+  const leaseTtl = Math.min(
+    ...limits.filter((l) => l.algorithm === "concurrency").map((l) => l.periodMs ?? 1000),
+  );
+  const cost = (): number => {
+    const r = rnd();
+    if (r < 0.6) return 1;
+    if (r < 0.7) return 0;
+    if (r < 0.75) return Math.ceil(maxCost) + int(0, 2); // never passes
+    if (!whole && r < 0.85) return pick([0.25, 0.5, 1.5, 2.75]);
+    return int(1, Math.max(1, Math.floor(maxCost)));
+  };
+  const steps: Step[] = [];
+  const held = new Map<string, { key: string; expiresAt: number }>();
+  let t = 0;
+  let maxT = 0;
+  let nextLease = 0;
+  for (let i = 0; i < count; i++) {
+    const g = rnd();
+    if (g < 0.2) t += 0;
+    else if (g < 0.6) t += int(1, Math.ceil(period / 5));
+    else if (g < 0.7) t += int(0, period) + pick([0.25, 0.5, 0.75]);
+    else if (g < 0.8) t = Math.max(0, t - int(1, period));
+    else if (g < 0.95) t += int(Math.floor(period / 2), period * 2);
+    else t += int(period * 10, period * 100_000);
+    t = Math.round(t * 4) / 4;
+    if (t > maxT) maxT = t;
+    for (const [name, l] of held) if (maxT >= l.expiresAt - 1) held.delete(name); // may be gone: never release
+    const key = `k${int(1, keyCount)}`;
+    const o = rnd();
+    if (concurrent) {
+      if (o < 0.5) {
+        const name = `l${++nextLease}`;
+        const r = rnd();
+        const c = r < 0.75 ? 1 : r < 0.8 ? 0 : r < 0.85 ? Math.ceil(maxCost) + 1 : int(1, Math.ceil(maxCost));
+        steps.push(acquire(t, name, undefined, { key, cost: c }));
+        held.set(name, { key, expiresAt: t + leaseTtl });
+      } else if (o < 0.8 && held.size > 0) {
+        const name = pick([...held.keys()]);
+        const l = held.get(name)!;
+        held.delete(name);
+        steps.push(release(t, name, { key: l.key }));
+      } else if (o < 0.93) {
+        steps.push(peek(t, undefined, { key, cost: int(0, 2) }));
+      } else if (o < 0.97) {
+        steps.push(refund(t, 1, undefined, { key }));
+      } else {
+        steps.push(reset(t, { key }));
+        for (const [name, l] of held) if (l.key === key) held.delete(name);
+      }
+    } else if (o < 0.65) {
+      steps.push(consume(t, undefined, { key, cost: cost() }));
+    } else if (o < 0.8) {
+      steps.push(peek(t, undefined, { key, cost: rnd() < 0.5 ? 0 : cost() }));
+    } else if (o < 0.97) {
+      steps.push(refund(t, whole ? int(1, 3) : pick([0.5, 1, 2]), undefined, { key }));
+    } else {
+      steps.push(reset(t, { key }));
+    }
+  }
+  return { name: options.name ?? `random (seed ${options.seed}, ${count} steps)`, limits, steps };
+}
+
+/** The random traces of the suite: per algorithm a few hundred steps, plus mixed limit sets. */
+export const randomTraces: readonly Trace[] = Object.freeze([
+  randomTrace([perSecond("gcra", 5, { burst: 8 })], { seed: 101 }),
+  randomTrace([{ name: "slow", algorithm: "gcra", limit: 2.5, periodMs: 1000 }], { seed: 102 }),
+  randomTrace([perSecond("token_bucket", 10, { burst: 4 })], { seed: 201 }),
+  randomTrace([{ name: "slow", algorithm: "token_bucket", limit: 1.5, periodMs: 700 }], { seed: 202 }),
+  randomTrace([perSecond("leaky_bucket", 4)], { seed: 301 }),
+  randomTrace([perSecond("fixed_window", 5)], { seed: 401 }),
+  randomTrace([perSecond("sliding_window", 6)], { seed: 501 }),
+  randomTrace([perSecond("sliding_log", 5)], { seed: 601 }),
+  randomTrace([perSecond("bucketed_window", 5)], { seed: 701 }),
+  randomTrace(
+    [{ name: "per-second", algorithm: "bucketed_window", limit: 7, periodMs: 1000, bucketMs: 250 }],
+    {
+      seed: 702,
+    },
+  ),
+  randomTrace([{ name: "in-flight", algorithm: "concurrency", limit: 3, periodMs: 1000 }], { seed: 801 }),
+  randomTrace([{ name: "mutex", algorithm: "concurrency", limit: 1, periodMs: 500 }], { seed: 802 }),
+  randomTrace(
+    [
+      { name: "per-second", algorithm: "gcra", limit: 3, periodMs: 1000 },
+      { name: "per-ten", algorithm: "fixed_window", limit: 10, periodMs: 10_000 },
+      { name: "log", algorithm: "sliding_log", limit: 4, periodMs: 2000 },
+    ],
+    { seed: 901, name: "random gcra + fixed_window + sliding_log (seed 901, 300 steps)" },
+  ),
+  randomTrace(
+    [
+      { name: "in-flight", algorithm: "concurrency", limit: 2, periodMs: 2000 },
+      { name: "rate", algorithm: "token_bucket", limit: 4, periodMs: 1000 },
+    ],
+    { seed: 902, name: "random concurrency + token_bucket (seed 902, 300 steps)" },
+  ),
+]);
