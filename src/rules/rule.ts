@@ -65,7 +65,11 @@ export type RuleMode = "exact" | "lease" | "local";
 /** What happens when the store is unavailable. */
 export type RuleFailurePolicy = "fail_open" | "fail_closed" | "fallback";
 
-/** Seed 003's dynamic limit: the effective rate follows recent traffic, never below the static limit. */
+/**
+ * Seed 003's dynamic limit: the effective rate follows recent traffic, `max(static, min(ewma·m, previous·m))`,
+ * so never below the static limit — except in the seed's own special case of a silent current window, where it
+ * is `previous·m` (src/rules/dynamic-limit.ts).
+ */
 export interface DynamicLimit {
   /** Length of the current and previous measurement windows, ms. */
   readonly windowMs: number;
@@ -85,7 +89,7 @@ export interface Rule {
   readonly domain: string;
   /** Conditions on the descriptor, entry by entry; a descriptor matches only with exactly this many entries. */
   readonly match: readonly EntryMatcher[];
-  /** The limits applied together, all-or-nothing (empty when `unlimited`). */
+  /** The limits applied together, all-or-nothing (empty when `unlimited` or `blocked`). */
   readonly limits: readonly LimitSpec[];
   /** Limits per tier, replacing `limits` for identities in that tier; `"unlimited"` exempts the tier. */
   readonly tiers: Readonly<Record<string, readonly LimitSpec[] | "unlimited">>;
@@ -96,6 +100,11 @@ export interface Rule {
   readonly identityKey: string | undefined;
   /** Matches and exempts: never counted, always allowed. */
   readonly unlimited: boolean;
+  /**
+   * Matches and denies: never counted, never allowed (envoyproxy/ratelimit's `requests_per_unit: 0`; native
+   * `blocked: true`). `limits` and `tiers` are empty and no override applies. Absent means false.
+   */
+  readonly blocked?: boolean;
   /** Behaviour when over the limit. */
   readonly behaviour: Behaviour;
   /** Longest wait the `delay` behaviour may impose, ms. */

@@ -1,0 +1,7 @@
+/** `sluice/redis`: the Redis store (ioredis is a peer dependency of this subpath). */
+export type { EncodedBatch, Group, GroupOp, KeyNamer } from "./protocol.js";
+export { decodeBatch, encodeBatch, sendBatch } from "./protocol.js";
+export type { RedisStoreOptions } from "./redis-store.js";
+export { MAX_KEY_LENGTH, RedisStore, redisStore } from "./redis-store.js";
+export type { RedisScript, RedisScriptClient } from "./script.js";
+export { ALGORITHM_CODES, assembleScript, loadScript, runScript } from "./script.js";

@@ -1,0 +1,339 @@
+/**
+ * The Redis store: limiter state in Redis, every decision taken inside one Lua script (`scripts/apply.lua`, with
+ * one twin of each TypeScript algorithm step), so any number of processes share exact limits.
+ *
+ * Keys (DESIGN §2): `<prefix>:{<identity>}:<namespace>:<policy>`, one string per limit and identity. The braces
+ * are a Redis Cluster hash tag around the identity, so every limit of one identity lives in one slot and is
+ * checked and consumed in one atomic call. In the identity, `%` and `}` are percent-encoded (a `}` would end the
+ * tag early); in the namespace and policy, `%` and `:`, so distinct limits never share a key. The algorithm is
+ * recorded in the value: a key written by another algorithm reads as fresh. Every key expires once it holds no
+ * information (`idleAfterMs` of its algorithm, plus `ttlMarginMs`). A reset deletes it; a refund or release that
+ * leaves it idle keeps it for the margin only, since an idle state still matters to a clock that lags (a bucket's
+ * last time, the last lease id), exactly as the reference store keeps it.
+ *
+ * Time: by default the script reads the server clock (`TIME`), so processes with skewed clocks agree; with
+ * `clock: "client"` it decides at the `nowMs` the caller passes (the conformance suite, replays).
+ *
+ * Batching: calls made in the same tick are queued and flushed together on a microtask, as one EVALSHA of at most
+ * `maxBatch` items that applies them in order. Each call stays its own all-or-nothing group; the answers are the
+ * ones separate calls would get in the same order. `batch: false` sends one EVALSHA per call.
+ *
+ * All-or-nothing: the items of one `apply` call (every limit of every item) are applied together or not at all,
+ * on a single node. A Cluster store must keep one call's keys on one node (same hash tag, or same node with
+ * `allow-cross-slot-keys`).
+ */
+import { type LimitSet, MAX_LIMITS_PER_SET } from "../../algorithms/limit-set.js";
+import type { Decision } from "../../core/decision.js";
+import { InvalidArgumentError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
+import type { Store, StoreItem, StoreOp } from "../store.js";
+import { decodeBatch, encodeBatch, type Group, type KeyNamer, sendBatch } from "./protocol.js";
+import { loadScript, type RedisScript, type RedisScriptClient } from "./script.js";
+
+/** Longest identity accepted, in UTF-16 code units (the Limiter's limit too). */
+export const MAX_KEY_LENGTH = 1024;
+
+/** Options of {@link redisStore}. */
+export interface RedisStoreOptions {
+  /** An ioredis client (`new Redis(url)`), connected or connecting; the store never closes it. */
+  readonly client: RedisScriptClient;
+  /** First segment of every key; no braces. @default "rl" */
+  readonly prefix?: string;
+  /**
+   * Whose clock decides: `"redis"` reads `TIME` inside the script (the caller's `nowMs` is ignored), so every
+   * process agrees; `"client"` trusts the `nowMs` each call passes. @default "redis"
+   */
+  readonly clock?: "redis" | "client";
+  /**
+   * Names the Redis key of one limit for one identity, instead of the default layout. It must keep every key of
+   * one identity in one Redis Cluster slot (a hash tag) and never give two limits the same key.
+   */
+  readonly keyOf?: (key: string, namespace: string, policy: string) => string;
+  /** Coalesce calls made in the same tick into one script call. @default true */
+  readonly batch?: boolean;
+  /** Most items per script call when batching (a larger single call is sent alone). @default 64 */
+  readonly maxBatch?: number;
+  /** Added to every key's TTL, in ms: slack for clients whose clocks lag (with `clock: "client"`). @default 1000 */
+  readonly ttlMarginMs?: number;
+}
+
+interface Pending {
+  readonly group: Group;
+  readonly resolve: (decisions: Decision[]) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+const OPS: ReadonlySet<string> = new Set<StoreOp>(["consume", "peek", "refund", "reset"]);
+const WINDOW_ALGORITHMS: ReadonlySet<string> = new Set([
+  "fixed_window",
+  "sliding_window",
+  "sliding_log",
+  "bucketed_window",
+  "concurrency",
+]);
+
+/** Percent-encodes the characters `special` matches (`test` finds one, `all` replaces every one). */
+function escaper(test: RegExp, all: RegExp): (s: string) => string {
+  const hex = (c: string): string => `%${c.charCodeAt(0).toString(16).toUpperCase()}`;
+  return (s) => (test.test(s) ? s.replace(all, hex) : s);
+}
+const escapeIdentity = escaper(/[%}]/, /[%}]/g);
+const escapePart = escaper(/[%:]/, /[%:]/g);
+
+/** The Redis store; see the module comment. Create it with {@link redisStore}. */
+export class RedisStore implements Store {
+  readonly name = "redis";
+  readonly shared = true;
+  readonly #client: RedisScriptClient;
+  readonly #script: RedisScript;
+  readonly #serverClock: boolean;
+  readonly #batch: boolean;
+  readonly #maxBatch: number;
+  readonly #margin: number;
+  readonly #keysOf: KeyNamer;
+  readonly #suffixes = new WeakMap<LimitSet, readonly string[]>();
+  readonly #inFlight = new Set<Promise<void>>();
+  #queue: Pending[] = [];
+  #queuedItems = 0;
+  #scheduled = false;
+  #closed = false;
+
+  /** Creates a store over `options.client`; validates every option. */
+  constructor(options: RedisStoreOptions) {
+    if (options === null || typeof options !== "object") {
+      throw new InvalidArgumentError("redisStore: options must be an object with a `client`");
+    }
+    const { client } = options;
+    if (
+      client === null ||
+      typeof client !== "object" ||
+      typeof client.evalsha !== "function" ||
+      typeof client.eval !== "function"
+    ) {
+      throw new InvalidArgumentError("redisStore: client must be an ioredis client (with evalsha and eval)");
+    }
+    const prefix = options.prefix ?? "rl";
+    if (typeof prefix !== "string" || prefix.length === 0 || prefix.length > 128 || /[{}]/.test(prefix)) {
+      throw new InvalidArgumentError(
+        `redisStore: prefix must be a string of 1 to 128 characters without braces, got ${JSON.stringify(prefix)}`,
+      );
+    }
+    const clock = options.clock ?? "redis";
+    if (clock !== "redis" && clock !== "client") {
+      throw new InvalidArgumentError(
+        `redisStore: clock must be "redis" or "client", got ${JSON.stringify(clock)}`,
+      );
+    }
+    const maxBatch = options.maxBatch ?? 64;
+    if (!Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > 10_000) {
+      throw new InvalidArgumentError(
+        `redisStore: maxBatch must be a whole number from 1 to 10000, got ${maxBatch}`,
+      );
+    }
+    const margin = options.ttlMarginMs ?? 1000;
+    if (!Number.isInteger(margin) || margin < 0 || margin > 2 ** 31) {
+      throw new InvalidArgumentError(`redisStore: ttlMarginMs must be a whole number >= 0, got ${margin}`);
+    }
+    if (options.keyOf !== undefined && typeof options.keyOf !== "function") {
+      throw new InvalidArgumentError(
+        "redisStore: keyOf must be a function (key, namespace, policy) => string",
+      );
+    }
+    this.#client = client;
+    this.#script = loadScript();
+    this.#serverClock = clock === "redis";
+    this.#batch = options.batch ?? true;
+    this.#maxBatch = maxBatch;
+    this.#margin = margin;
+    const keyOf = options.keyOf;
+    this.#keysOf =
+      keyOf !== undefined
+        ? (set, key) => set.specs.map((s) => keyOf(key, set.namespace, s.name))
+        : (set, key) => {
+            const head = `${prefix}:{${escapeIdentity(key)}}`;
+            const suffixes = this.#suffixesOf(set);
+            return suffixes.length === 1 ? [head + suffixes[0]] : suffixes.map((s) => head + s);
+          };
+  }
+
+  /** The Redis keys holding `key`'s state under `limits`, one per limit in declaration order. */
+  keysOf(limits: LimitSet, key: string): readonly string[] {
+    return this.#keysOf(limits, key);
+  }
+
+  /** Applies `op` to every item in one script call (batched with concurrent calls); see {@link Store.apply}. */
+  apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
+    try {
+      this.#assertOpen();
+      if (!OPS.has(op)) {
+        throw new InvalidArgumentError(
+          `redisStore.apply: op must be consume, peek, refund or reset, got ${JSON.stringify(op)}`,
+        );
+      }
+      if (!Array.isArray(items)) throw new InvalidArgumentError("redisStore.apply: items must be an array");
+      for (let i = 0; i < items.length; i++) checkItem(items[i], i, op);
+      if (items.length === 0) return Promise.resolve([]);
+      return this.#enqueue({ op, items, now: this.#now(nowMs) });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Releases concurrency leases taken by an earlier consume of `key` (lease ids by policy name). */
+  async release(
+    limits: LimitSet,
+    key: string,
+    leases: Readonly<Record<string, number>>,
+    nowMs: number,
+  ): Promise<void> {
+    this.#assertOpen();
+    checkItem({ limits, key, cost: 0 }, 0, "release");
+    if (leases === null || typeof leases !== "object") {
+      throw new InvalidArgumentError(
+        "redisStore.release: leases must be an object of lease ids by policy name",
+      );
+    }
+    for (const [name, id] of Object.entries(leases)) {
+      if (!Number.isSafeInteger(id) || id < 0) {
+        throw new InvalidArgumentError(
+          `redisStore.release: leases.${name} must be a whole number >= 0, got ${String(id)}`,
+        );
+      }
+    }
+    if (!limits.specs.some((s) => (leases[s.name] ?? 0) > 0)) return;
+    await this.#enqueue({ op: "release", items: [{ limits, key, cost: 0 }], now: this.#now(nowMs), leases });
+  }
+
+  /** Sends what is queued, waits for every call in flight, and refuses further use. Leaves the client open. */
+  async close(): Promise<void> {
+    if (this.#queue.length > 0) this.#flush();
+    this.#closed = true;
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  #now(nowMs: number): number | "" {
+    if (this.#serverClock) return "";
+    if (typeof nowMs !== "number" || !Number.isFinite(nowMs) || nowMs < 0) {
+      throw new InvalidArgumentError(
+        `redisStore: nowMs must be a finite number of epoch ms with clock "client", got ${String(nowMs)}`,
+      );
+    }
+    return nowMs;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new SluiceError("ERR_SLUICE_STORE_CLOSED", "redisStore: used after close()");
+  }
+
+  #suffixesOf(set: LimitSet): readonly string[] {
+    let s = this.#suffixes.get(set);
+    if (s === undefined) {
+      const ns = escapePart(set.namespace);
+      s = Object.freeze(set.specs.map((spec) => `:${ns}:${escapePart(spec.name)}`));
+      this.#suffixes.set(set, s);
+    }
+    return s;
+  }
+
+  #enqueue(group: Group): Promise<Decision[]> {
+    return new Promise<Decision[]>((resolve, reject) => {
+      const pending: Pending = { group, resolve, reject };
+      if (!this.#batch) {
+        this.#send([pending]);
+        return;
+      }
+      this.#queue.push(pending);
+      this.#queuedItems += group.items.length;
+      if (this.#queuedItems >= this.#maxBatch) this.#flush();
+      else if (!this.#scheduled) {
+        this.#scheduled = true;
+        queueMicrotask(() => {
+          if (this.#scheduled) this.#flush();
+        });
+      }
+    });
+  }
+
+  /** Sends the queue as script calls of at most `maxBatch` items each; a call is never split. */
+  #flush(): void {
+    this.#scheduled = false;
+    const queue = this.#queue;
+    this.#queue = [];
+    this.#queuedItems = 0;
+    let start = 0;
+    let items = 0;
+    for (let i = 0; i < queue.length; i++) {
+      const n = queue[i].group.items.length;
+      if (items > 0 && items + n > this.#maxBatch) {
+        this.#send(queue.slice(start, i));
+        start = i;
+        items = 0;
+      }
+      items += n;
+    }
+    if (start < queue.length) this.#send(start === 0 ? queue : queue.slice(start));
+  }
+
+  #send(pending: readonly Pending[]): void {
+    const groups = pending.map((p) => p.group);
+    let batch: ReturnType<typeof encodeBatch>;
+    try {
+      batch = encodeBatch(groups, this.#keysOf, this.#margin);
+    } catch (error) {
+      for (const p of pending) p.reject(error);
+      return;
+    }
+    const done = sendBatch(this.#client, this.#script, batch).then(
+      (reply) => {
+        let decisions: Decision[][];
+        try {
+          decisions = decodeBatch(reply, groups);
+        } catch (error) {
+          const failure = new StoreUnavailableError("redis", (error as Error).message, error);
+          for (const p of pending) p.reject(failure);
+          return;
+        }
+        for (let i = 0; i < pending.length; i++) pending[i].resolve(decisions[i]);
+      },
+      (error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        const failure = new StoreUnavailableError("redis", message, error);
+        for (const p of pending) p.reject(failure);
+      },
+    );
+    this.#inFlight.add(done);
+    void done.finally(() => this.#inFlight.delete(done));
+  }
+}
+
+/** Validates one item without touching Redis; throws `ERR_SLUICE_INVALID_ARGUMENT` naming the field. */
+function checkItem(item: StoreItem, i: number, op: StoreOp | "release"): void {
+  const where = `redisStore.${op === "release" ? "release" : `apply: items[${i}]`}`;
+  if (item === null || typeof item !== "object") throw new InvalidArgumentError(`${where} must be an object`);
+  const { limits, key, cost } = item;
+  if (limits === null || typeof limits !== "object" || !Array.isArray(limits.specs)) {
+    throw new InvalidArgumentError(`${where}.limits must be a LimitSet (createLimitSet)`);
+  }
+  if (limits.specs.length === 0 || limits.specs.length > MAX_LIMITS_PER_SET) {
+    throw new InvalidArgumentError(`${where}.limits must hold 1 to ${MAX_LIMITS_PER_SET} limits`);
+  }
+  if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH) {
+    throw new InvalidArgumentError(
+      `${where}.key must be a non-empty string of at most ${MAX_KEY_LENGTH} characters, got ${typeof key === "string" ? `${key.length} characters` : typeof key}`,
+    );
+  }
+  if (typeof cost !== "number" || !(cost >= 0 && cost <= Number.MAX_SAFE_INTEGER)) {
+    throw new InvalidArgumentError(
+      `${where}.cost must be a number from 0 to Number.MAX_SAFE_INTEGER, got ${String(cost)}`,
+    );
+  }
+  if (!Number.isInteger(cost) && limits.specs.some((s) => WINDOW_ALGORITHMS.has(s.algorithm))) {
+    throw new InvalidArgumentError(
+      `${where}.cost must be a whole number for ${limits.specs.map((s) => s.algorithm).join(", ")}, got ${cost}`,
+    );
+  }
+}
+
+/** Creates a {@link RedisStore} over an ioredis client. */
+export function redisStore(options: RedisStoreOptions): RedisStore {
+  return new RedisStore(options);
+}

@@ -1,0 +1,109 @@
+/**
+ * The Redis script: assembled once from the `.lua` sources that ship next to this module (`scripts/`, copied to
+ * `dist/stores/redis/scripts/` by `scripts/copy-lua.mjs` at build), identified by its SHA1 computed here, and run
+ * with EVALSHA, falling back to EVAL (which also caches it) when the server answers NOSCRIPT (after a restart or a
+ * `SCRIPT FLUSH`). The `.lua` files are the source of truth; nothing here is generated.
+ *
+ * Assembly: `apply.lua` is the script; its `--[[@kernels]]` line becomes `local function kernel(code)`, whose
+ * branch `code == n` holds the sources of algorithm n (token and leaky bucket each get `drain.lua` first, as their
+ * TS steps share `drain.ts`). Each branch ends by returning the algorithm's table, so a call only instantiates the
+ * algorithms it uses.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { AlgorithmId } from "../../core/limit-spec.js";
+
+/** The algorithm codes the script understands (ARGV), by algorithm id. */
+export const ALGORITHM_CODES: Readonly<Record<AlgorithmId, number>> = Object.freeze({
+  gcra: 1,
+  token_bucket: 2,
+  leaky_bucket: 3,
+  fixed_window: 4,
+  sliding_window: 5,
+  sliding_log: 6,
+  bucketed_window: 7,
+  concurrency: 8,
+});
+
+/** The `.lua` files of each algorithm code, in the order they are pasted into its `kernel(code)` branch. */
+const KERNEL_FILES: readonly (readonly [number, readonly string[]])[] = [
+  [1, ["gcra.lua"]],
+  [2, ["drain.lua", "token-bucket.lua"]],
+  [3, ["drain.lua", "leaky-bucket.lua"]],
+  [4, ["fixed-window.lua"]],
+  [5, ["sliding-window.lua"]],
+  [6, ["sliding-log.lua"]],
+  [7, ["bucketed-window.lua"]],
+  [8, ["concurrency.lua"]],
+];
+
+const KERNELS_MARK = "--[[@kernels]]";
+
+/** A loaded script: its source and the SHA1 that EVALSHA names it by. */
+export interface RedisScript {
+  /** The full Lua source sent by EVAL. */
+  readonly source: string;
+  /** Lower-case hex SHA1 of {@link RedisScript.source}. */
+  readonly sha: string;
+}
+
+/** The minimal client surface the Redis store needs; ioredis `Redis` (and `Cluster`) provide it. */
+export interface RedisScriptClient {
+  /** `EVALSHA sha numKeys key… arg…`. */
+  evalsha(sha: string, numKeys: number, ...args: (string | number | Buffer)[]): Promise<unknown>;
+  /** `EVAL script numKeys key… arg…`. */
+  eval(script: string, numKeys: number, ...args: (string | number | Buffer)[]): Promise<unknown>;
+}
+
+/** Reads one `.lua` file shipped next to this module. */
+function readLua(name: string): string {
+  return readFileSync(new URL(`./scripts/${name}`, import.meta.url), "utf8");
+}
+
+/** Assembles `apply.lua` with every algorithm pasted into `kernel(code)` (see the module comment). */
+export function assembleScript(read: (name: string) => string = readLua): string {
+  const main = read("apply.lua");
+  const at = main.indexOf(KERNELS_MARK);
+  if (at === -1) throw new Error(`apply.lua has no ${KERNELS_MARK} line`);
+  let kernels = "local function kernel(code)\n";
+  KERNEL_FILES.forEach(([code, files], i) => {
+    kernels += `${i === 0 ? "if" : "elseif"} code == ${code} then\n`;
+    for (const f of files) kernels += `-- ${f}\n${read(f).trimEnd()}\n`;
+  });
+  kernels += 'end\nerror("sluice: unknown algorithm code " .. tostring(code))\nend';
+  return main.slice(0, at) + kernels + main.slice(at + KERNELS_MARK.length);
+}
+
+let loaded: RedisScript | undefined;
+
+/** The script, assembled and hashed on first use (once per process). */
+export function loadScript(): RedisScript {
+  if (loaded === undefined) {
+    const source = assembleScript();
+    loaded = Object.freeze({ source, sha: createHash("sha1").update(source).digest("hex") });
+  }
+  return loaded;
+}
+
+/** Whether `error` is Redis's answer to EVALSHA of a script it does not have. */
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith("NOSCRIPT");
+}
+
+/**
+ * Runs `script` with `keys` and `args` on `client`: EVALSHA, and EVAL when the server has lost the script
+ * (NOSCRIPT). The two are separate from encoding so a Cluster store can send each node its own batch.
+ */
+export async function runScript(
+  client: RedisScriptClient,
+  script: RedisScript,
+  keys: readonly string[],
+  args: readonly (string | number | Buffer)[],
+): Promise<unknown> {
+  try {
+    return await client.evalsha(script.sha, keys.length, ...keys, ...args);
+  } catch (error) {
+    if (!isNoScript(error)) throw error;
+    return client.eval(script.source, keys.length, ...keys, ...args);
+  }
+}

@@ -1,0 +1,72 @@
+-- gcra.lua: the Lua twin of src/algorithms/gcra.ts (GCRA, virtual scheduling form). Same inputs, same
+-- outputs, same arithmetic, line for line; read that file's header for the model, the reported values and the
+-- edges (clock backwards, cost 0, cost > burst, a lowered burst keeps the debt).
+--
+-- This file is a fragment, not a standalone script: the loader (src/stores/redis/script.ts) pastes it into
+-- apply.lua as the body of `kernel(1)`, where the helpers it uses are in scope: TIME_TOLERANCE_MS, ceil_ms,
+-- floor, INF. It runs no Redis command; apply.lua loads and stores the state.
+--
+-- State (1 field, index 0 as in the TS Float64Array): s[0] = TAT, epoch ms; 0 (or any time <= now) is full.
+-- Stored by apply.lua as one Redis string of 9 bytes: a flags byte (algorithm code 1 * 2 + warning bit), then
+-- the TAT as a little-endian IEEE-754 double (struct.pack '<Bd'), so it round-trips exactly without
+-- formatting.
+--
+-- Spec fields used: spec.burst, spec.t (emission interval T = periodMs / limit, computed as in LimitSpec).
+--
+-- KEYS / ARGV: none of its own; apply.lua parses them (its header documents both line by line) and calls:
+--   apply(s, now, spec, cost, commit) -> allowed, remaining, resetAfterMs, retryAfterMs, leaseId
+--     s        the state fields, indexed as the TS Float64Array (s[0] ...); written only when allowed and commit
+--     now      epoch ms of the decision (the client's, or the server's TIME)
+--     spec     { limit, period, burst, bucket, t = period / limit } (ARGV numbers of this limit)
+--     cost     units asked for (0: report only)
+--     commit   whether an allowed step writes its next state
+--   refund(s, now, spec, amount)      gives back up to amount units (apply.lua calls it on stored states only)
+--   idle(s, now, spec) -> ms          time until the state is indistinguishable from fresh (sets the key's TTL)
+
+-- Reports remaining = floor((tau - ahead + tolerance) / T) and resetAfterMs = ceil_ms(ahead).
+local function report(tat, now, tau, t)
+  local ahead = tat - now
+  local free = tau - ahead + TIME_TOLERANCE_MS
+  local remaining = 0
+  if free > 0 then remaining = floor(free / t) end
+  return remaining, ceil_ms(ahead)
+end
+
+-- apply(s, now, spec, cost, commit) -> allowed, remaining, resetAfterMs, retryAfterMs, leaseId
+local function apply(s, now, spec, cost, commit)
+  local t = spec.t
+  local tau = spec.burst * t
+  local tat = s[0]
+  local base = now
+  if tat > now then base = tat end
+  if cost > spec.burst then
+    local remaining, reset = report(base, now, tau, t)
+    return false, remaining, reset, INF, 0
+  end
+  local nxt = base + cost * t
+  local excess = nxt - now - tau
+  if excess <= TIME_TOLERANCE_MS then
+    local remaining, reset = report(nxt, now, tau, t)
+    if commit then s[0] = nxt end
+    return true, remaining, reset, 0, 0
+  end
+  local remaining, reset = report(base, now, tau, t)
+  return false, remaining, reset, ceil_ms(excess), 0
+end
+
+-- refund(s, now, spec, amount): moves the TAT back by amount * T, to 0 once it reaches now.
+local function refund(s, now, spec, amount)
+  local tat = s[0]
+  if tat <= now then return end
+  local back = tat - amount * spec.t
+  if back > now then s[0] = back else s[0] = 0 end
+end
+
+-- idle(s, now, spec) -> milliseconds until the state is indistinguishable from fresh.
+local function idle(s, now)
+  local ahead = s[0] - now
+  if ahead > 0 then return ahead end
+  return 0
+end
+
+return { apply = apply, refund = refund, idle = idle, width = 1 }

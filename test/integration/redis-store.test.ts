@@ -1,0 +1,447 @@
+// The Redis store against real redis-server processes: key layout and TTLs, NOSCRIPT recovery, the server
+// clock, concurrency leases, all-or-nothing across limits and items, batching, and input validation.
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLimitSet } from "../../src/algorithms/limit-set.js";
+import type { Decision } from "../../src/core/decision.js";
+import { InvalidArgumentError } from "../../src/core/errors.js";
+import { type LimitSpecInput, parseLimitSpec } from "../../src/core/limit-spec.js";
+import { ManualClock } from "../../src/core/manual-clock.js";
+import { createLimiter } from "../../src/engine/limiter.js";
+import { type RedisScriptClient, type RedisStoreOptions, redisStore } from "../../src/stores/redis/index.js";
+import type { StoreItem, StoreOp } from "../../src/stores/store.js";
+import { ReferenceStore } from "../../src/testing/index.js";
+import { getSharedRedis, uniqueKeyPrefix } from "../support/redis-env.js";
+import { startRedis } from "../support/redis-server.js";
+
+const T0 = 1_700_000_000_000; // a multiple of every period used here
+
+let client: Redis;
+beforeAll(async () => {
+  client = new Redis((await getSharedRedis()).url);
+});
+afterAll(() => {
+  client.disconnect();
+});
+
+/** A client wrapper recording how many EVALSHA / EVAL calls reach Redis. */
+class CountingClient implements RedisScriptClient {
+  evalshaCalls = 0;
+  evalCalls = 0;
+  constructor(readonly inner: RedisScriptClient) {}
+  evalsha(sha: string, numKeys: number, ...args: (string | number | Buffer)[]): Promise<unknown> {
+    this.evalshaCalls++;
+    return this.inner.evalsha(sha, numKeys, ...args);
+  }
+  eval(script: string, numKeys: number, ...args: (string | number | Buffer)[]): Promise<unknown> {
+    this.evalCalls++;
+    return this.inner.eval(script, numKeys, ...args);
+  }
+  get calls(): number {
+    return this.evalshaCalls + this.evalCalls;
+  }
+}
+function store(options: Partial<RedisStoreOptions> & { label: string }) {
+  const { label, ...rest } = options;
+  return redisStore({ client, prefix: uniqueKeyPrefix(label).slice(0, -1), ...rest });
+}
+
+function set(namespace: string, ...limits: LimitSpecInput[]) {
+  return createLimitSet(
+    namespace,
+    limits.map((l, i) => parseLimitSpec({ name: `l${i}`, ...l })),
+  );
+}
+
+/** The fields a caller sees, as plain data (leases included). */
+function plain(d: Decision) {
+  return {
+    policy: d.policy,
+    allowed: d.allowed,
+    remaining: d.remaining,
+    resetAfterMs: d.resetAfterMs,
+    retryAfterMs: d.retryAfterMs,
+    state: d.state,
+    leases: d.leases,
+    policies: d.policies.map((p) => ({ ...p })),
+  };
+}
+
+describe("redis store: keys", () => {
+  it("names keys <prefix>:{<identity>}:<namespace>:<policy>, encoding what would break the layout", () => {
+    const s = redisStore({ client });
+    const limits = set(
+      "api",
+      { algorithm: "gcra", limit: 1, periodMs: 1000 },
+      { algorithm: "fixed_window", limit: 1, periodMs: 1000 },
+    );
+    expect(s.keysOf(limits, "user:42")).toEqual(["rl:{user:42}:api:l0", "rl:{user:42}:api:l1"]);
+    expect(s.keysOf(limits, "a}b%c{d")).toEqual(["rl:{a%7Db%25c{d}:api:l0", "rl:{a%7Db%25c{d}:api:l1"]);
+    const odd = createLimitSet("a:b", [parseLimitSpec({ name: "c%:d", limit: 1, periodMs: 1000 })]);
+    expect(s.keysOf(odd, "k")).toEqual(["rl:{k}:a%3Ab:c%25%3Ad"]);
+    const custom = redisStore({ client, keyOf: (key, ns, policy) => `x:{${key}}:${ns}/${policy}` });
+    expect(custom.keysOf(limits, "u")).toEqual(["x:{u}:api/l0", "x:{u}:api/l1"]);
+  });
+
+  it("gives every key a TTL equal to the time it holds information, plus the margin", async () => {
+    const margin = 250;
+    const s = store({ label: "ttl", clock: "client", ttlMarginMs: margin });
+    const now = T0 + 300; // 300 ms into a 1 s window
+    const cases: [LimitSpecInput, number, number][] = [
+      // [limit, cost, idle ms after the consume]
+      [{ algorithm: "gcra", limit: 5, periodMs: 1000 }, 3, 600],
+      [{ algorithm: "token_bucket", limit: 10, periodMs: 1000 }, 4, 400],
+      [{ algorithm: "leaky_bucket", limit: 10, periodMs: 2000 }, 1, 200],
+      [{ algorithm: "fixed_window", limit: 5, periodMs: 1000 }, 1, 700],
+      [{ algorithm: "sliding_window", limit: 5, periodMs: 1000 }, 1, 1700],
+      [{ algorithm: "sliding_log", limit: 5, periodMs: 1000 }, 2, 1000],
+      [{ algorithm: "bucketed_window", limit: 5, periodMs: 1000, bucketMs: 100 }, 1, 1000],
+      [{ algorithm: "concurrency", limit: 5, periodMs: 5000 }, 1, 5000],
+    ];
+    for (const [limit, cost, idle] of cases) {
+      const limits = set(`ttl-${limit.algorithm}`, limit);
+      const [d] = await s.apply([{ limits, key: "u", cost }], "consume", now);
+      expect(d.allowed).toBe(true);
+      const pttl = await client.pttl(s.keysOf(limits, "u")[0]);
+      expect(pttl, limit.algorithm).toBeLessThanOrEqual(idle + margin);
+      expect(pttl, limit.algorithm).toBeGreaterThan(idle + margin - 200);
+    }
+    // A refund back to fresh leaves only the margin; a reset deletes the key.
+    const limits = set("ttl-gcra", { algorithm: "gcra", limit: 5, periodMs: 1000 });
+    const key = s.keysOf(limits, "u")[0];
+    await s.apply([{ limits, key: "u", cost: 3 }], "refund", now);
+    const pttl = await client.pttl(key);
+    expect(pttl).toBeLessThanOrEqual(margin);
+    expect(pttl).toBeGreaterThan(margin - 200);
+    await s.apply([{ limits, key: "u", cost: 0 }], "reset", now);
+    expect(await client.exists(key)).toBe(0);
+    // A denial writes nothing, so it leaves the TTL alone; a key never consumed is never created.
+    const fixed = set("ttl-deny", { algorithm: "fixed_window", limit: 1, periodMs: 60_000 });
+    await s.apply([{ limits: fixed, key: "u", cost: 5 }], "consume", now);
+    await s.apply([{ limits: fixed, key: "u", cost: 1 }], "peek", now);
+    expect(await client.exists(s.keysOf(fixed, "u")[0])).toBe(0);
+    await s.close();
+  });
+
+  it("treats a key written by another algorithm as fresh", async () => {
+    const s = store({ label: "algo-change", clock: "client" });
+    const a = createLimitSet("n", [
+      parseLimitSpec({ name: "p", algorithm: "gcra", limit: 2, periodMs: 60_000 }),
+    ]);
+    const b = createLimitSet("n", [
+      parseLimitSpec({ name: "p", algorithm: "fixed_window", limit: 2, periodMs: 60_000 }),
+    ]);
+    await s.apply([{ limits: a, key: "u", cost: 2 }], "consume", T0);
+    expect((await s.apply([{ limits: a, key: "u", cost: 1 }], "peek", T0))[0].allowed).toBe(false);
+    const [d] = await s.apply([{ limits: b, key: "u", cost: 2 }], "consume", T0);
+    expect(d.allowed).toBe(true);
+    expect(d.remaining).toBe(0);
+    await s.close();
+  });
+});
+
+describe("redis store: scripts", () => {
+  it("recovers from NOSCRIPT (SCRIPT FLUSH) by sending the script again", async () => {
+    const server = await startRedis();
+    const raw = new Redis(server.url);
+    try {
+      const counted = new CountingClient(raw);
+      const s = redisStore({ client: counted, clock: "client" });
+      const limits = set("noscript", { algorithm: "gcra", limit: 10, periodMs: 1000 });
+      const first = await s.apply([{ limits, key: "u", cost: 1 }], "consume", T0);
+      expect(first[0].remaining).toBe(9);
+      expect(counted.evalCalls).toBe(1); // a fresh server: EVALSHA failed with NOSCRIPT, EVAL loaded it
+      await raw.script("FLUSH");
+      const before = counted.evalCalls;
+      const again = await s.apply([{ limits, key: "u", cost: 1 }], "consume", T0);
+      expect(again[0].remaining).toBe(8);
+      expect(counted.evalCalls).toBe(before + 1);
+      await s.apply([{ limits, key: "u", cost: 1 }], "consume", T0);
+      expect(counted.evalCalls).toBe(before + 1); // cached again: EVALSHA only
+      await s.close();
+    } finally {
+      raw.disconnect();
+      await server.stop();
+    }
+  });
+
+  it("reports a dead server as ERR_SLUICE_STORE_UNAVAILABLE", async () => {
+    const server = await startRedis();
+    const raw = new Redis(server.url, { maxRetriesPerRequest: 0, enableOfflineQueue: false });
+    raw.on("error", () => {}); // reconnect attempts after the kill
+    try {
+      await new Promise((resolve) => raw.once("ready", resolve));
+      const s = redisStore({ client: raw, clock: "client" });
+      const limits = set("dead", { algorithm: "gcra", limit: 10, periodMs: 1000 });
+      await s.apply([{ limits, key: "u", cost: 1 }], "consume", T0);
+      await server.kill("SIGKILL");
+      await expect(s.apply([{ limits, key: "u", cost: 1 }], "consume", T0)).rejects.toMatchObject({
+        code: "ERR_SLUICE_STORE_UNAVAILABLE",
+      });
+    } finally {
+      raw.disconnect();
+      await server.stop();
+    }
+  });
+});
+
+describe("redis store: the server clock", () => {
+  it("lets processes with clocks skewed by ±5 s agree (TIME inside the script)", async () => {
+    const prefix = uniqueKeyPrefix("time").slice(0, -1);
+    const limits: LimitSpecInput = { algorithm: "gcra", limit: 4, periodMs: 60_000 };
+    const ahead = new ManualClock(T0 + 5_000);
+    const behind = new ManualClock(T0 - 5_000);
+    const a = createLimiter({ store: redisStore({ client, prefix }), limits, clock: ahead, name: "skew" });
+    const b = createLimiter({ store: redisStore({ client, prefix }), limits, clock: behind, name: "skew" });
+    const got: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      got.push((await a.limit("u")).remaining);
+      got.push((await b.limit("u")).remaining);
+    }
+    expect(got).toEqual([3, 2, 1, 0, 0, 0]); // one shared schedule; 15 s per unit, so nothing refills meanwhile
+    const denied = await b.limit("u");
+    expect(denied.allowed).toBe(false);
+    expect(denied.retryAfterMs).toBeGreaterThan(14_000);
+    expect(denied.retryAfterMs).toBeLessThanOrEqual(15_000);
+
+    // The same calls trusting each client's clock disagree: the late clock sees the early one's debt as larger.
+    const prefix2 = uniqueKeyPrefix("time-client").slice(0, -1);
+    const c = createLimiter({
+      store: redisStore({ client, prefix: prefix2, clock: "client" }),
+      limits,
+      clock: ahead,
+      name: "skew",
+    });
+    const d = createLimiter({
+      store: redisStore({ client, prefix: prefix2, clock: "client" }),
+      limits,
+      clock: behind,
+      name: "skew",
+    });
+    const skewed = [(await c.limit("u")).remaining, (await d.limit("u")).remaining];
+    expect(skewed).toEqual([3, 1]);
+  });
+
+  it("ignores the caller's nowMs with the server clock", async () => {
+    const s = store({ label: "time-ignore" });
+    const limits = set("n", { algorithm: "fixed_window", limit: 2, periodMs: 3_600_000 });
+    const [d] = await s.apply([{ limits, key: "u", cost: 1 }], "consume", 0);
+    expect(d.allowed).toBe(true);
+    expect(d.resetAfterMs).toBeGreaterThan(0);
+    expect(d.resetAfterMs).toBeLessThanOrEqual(3_600_000);
+    await s.close();
+  });
+});
+
+describe("redis store: concurrency leases", () => {
+  it("acquires, denies at the limit, releases and acquires again", async () => {
+    const clock = new ManualClock(T0);
+    const limiter = createLimiter({
+      store: store({ label: "lease", clock: "client" }),
+      limits: { name: "in-flight", algorithm: "concurrency", limit: 2, periodMs: 10_000 },
+      clock,
+    });
+    const a = await limiter.acquire("u");
+    const b = await limiter.acquire("u");
+    expect([a.allowed, b.allowed]).toEqual([true, true]);
+    const idA = a.decision.leases?.["in-flight"];
+    const idB = b.decision.leases?.["in-flight"];
+    expect(idA).toBeGreaterThan(0);
+    expect(idB).toBeGreaterThan(idA!);
+    clock.advance(1_000);
+    const c = await limiter.acquire("u");
+    expect(c.allowed).toBe(false);
+    expect(c.decision.retryAfterMs).toBe(9_000);
+    expect(c.decision.leases).toBeUndefined();
+    await a.release();
+    await a.release(); // twice is harmless
+    const d = await limiter.acquire("u");
+    expect(d.allowed).toBe(true);
+    expect(d.decision.remaining).toBe(0);
+    await b.release();
+    await d.release();
+    expect((await limiter.peek("u")).remaining).toBe(2);
+    // A lease never released expires after the period.
+    const e = await limiter.acquire("u", { cost: 2 });
+    expect(e.allowed).toBe(true);
+    clock.advance(10_000);
+    expect((await limiter.acquire("u")).allowed).toBe(true);
+  });
+});
+
+describe("redis store: all-or-nothing", () => {
+  it("checks and consumes several limits of one identity in one call, consuming none on a denial", async () => {
+    const clock = new ManualClock(T0);
+    const counted = new CountingClient(client);
+    const limiter = createLimiter({
+      store: redisStore({ client: counted, clock: "client", prefix: uniqueKeyPrefix("multi").slice(0, -1) }),
+      limits: [
+        { name: "per-second", algorithm: "gcra", limit: 10, periodMs: 1000 },
+        { name: "per-minute", algorithm: "fixed_window", limit: 3, periodMs: 60_000 },
+        { name: "log", algorithm: "sliding_log", limit: 5, periodMs: 60_000 },
+      ],
+      clock,
+    });
+    for (let i = 0; i < 3; i++) expect((await limiter.limit("u")).allowed).toBe(true);
+    expect(counted.calls).toBe(3); // one script call per decision, every limit in it
+    const denied = await limiter.limit("u");
+    expect(denied.allowed).toBe(false);
+    expect(denied.policy).toBe("per-minute");
+    const after = await limiter.peek("u");
+    expect(after.policies.map((p) => p.remaining)).toEqual([7, 0, 2]); // the denial consumed nothing
+  });
+
+  it("applies the items of one call all-or-nothing, exactly as the reference store", async () => {
+    const one = set("a", { algorithm: "fixed_window", limit: 2, periodMs: 1000 });
+    const two = createLimitSet("b", [
+      parseLimitSpec({ name: "x", algorithm: "gcra", limit: 5, periodMs: 1000 }),
+      parseLimitSpec({ name: "y", algorithm: "sliding_log", limit: 5, periodMs: 1000 }),
+    ]);
+    const lease = set("c", { algorithm: "concurrency", limit: 3, periodMs: 1000 });
+    const items = (cost: number): StoreItem[] => [
+      { limits: one, key: "u", cost },
+      { limits: two, key: "u", cost: 1 },
+      { limits: one, key: "v", cost: 1 },
+      { limits: lease, key: "u", cost: 1 },
+      { limits: one, key: "u", cost: 1 }, // the same key twice: the second sees the first
+    ];
+    for (const batch of [true, false]) {
+      const s = store({ label: `items-${batch}`, clock: "client", batch });
+      const reference = new ReferenceStore();
+      let now = T0;
+      for (const [op, cost] of [
+        ["consume", 3],
+        ["consume", 1],
+        ["consume", 1],
+        ["peek", 1],
+        ["consume", 0],
+        ["refund", 1],
+        ["consume", 1],
+        ["reset", 0],
+        ["consume", 1],
+      ] as [StoreOp, number][]) {
+        const got = await s.apply(items(cost), op, now);
+        const want = await reference.apply(items(cost), op, now);
+        expect(got.map(plain), `${op} ${cost} at +${now - T0}`).toEqual(want.map(plain));
+        now += 300;
+      }
+      await s.close();
+    }
+  });
+});
+
+describe("redis store: batching", () => {
+  it("answers 200 concurrent calls in few script calls, as sequential unbatched calls would", async () => {
+    const batchedClient = new CountingClient(client);
+    const batched = redisStore({
+      client: batchedClient,
+      clock: "client",
+      prefix: uniqueKeyPrefix("b1").slice(0, -1),
+    });
+    const single = redisStore({
+      client,
+      clock: "client",
+      batch: false,
+      prefix: uniqueKeyPrefix("b2").slice(0, -1),
+    });
+    const limits: LimitSpecInput[] = [
+      { name: "rate", algorithm: "token_bucket", limit: 20, periodMs: 1000, burst: 6 },
+      { name: "window", algorithm: "sliding_window", limit: 9, periodMs: 1000 },
+    ];
+    const make = (s: typeof batched) =>
+      createLimiter({ store: s, limits, name: "twin", clock: new ManualClock(T0) });
+    const a = make(batched);
+    const b = make(single);
+    const call = (i: number) => ({
+      key: `u${i % 7}`,
+      options: { cost: (i % 3) + (i % 11 === 0 ? 7 : 0), nowMs: T0 + 7 * i },
+    });
+    const concurrent = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => {
+        const { key, options } = call(i);
+        return i % 13 === 5 ? a.peek(key, options) : a.limit(key, options);
+      }),
+    );
+    const sequential: Decision[] = [];
+    for (let i = 0; i < 200; i++) {
+      const { key, options } = call(i);
+      sequential.push(await (i % 13 === 5 ? b.peek(key, options) : b.limit(key, options)));
+    }
+    expect(concurrent.map(plain)).toEqual(sequential.map(plain));
+    expect(concurrent.some((d) => d.allowed)).toBe(true);
+    expect(concurrent.some((d) => !d.allowed)).toBe(true);
+    expect(batchedClient.calls).toBeLessThanOrEqual(Math.ceil(200 / 64) + 1); // maxBatch 64
+    await batched.close();
+    await single.close();
+  });
+
+  it("keeps each call its own all-or-nothing group within a batch", async () => {
+    const s = store({ label: "groups", clock: "client" });
+    const limits = set("g", { algorithm: "fixed_window", limit: 3, periodMs: 60_000 });
+    const [x, y, z] = await Promise.all([
+      s.apply([{ limits, key: "u", cost: 2 }], "consume", T0),
+      s.apply([{ limits, key: "u", cost: 2 }], "consume", T0), // denied alone: only 1 left
+      s.apply([{ limits, key: "u", cost: 1 }], "consume", T0),
+    ]);
+    expect([x[0].allowed, y[0].allowed, z[0].allowed]).toEqual([true, false, true]);
+    expect(z[0].remaining).toBe(0);
+    await s.close();
+  });
+});
+
+describe("redis store: bad input", () => {
+  it("rejects bad input with a clear error, without touching Redis", async () => {
+    const counted = new CountingClient(client);
+    const s = redisStore({ client: counted, clock: "client" });
+    const limits = set("bad", { algorithm: "fixed_window", limit: 5, periodMs: 1000 });
+    const bad: [StoreItem[], StoreOp, number, RegExp][] = [
+      [
+        [{ limits, key: "x".repeat(1025), cost: 1 }],
+        "consume",
+        T0,
+        /key must be a non-empty string of at most 1024/,
+      ],
+      [[{ limits, key: "", cost: 1 }], "consume", T0, /key must be a non-empty string/],
+      [[{ limits, key: 42 as never, cost: 1 }], "consume", T0, /key must be/],
+      [[{ limits, key: "u", cost: -1 }], "consume", T0, /cost must be a number from 0/],
+      [[{ limits, key: "u", cost: Number.NaN }], "consume", T0, /cost must be a number/],
+      [[{ limits, key: "u", cost: 1.5 }], "consume", T0, /cost must be a whole number for fixed_window/],
+      [[{ limits: {} as never, key: "u", cost: 1 }], "consume", T0, /limits must be a LimitSet/],
+      [[{ limits, key: "u", cost: 1 }], "drain" as never, T0, /op must be consume, peek, refund or reset/],
+      [[{ limits, key: "u", cost: 1 }], "consume", Number.NaN, /nowMs must be a finite number/],
+      [[{ limits, key: "u", cost: 1 }, null as never], "consume", T0, /items\[1\] must be an object/],
+    ];
+    for (const [items, op, now, message] of bad) {
+      const attempt = s.apply(items, op, now);
+      await expect(attempt).rejects.toThrow(message);
+      await expect(attempt).rejects.toBeInstanceOf(InvalidArgumentError);
+    }
+    await expect(s.release(limits, "u", { l0: -1 }, T0)).rejects.toThrow(/leases.l0 must be a whole number/);
+    expect(await s.apply([], "consume", T0)).toEqual([]);
+    expect(counted.calls).toBe(0);
+    await s.close();
+    await expect(s.apply([{ limits, key: "u", cost: 1 }], "consume", T0)).rejects.toMatchObject({
+      code: "ERR_SLUICE_STORE_CLOSED",
+    });
+    expect(counted.calls).toBe(0);
+
+    expect(() => redisStore({ client: {} as never })).toThrow(/client must be an ioredis client/);
+    expect(() => redisStore({ client, prefix: "a{b" })).toThrow(
+      /prefix must be a string of 1 to 128 characters without braces/,
+    );
+    expect(() => redisStore({ client, clock: "wall" as never })).toThrow(/clock must be "redis" or "client"/);
+    expect(() => redisStore({ client, maxBatch: 0 })).toThrow(/maxBatch must be a whole number/);
+    expect(() => redisStore({ client, ttlMarginMs: -1 })).toThrow(/ttlMarginMs must be a whole number/);
+  });
+
+  it("is what a Limiter rejects before the store (through the Limiter, too)", async () => {
+    const counted = new CountingClient(client);
+    const limiter = createLimiter({
+      store: redisStore({ client: counted }),
+      limits: { algorithm: "gcra", limit: 1, periodMs: 1000 },
+    });
+    await expect(limiter.limit("x".repeat(2000))).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(limiter.limit("u", { cost: -2 })).rejects.toBeInstanceOf(InvalidArgumentError);
+    expect(counted.calls).toBe(0);
+  });
+});
