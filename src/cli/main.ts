@@ -7,15 +7,29 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { SluiceError } from "../core/errors.js";
 import { registerSimulate } from "./simulate.js";
+import { registerValidate } from "./validate.js";
 
 /** Registers one subcommand on the program. */
 export type RegisterCommand = (program: Command) => void;
 
 /** Every subcommand, in the order `sluice --help` lists them. */
-export const COMMANDS: readonly RegisterCommand[] = [registerSimulate];
+export const COMMANDS: readonly RegisterCommand[] = [registerSimulate, registerValidate];
 
 /** Exit code of a user error (bad option, invalid limit or configuration). */
 export const EXIT_USAGE = 2;
+
+/** Thrown by a command that has printed its own result to end with `exitCode` (`validate` on an invalid file: 1). */
+export class CommandExit extends Error {
+  /** The process exit code. */
+  readonly exitCode: number;
+
+  /** Creates the signal to exit with `exitCode`. */
+  constructor(exitCode: number) {
+    super(`exit ${exitCode}`);
+    this.name = "CommandExit";
+    this.exitCode = exitCode;
+  }
+}
 
 function packageVersion(): string {
   // src/cli/main.ts and dist/cli/main.js both sit two levels below the package root.
@@ -43,6 +57,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     await createProgram().parseAsync([...argv]);
     return 0;
   } catch (error) {
+    if (error instanceof CommandExit) return error.exitCode;
     if (error instanceof CommanderError) {
       // Commander has already printed its message (or the help / version).
       return error.exitCode === 0 ? 0 : EXIT_USAGE;

@@ -1,0 +1,517 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../core/errors.js";
+import { parseLimitSpec } from "../core/limit-spec.js";
+import { configSchema, formatPath, parsePath, ruleSchema, validateConfig } from "./config-schema.js";
+import { configFromValue, loadConfigFile, parseConfig } from "./load-config.js";
+
+const FULL_YAML = `
+version: 1
+defaults: { algorithm: token_bucket, behaviour: reject, maxDelay: 500ms, failurePolicy: fail_closed, mode: lease }
+tiers: [free, premium, enterprise]
+identities: { "user:42": premium, "apikey:ak_1": enterprise }
+rules:
+  - id: orders-per-user
+    name: Orders per user
+    domain: api
+    match:
+      - { key: user }
+      - { key: endpoint, path: "/api/v1/orders/*" }
+    identity: user
+    limits:
+      - { name: per-second, limit: 10, period: 1s, burst: 20 }
+      - { name: per-day, algorithm: leaky_bucket, limit: 10000, period: 1d }
+    tiers:
+      premium: [{ name: per-second, limit: 100, period: 1s }]
+      enterprise: unlimited
+    behaviour: delay
+    maxDelay: 2s
+    strategy: bytes
+    mode: local
+    failurePolicy: fail_open
+    dynamic: { window: 1m, recentWeight: 0.5, multiplier: 2 }
+    priority: 5
+    replaces: [search]
+    detailedMetric: true
+  - id: search
+    domain: api
+    match:
+      - { key: user, value: "7" }
+      - { key: endpoint, prefix: /api/v1/search, shared: true }
+      - { key: region, glob: "eu-*" }
+    limits: [{ limit: 5, period: 1m }]
+  - id: internal
+    domain: api
+    match: [{ key: service, value: billing }]
+    unlimited: true
+  - id: banned
+    domain: edge
+    match: [{ key: remote_address, value: 50.0.0.5 }]
+    blocked: true
+overrides:
+  - { identity: "user:42", rule: orders-per-user, limits: [{ limit: 50, period: 1s }], expiresAt: "2026-12-01T00:00:00Z" }
+  - { identity: "user:9", limits: unlimited }
+`;
+
+const FULL_JSON = JSON.stringify({
+  version: 1,
+  defaults: {
+    algorithm: "token_bucket",
+    behaviour: "reject",
+    maxDelay: "500ms",
+    failurePolicy: "fail_closed",
+    mode: "lease",
+  },
+  tiers: ["free", "premium", "enterprise"],
+  identities: { "user:42": "premium", "apikey:ak_1": "enterprise" },
+  rules: [
+    {
+      id: "orders-per-user",
+      name: "Orders per user",
+      domain: "api",
+      match: [{ key: "user" }, { key: "endpoint", path: "/api/v1/orders/*" }],
+      identity: "user",
+      limits: [
+        { name: "per-second", limit: 10, period: "1s", burst: 20 },
+        { name: "per-day", algorithm: "leaky_bucket", limit: 10000, period: "1d" },
+      ],
+      tiers: { premium: [{ name: "per-second", limit: 100, period: "1s" }], enterprise: "unlimited" },
+      behaviour: "delay",
+      maxDelay: "2s",
+      strategy: "bytes",
+      mode: "local",
+      failurePolicy: "fail_open",
+      dynamic: { window: "1m", recentWeight: 0.5, multiplier: 2 },
+      priority: 5,
+      replaces: ["search"],
+      detailedMetric: true,
+    },
+    {
+      id: "search",
+      domain: "api",
+      match: [
+        { key: "user", value: "7" },
+        { key: "endpoint", prefix: "/api/v1/search", shared: true },
+        { key: "region", glob: "eu-*" },
+      ],
+      limits: [{ limit: 5, period: "1m" }],
+    },
+    { id: "internal", domain: "api", match: [{ key: "service", value: "billing" }], unlimited: true },
+    { id: "banned", domain: "edge", match: [{ key: "remote_address", value: "50.0.0.5" }], blocked: true },
+  ],
+  overrides: [
+    {
+      identity: "user:42",
+      rule: "orders-per-user",
+      limits: [{ limit: 50, period: "1s" }],
+      expiresAt: "2026-12-01T00:00:00Z",
+    },
+    { identity: "user:9", limits: "unlimited" },
+  ],
+});
+
+describe("parseConfig: a configuration using every field", () => {
+  const config = parseConfig(FULL_YAML, { source: "sluice.yaml" });
+  const [orders, search, internal, banned] = config.rules;
+
+  it("compiles every field of a fully specified rule", () => {
+    expect(orders).toEqual({
+      id: "orders-per-user",
+      name: "Orders per user",
+      domain: "api",
+      match: [
+        { key: "user", value: { kind: "any" }, shared: false },
+        { key: "endpoint", value: { kind: "path", pattern: "/api/v1/orders/*" }, shared: true },
+      ],
+      limits: [
+        parseLimitSpec({ name: "per-second", algorithm: "token_bucket", limit: 10, period: "1s", burst: 20 }),
+        parseLimitSpec({ name: "per-day", algorithm: "leaky_bucket", limit: 10000, period: "1d" }),
+      ],
+      tiers: {
+        premium: [
+          parseLimitSpec({ name: "per-second", algorithm: "token_bucket", limit: 100, period: "1s" }),
+        ],
+        enterprise: "unlimited",
+      },
+      identityKey: "user",
+      unlimited: false,
+      behaviour: "delay",
+      maxDelayMs: 2000,
+      strategy: "bytes",
+      mode: "local",
+      failurePolicy: "fail_open",
+      dynamic: { windowMs: 60_000, recentWeight: 0.5, multiplier: 2 },
+      priority: 5,
+      replaces: ["search"],
+      detailedMetric: true,
+      order: 0,
+    });
+    expect(orders.blocked).toBeUndefined();
+  });
+
+  it("compiles each value kind; path patterns share a counter by default, others when asked", () => {
+    expect(search.match).toEqual([
+      { key: "user", value: { kind: "exact", value: "7" }, shared: false },
+      { key: "endpoint", value: { kind: "prefix", prefix: "/api/v1/search" }, shared: true },
+      { key: "region", value: { kind: "glob", pattern: "eu-*" }, shared: false },
+    ]);
+    // The identity defaults to the first entry not matched exactly.
+    expect(search.identityKey).toBe("endpoint");
+    expect(internal.identityKey).toBeUndefined();
+  });
+
+  it("applies the file's defaults to rules that leave fields out", () => {
+    expect(config.defaults).toEqual({
+      algorithm: "token_bucket",
+      behaviour: "reject",
+      maxDelayMs: 500,
+      failurePolicy: "fail_closed",
+      mode: "lease",
+    });
+    expect(search).toMatchObject({
+      name: "search",
+      behaviour: "reject",
+      maxDelayMs: 500,
+      failurePolicy: "fail_closed",
+      mode: "lease",
+      strategy: "requests",
+      dynamic: undefined,
+      priority: 0,
+      replaces: [],
+      detailedMetric: false,
+      unlimited: false,
+      order: 1,
+    });
+    expect(search.limits).toEqual([parseLimitSpec({ algorithm: "token_bucket", limit: 5, period: "1m" })]);
+  });
+
+  it("compiles unlimited and blocked rules without limits", () => {
+    expect(internal).toMatchObject({ unlimited: true, limits: [], tiers: {} });
+    expect(internal.blocked).toBeUndefined();
+    expect(banned).toMatchObject({ blocked: true, unlimited: false, limits: [], domain: "edge" });
+  });
+
+  it("compiles identities, overrides (with the exact expiry) and the source", () => {
+    expect([...config.identities]).toEqual([
+      ["user:42", "premium"],
+      ["apikey:ak_1", "enterprise"],
+    ]);
+    expect(config.overrides).toEqual([
+      {
+        identity: "user:42",
+        rule: "orders-per-user",
+        limits: [parseLimitSpec({ algorithm: "token_bucket", limit: 50, period: "1s" })],
+        expiresAtMs: Date.UTC(2026, 11, 1),
+      },
+      { identity: "user:9", rule: undefined, limits: "unlimited", expiresAtMs: undefined },
+    ]);
+    expect(config.source).toBe("sluice.yaml");
+  });
+
+  it("is deeply frozen, its identities map read-only", () => {
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.rules)).toBe(true);
+    expect(Object.isFrozen(orders)).toBe(true);
+    expect(Object.isFrozen(orders.match)).toBe(true);
+    expect(Object.isFrozen(orders.match[1].value)).toBe(true);
+    expect(Object.isFrozen(orders.limits)).toBe(true);
+    expect(Object.isFrozen(orders.tiers)).toBe(true);
+    expect(Object.isFrozen(orders.tiers.premium)).toBe(true);
+    expect(Object.isFrozen(orders.dynamic)).toBe(true);
+    expect(Object.isFrozen(orders.replaces)).toBe(true);
+    expect(Object.isFrozen(config.overrides[0])).toBe(true);
+    expect(Object.isFrozen(config.defaults)).toBe(true);
+    const identities = config.identities as Map<string, string>;
+    expect(() => identities.set("user:1", "free")).toThrow(TypeError);
+    expect(() => identities.delete("user:42")).toThrow(TypeError);
+    expect(() => identities.clear()).toThrow(TypeError);
+    expect(config.identities.get("user:42")).toBe("premium");
+    expect(() => {
+      (orders as { priority: number }).priority = 1;
+    }).toThrow(TypeError);
+  });
+
+  it("keeps tier names that collide with Object's properties as plain keys", () => {
+    const c = parseConfig(`
+tiers: [constructor]
+rules:
+  - { id: r, domain: d, match: [{ key: user }], limits: [{ limit: 1, period: 1s }], tiers: { constructor: unlimited } }
+`);
+    expect(c.rules[0].tiers.constructor).toBe("unlimited");
+    expect(c.rules[0].tiers.toString).toBeUndefined();
+  });
+
+  it("reads JSON and YAML into the same configuration", () => {
+    const fromJson = parseConfig(FULL_JSON, { source: "sluice.json" });
+    expect({ ...fromJson, source: "x" }).toEqual({ ...config, source: "x" });
+    expect(parseConfig(FULL_JSON, { format: "json" }).rules).toEqual(config.rules);
+    expect(configFromValue(JSON.parse(FULL_JSON)).rules).toEqual(config.rules);
+  });
+});
+
+describe("parseConfig: documented defaults and formats", () => {
+  it("applies the built-in defaults when the file has none", () => {
+    const c = parseConfig(`
+rules:
+  - id: r
+    domain: d
+    match: [{ key: user }]
+    behaviour: delay
+    limits: [{ limit: 10, period: 1s }]
+    dynamic: {}
+`);
+    expect(c.defaults).toEqual({
+      algorithm: "gcra",
+      behaviour: "reject",
+      maxDelayMs: 1000,
+      failurePolicy: "fallback",
+      mode: "exact",
+    });
+    expect(c.rules[0]).toMatchObject({
+      limits: [parseLimitSpec({ limit: 10, period: "1s" })],
+      maxDelayMs: 1000,
+      dynamic: { windowMs: 300_000, recentWeight: 0.75, multiplier: 1.5 },
+    });
+    expect(c.source).toBeUndefined();
+    expect(parseConfig("rules: []\n").rules).toEqual([]);
+  });
+
+  it("takes a .json source as JSON (comments are then an error) and anything else as YAML", () => {
+    const yaml = "# comment\nrules: []\n";
+    expect(parseConfig(yaml, { source: "c.yaml" }).rules).toEqual([]);
+    // Node 20 names no position for this error; later versions give its line.
+    expect(() => parseConfig(yaml, { source: "c.json" })).toThrow(
+      /^c\.json(:1)?: invalid JSON: Unexpected token '#'$/,
+    );
+    expect(() => parseConfig(yaml, { source: "c.yaml", format: "json" })).toThrow(/invalid JSON/);
+    expect(parseConfig('{"rules": []}', { source: "c.txt", format: "auto" }).rules).toEqual([]);
+  });
+
+  it("names text without a source <config>, so lines still show", () => {
+    expect(() => parseConfig("rules:\n  - id: 'a b'\n")).toThrow(
+      /^<config>:2: rules\[0\]\.id: must contain only letters, digits, "_", "\." and "-", got "a b"$/m,
+    );
+  });
+
+  it("accepts YAML anchors and merge keys for shared settings", () => {
+    const c = parseConfig(`
+rules:
+  - &per-user { id: a, domain: api, match: [{ key: user }], limits: [{ limit: 1, period: 1s }] }
+  - { <<: *per-user, id: b, domain: web }
+`);
+    expect(c.rules.map((r) => [r.id, r.domain, r.limits[0].limit])).toEqual([
+      ["a", "api", 1],
+      ["b", "web", 1],
+    ]);
+  });
+
+  it("reports issues without lines for parsed values (admin API bodies)", () => {
+    expect(() => configFromValue({ rules: [{ id: "a", domain: "d", match: [] }] })).toThrow(
+      /^rules\[0\]\.match: must list at least 1 entry\nrules\[0\]\.limits: is required \(or set unlimited: true\)$/,
+    );
+  });
+});
+
+describe("parseConfig: checks across fields", () => {
+  function messages(text: string): string[] {
+    try {
+      parseConfig(text, { source: "c.yaml" });
+    } catch (error) {
+      if (error instanceof ConfigError) return error.message.split("\n");
+      throw error;
+    }
+    return [];
+  }
+
+  it("blocked rules take no limits, tiers, overrides or unlimited", () => {
+    expect(
+      messages(`tiers: [free]
+rules:
+  - id: b
+    domain: d
+    match: [{ key: ip, value: 1.2.3.4 }]
+    blocked: true
+    unlimited: true
+    limits: [{ limit: 1, period: 1s }]
+    tiers: { free: unlimited }
+overrides:
+  - { identity: "ip:1.2.3.4", rule: b, limits: unlimited }
+`),
+    ).toEqual([
+      "c.yaml:6: rules[0].blocked: cannot be combined with unlimited: true",
+      "c.yaml:8: rules[0].limits: must be left out when unlimited is true (the rule has no limits)",
+      "c.yaml:9: rules[0].tiers: do not apply to a blocked rule (it denies everyone)",
+      'c.yaml:11: overrides[0].rule: rule "b" is blocked (it denies everyone), so overrides do not apply to it',
+    ]);
+  });
+
+  it("tiers need an identity; an override must use its rule's identity key", () => {
+    expect(
+      messages(`tiers: [free]
+rules:
+  - id: r
+    domain: d
+    match: [{ key: service, value: billing }]
+    limits: [{ limit: 1, period: 1s }]
+    tiers: { free: [{ limit: 2, period: 1s }] }
+  - id: u
+    domain: d
+    match: [{ key: user }]
+    limits: [{ limit: 1, period: 1s }]
+overrides:
+  - { identity: "tenant:acme", rule: u, limits: unlimited }
+  - { identity: "service:billing", rule: r, limits: unlimited }
+`),
+    ).toEqual([
+      "c.yaml:7: rules[0].tiers: need an identity to look callers up by: every match entry is exact, so set identity",
+      'c.yaml:13: overrides[0].identity: rule "u" identifies callers by "user", so an override for "tenant:acme" never applies',
+      'c.yaml:14: overrides[1].identity: rule "r" has no identity entry, so this override never applies',
+    ]);
+  });
+
+  it("delay needs rate algorithms in tier and override limits too, and names the default algorithm", () => {
+    expect(
+      messages(`defaults: { algorithm: fixed_window }
+tiers: [premium]
+rules:
+  - id: r
+    domain: d
+    match: [{ key: user }]
+    behaviour: delay
+    limits: [{ limit: 1, period: 1s, algorithm: gcra }]
+    tiers: { premium: [{ limit: 5, period: 1s }] }
+overrides:
+  - { identity: "user:1", limits: [{ limit: 9, period: 1s, algorithm: sliding_window }] }
+`),
+    ).toEqual([
+      "c.yaml:9: rules[0].tiers.premium[0]: behaviour delay spaces requests at the limit's rate, so it needs a rate algorithm (gcra, token_bucket or leaky_bucket); fixed_window (the default algorithm) has no rate to space them at",
+      'c.yaml:11: overrides[0].limits[0].algorithm: behaviour delay (of rule "r") spaces requests at the limit\'s rate, so it needs a rate algorithm (gcra, token_bucket or leaky_bucket); sliding_window has no rate to space them at',
+    ]);
+  });
+
+  it("reports duplicate tiers and limit names, self-replacement, and dynamic limits without limits", () => {
+    expect(
+      messages(`tiers: [free, free]
+rules:
+  - id: r
+    domain: d
+    match: [{ key: user }]
+    limits:
+      - { limit: 1, period: 1s }
+      - { limit: 100, period: 1d }
+    replaces: [r]
+  - id: u
+    domain: d
+    match: [{ key: user, path: "/a/*b" }]
+    unlimited: true
+    dynamic: {}
+`),
+    ).toEqual([
+      'c.yaml:1: tiers[1]: duplicate tier "free"; first at tiers[0] (line 1)',
+      'c.yaml:8: rules[0].limits[1]: duplicate limit name "default"; give each limit of the list its own name; first at rules[0].limits[0] (line 7)',
+      "c.yaml:9: rules[0].replaces[0]: a rule cannot replace itself",
+      'c.yaml:12: rules[1].match[0].path: "*" must be a whole segment (last, it matches the rest of the path; elsewhere, one segment); use glob for wildcards inside a segment, got "/a/*b"',
+      "c.yaml:14: rules[1].dynamic: needs limits to adjust; the rule is unlimited",
+    ]);
+  });
+
+  it("reports a rule that can never apply: same domain and match as one that always wins", () => {
+    expect(
+      messages(`rules:
+  - { id: a, domain: d, match: [{ key: user }, { key: path, prefix: /x }], limits: [{ limit: 1, period: 1s }] }
+  - { id: b, domain: d, match: [{ key: user }, { key: path, prefix: /x }], limits: [{ limit: 2, period: 1s }] }
+  - { id: c, domain: e, match: [{ key: user }, { key: path, prefix: /x }], limits: [{ limit: 3, period: 1s }] }
+  - id: d
+    domain: e
+    priority: 1
+    match: [{ key: user, shared: true }, { key: path, prefix: /x }]
+    limits: [{ limit: 4, period: 1s }]
+`),
+    ).toEqual([
+      'c.yaml:3: rules[1].match: rule "a" has the same domain and match and wins (declared first, same priority), so this rule never applies; the winner is at rules[0].match (line 2)',
+      'c.yaml:4: rules[2].match: rule "d" has the same domain and match and wins (higher priority), so this rule never applies; the winner is at rules[3].match (line 8)',
+    ]);
+  });
+
+  it("allows tiers and overrides on an unlimited rule (the explicit per-identity statement wins)", () => {
+    const c = parseConfig(`tiers: [free]
+rules:
+  - { id: u, domain: d, match: [{ key: user }], unlimited: true, tiers: { free: [{ limit: 1, period: 1s }] } }
+overrides:
+  - { identity: "user:1", rule: u, limits: [{ limit: 2, period: 1s }] }
+`);
+    expect(c.rules[0]).toMatchObject({ unlimited: true, limits: [] });
+    expect(c.rules[0].tiers.free).toEqual([parseLimitSpec({ limit: 1, period: "1s" })]);
+  });
+});
+
+describe("the examples", () => {
+  it("examples/sluice.yaml and examples/envoy-ratelimit.yaml load", async () => {
+    const native = await loadConfigFile(new URL("../../examples/sluice.yaml", import.meta.url).pathname);
+    expect(new Set(native.rules.map((r) => r.domain))).toEqual(new Set(["api", "edge", "ingest"]));
+    const kinds = new Set(native.rules.flatMap((r) => r.match.map((e) => e.value.kind)));
+    expect(kinds).toEqual(new Set(["any", "exact", "prefix", "glob", "path"]));
+    expect(new Set(native.rules.map((r) => r.behaviour))).toEqual(new Set(["reject", "delay", "shadow"]));
+    expect(new Set(native.rules.map((r) => r.strategy))).toEqual(new Set(["requests", "bytes", "records"]));
+    expect(native.rules.some((r) => r.dynamic)).toBe(true);
+    expect(native.rules.some((r) => r.unlimited)).toBe(true);
+    expect(native.rules.some((r) => r.blocked)).toBe(true);
+    expect(native.rules.some((r) => r.replaces.length > 0)).toBe(true);
+    expect(native.overrides.some((o) => o.expiresAtMs !== undefined)).toBe(true);
+    expect(native.overrides.some((o) => o.rule === undefined)).toBe(true);
+    const envoy = await loadConfigFile(
+      new URL("../../examples/envoy-ratelimit.yaml", import.meta.url).pathname,
+    );
+    expect(envoy.rules.length).toBe(13);
+  });
+});
+
+describe("config-schema", () => {
+  it("validates a single rule body with the exported rule schema", () => {
+    expect(
+      ruleSchema.safeParse({ id: "r", domain: "d", match: [{ key: "k" }], limits: [{ limit: 1 }] }).success,
+    ).toBe(true);
+    expect(ruleSchema.safeParse({ id: "r", domain: "d", match: [{ key: "k" }], extra: 1 }).success).toBe(
+      false,
+    );
+  });
+
+  it("reports every cross-field problem even when the structure is also wrong", () => {
+    const result = validateConfig({
+      rules: [
+        { id: 5, domain: "d", match: [{ key: "k" }], limits: [{ limit: 1, period: "1s" }], replaces: ["x"] },
+      ],
+      overrides: [{ identity: "k:1", rule: "nope", limits: "unlimited" }],
+    });
+    expect(result.success).toBe(false);
+    if (result.success) return;
+    expect(result.issues.map((i) => `${formatPath(i.path)}: ${i.message}`)).toEqual([
+      "rules[0].id: must be a string, got 5",
+      'rules[0].replaces[0]: unknown rule id "x"',
+      'overrides[0].rule: unknown rule id "nope"',
+    ]);
+    expect(configSchema.safeParse({ rules: [] }).success).toBe(true);
+  });
+
+  it("formats and parses paths", () => {
+    const path = ["rules", 1, "limits", 0, "burst"];
+    expect(formatPath(path)).toBe("rules[1].limits[0].burst");
+    expect(parsePath("rules[1].limits[0].burst")).toEqual(path);
+    expect(formatPath(["identities", "user:42"])).toBe('identities["user:42"]');
+    expect(parsePath('identities["user:42"]')).toEqual(["identities", "user:42"]);
+  });
+
+  it("reports a rejected config as ConfigError with code ERR_SLUICE_INVALID_CONFIG and lines", () => {
+    try {
+      parseConfig("rules:\n  - id: a\n", { source: "c.yaml" });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).code).toBe("ERR_SLUICE_INVALID_CONFIG");
+      expect((error as ConfigError).issues).toEqual([
+        { path: "rules[0].domain", message: "is required", line: 2 },
+        { path: "rules[0].match", message: "is required", line: 2 },
+        { path: "rules[0].limits", message: "is required (or set unlimited: true)", line: 2 },
+      ]);
+    }
+  });
+});
