@@ -28,11 +28,7 @@
  */
 import { ceilMs, floorCount, TIME_TOLERANCE_MS } from "../core/time-math.js";
 import type { Algorithm } from "./algorithm.js";
-
-const HEAD = 0;
-const SIZE = 1;
-const TOTAL = 2;
-const RING = 3;
+import { HEAD, RING, ringRefund, ringRetryMs, SIZE, TOTAL } from "./ring.js";
 
 /** The bucketed sliding window of seed 001: a ring of (bucket id, count) per key. */
 export const bucketedWindow: Algorithm = {
@@ -105,51 +101,25 @@ export const bucketedWindow: Algorithm = {
     out.allowed = false;
     out.remaining = floorCount(limit - total);
     out.resetAfterMs = ceilMs(newestId * w + p - nowMs);
-    let retry = ceilMs(newestId * w + p - nowMs); // every bucket gone (reached only if the state lost buckets)
-    let freed = 0;
-    let i = head;
-    for (let k = 0; k < size; k++) {
-      const at = r + 2 * i;
-      freed += s[at + 1];
-      if (total - freed + cost <= limit) {
-        retry = ceilMs(s[at] * w + p - nowMs);
-        break;
-      }
-      i = i + 1 === cap ? 0 : i + 1;
-    }
-    out.retryAfterMs = retry;
+    // every entry gone is the fallback (reached only if the state lost entries)
+    out.retryAfterMs = ringRetryMs(
+      s,
+      o,
+      cap,
+      head,
+      size,
+      total,
+      cost,
+      limit,
+      w,
+      p,
+      nowMs,
+      ceilMs(newestId * w + p - nowMs),
+    );
   },
 
   refund(s, o, _nowMs, spec, amount): void {
-    if (!(amount > 0)) return;
-    const cap = spec.periodMs / spec.bucketMs;
-    const r = o + RING;
-    let head = s[o + HEAD];
-    let size = s[o + SIZE];
-    let total = s[o + TOTAL];
-    if (!(head >= 0 && head < cap)) head = 0;
-    if (!(size > 0)) size = 0;
-    else if (size > cap) size = cap;
-    let left = amount;
-    while (left > 0 && size > 0) {
-      const at = r + 2 * ((head + size - 1) % cap);
-      const c = s[at + 1];
-      if (c <= left) {
-        left -= c;
-        total -= c;
-        s[at] = 0;
-        s[at + 1] = 0;
-        size--;
-      } else {
-        s[at + 1] = c - left;
-        total -= left;
-        left = 0;
-      }
-    }
-    if (size === 0) head = 0;
-    s[o + HEAD] = head;
-    s[o + SIZE] = size;
-    s[o + TOTAL] = size === 0 || total < 0 ? 0 : total;
+    ringRefund(s, o, spec.periodMs / spec.bucketMs, amount);
   },
 
   idleAfterMs(s, o, nowMs, spec): number {

@@ -40,6 +40,35 @@ export interface Decision extends PolicyStatus {
   readonly leases?: Readonly<Record<string, number>>;
 }
 
+/** The numbers an algorithm reports for one limit (a structural view of the algorithms' `StepOut`). */
+export interface LimitVerdict {
+  /** Whole units still available. */
+  readonly remaining: number;
+  /** Milliseconds until the key is back to fresh. */
+  readonly resetAfterMs: number;
+  /** Milliseconds until the cost could pass (meaningful when denied). */
+  readonly retryAfterMs: number;
+}
+
+/** Builds one limit's {@link PolicyStatus} from its verdict, its own allowed flag and its warning flag. */
+export function policyStatusOf(
+  spec: { readonly name: string; readonly limit: number; readonly periodMs: number },
+  verdict: LimitVerdict,
+  allowed: boolean,
+  warning: boolean,
+): PolicyStatus {
+  return {
+    policy: spec.name,
+    allowed,
+    limit: spec.limit,
+    remaining: verdict.remaining,
+    resetAfterMs: verdict.resetAfterMs,
+    retryAfterMs: allowed ? 0 : verdict.retryAfterMs,
+    state: allowed ? (warning ? "warning" : "normal") : "throttled",
+    periodMs: spec.periodMs,
+  };
+}
+
 /** A decision over a single limit: it is its own only policy status. */
 class SingleDecision implements Decision {
   constructor(

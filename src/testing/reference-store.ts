@@ -19,13 +19,13 @@
  *   the state (the kernel clamps on touch; a changed state width keeps the common prefix, as `step` does),
  *   while a changed algorithm starts that limit fresh.
  */
-import type { Algorithm, StepOut } from "../algorithms/algorithm.js";
+import type { Algorithm } from "../algorithms/algorithm.js";
 import { createStepOut } from "../algorithms/algorithm.js";
 import type { LimitSet } from "../algorithms/limit-set.js";
-import { combineDecision, type Decision, type PolicyStatus } from "../core/decision.js";
+import { combineDecision, type Decision, type PolicyStatus, policyStatusOf } from "../core/decision.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LimitSpec } from "../core/limit-spec.js";
-import { limitStateOf, nextWarning } from "../core/limit-state.js";
+import { nextWarning } from "../core/limit-state.js";
 import type { Store, StoreItem, StoreOp } from "../stores/store.js";
 
 interface Cell {
@@ -158,7 +158,7 @@ export class ReferenceStore implements Store {
           own = out.allowed;
           if (own) cell.algorithm.apply(cell.state, 0, nowMs, spec, 0, false, out);
         }
-        statuses.push(statusOf(spec, out, own, warning));
+        statuses.push(policyStatusOf(spec, out, own, warning));
       });
       // Allowed only when consumed: an item whose own limits allowed is still denied when another item denied.
       return combineDecision(statuses, "store", leases, all);
@@ -173,7 +173,7 @@ export class ReferenceStore implements Store {
       const state = cell?.state ?? new Float64Array(algorithm.width(spec));
       algorithm.apply(state, 0, nowMs, spec, cost, false, out);
       const previous = cell?.warning === true && algorithm.idleAfterMs(state, 0, nowMs, spec) > 0;
-      return statusOf(
+      return policyStatusOf(
         spec,
         out,
         out.allowed,
@@ -209,19 +209,6 @@ export class ReferenceStore implements Store {
 
 function cellKey(namespace: string, key: string, spec: LimitSpec): string {
   return JSON.stringify([namespace, key, spec.name]);
-}
-
-function statusOf(spec: LimitSpec, out: StepOut, allowed: boolean, warning: boolean): PolicyStatus {
-  return {
-    policy: spec.name,
-    allowed,
-    limit: spec.limit,
-    remaining: out.remaining,
-    resetAfterMs: out.resetAfterMs,
-    retryAfterMs: allowed ? 0 : out.retryAfterMs,
-    state: limitStateOf(allowed, warning),
-    periodMs: spec.periodMs,
-  };
 }
 
 /** Creates a {@link ReferenceStore}. */

@@ -27,7 +27,13 @@ import type { Algorithm, StepOut } from "../../algorithms/algorithm.js";
 import { createStepOut } from "../../algorithms/algorithm.js";
 import type { LimitSet } from "../../algorithms/limit-set.js";
 import { type Clock, systemClock } from "../../core/clock.js";
-import { combineDecision, type Decision, decisionOf, type PolicyStatus } from "../../core/decision.js";
+import {
+  combineDecision,
+  type Decision,
+  decisionOf,
+  type PolicyStatus,
+  policyStatusOf,
+} from "../../core/decision.js";
 import { InvalidArgumentError } from "../../core/errors.js";
 import type { LimitSpec } from "../../core/limit-spec.js";
 import { limitStateOf, nextWarning } from "../../core/limit-state.js";
@@ -297,7 +303,7 @@ export class MemoryStore implements SyncStore {
           leases ??= {};
           leases[l.spec.name] = out.leaseId;
         }
-        statuses.push(statusOf(l.spec, out, own, this.#warning(slot, l, out, allAllowed)));
+        statuses.push(policyStatusOf(l.spec, out, own, this.#warning(slot, l, out, allAllowed)));
       }
       return combineDecision(statuses, "store", leases, allAllowed);
     });
@@ -364,7 +370,12 @@ export class MemoryStore implements SyncStore {
       const warning =
         slot !== undefined && (this.#flags[slot] & l.warnBit) !== 0 && !this.#idle(slot, l, nowMs);
       statuses.push(
-        statusOf(l.spec, out, out.allowed, out.allowed && nextWarning(warning, out.remaining, l.spec.limit)),
+        policyStatusOf(
+          l.spec,
+          out,
+          out.allowed,
+          out.allowed && nextWarning(warning, out.remaining, l.spec.limit),
+        ),
       );
     }
     return combineDecision(statuses, "store");
@@ -598,19 +609,6 @@ function verdict(
   if (commit || !out.allowed) return out.allowed;
   l.algorithm.apply(arr, off, nowMs, l.spec, 0, false, out);
   return true;
-}
-
-function statusOf(spec: LimitSpec, out: StepOut, allowed: boolean, warning: boolean): PolicyStatus {
-  return {
-    policy: spec.name,
-    allowed,
-    limit: spec.limit,
-    remaining: out.remaining,
-    resetAfterMs: out.resetAfterMs,
-    retryAfterMs: allowed ? 0 : out.retryAfterMs,
-    state: limitStateOf(allowed, warning),
-    periodMs: spec.periodMs,
-  };
 }
 
 /** Creates an in-process {@link MemoryStore}. */

@@ -1,0 +1,79 @@
+/**
+ * The ring of `(stamp, count)` entries shared by sliding_log (stamp = admission time in ms, scale 1) and
+ * bucketed_window (stamp = bucket id, scale = bucket width). Private to `src/algorithms`.
+ *
+ * Layout at `o`: `s[o] = head` (index of the oldest entry), `s[o+1] = size`, `s[o+2] = total` (sum of counts),
+ * then `cap` entries of two floats from `o + 3`. An entry stops counting once `stamp·scale + P ≤ now`.
+ */
+import { ceilMs } from "../core/time-math.js";
+
+/** Index of the head field. */
+export const HEAD = 0;
+/** Index of the size field. */
+export const SIZE = 1;
+/** Index of the total field. */
+export const TOTAL = 2;
+/** Index of the first entry. */
+export const RING = 3;
+
+/**
+ * When a denied `cost` could pass: walking oldest first, the time at which enough entries have dropped out
+ * that `total − freed + cost ≤ limit`; `fallbackMs` if the walk never gets there (a state that lost entries).
+ */
+export function ringRetryMs(
+  s: Float64Array,
+  o: number,
+  cap: number,
+  head: number,
+  size: number,
+  total: number,
+  cost: number,
+  limit: number,
+  scale: number,
+  periodMs: number,
+  nowMs: number,
+  fallbackMs: number,
+): number {
+  const r = o + RING;
+  let freed = 0;
+  let i = head;
+  for (let k = 0; k < size; k++) {
+    const at = r + 2 * i;
+    freed += s[at + 1];
+    if (total - freed + cost <= limit) return ceilMs(s[at] * scale + periodMs - nowMs);
+    i = i + 1 === cap ? 0 : i + 1;
+  }
+  return fallbackMs;
+}
+
+/** Gives back up to `amount` units, taking them from the newest entries first; never below empty. */
+export function ringRefund(s: Float64Array, o: number, cap: number, amount: number): void {
+  if (!(amount > 0)) return;
+  const r = o + RING;
+  let head = s[o + HEAD];
+  let size = s[o + SIZE];
+  let total = s[o + TOTAL];
+  if (!(head >= 0 && head < cap)) head = 0;
+  if (!(size > 0)) size = 0;
+  else if (size > cap) size = cap;
+  let left = amount;
+  while (left > 0 && size > 0) {
+    const at = r + 2 * ((head + size - 1) % cap);
+    const c = s[at + 1];
+    if (c <= left) {
+      left -= c;
+      total -= c;
+      s[at] = 0;
+      s[at + 1] = 0;
+      size--;
+    } else {
+      s[at + 1] = c - left;
+      total -= left;
+      left = 0;
+    }
+  }
+  if (size === 0) head = 0;
+  s[o + HEAD] = head;
+  s[o + SIZE] = size;
+  s[o + TOTAL] = size === 0 || total < 0 ? 0 : total;
+}
