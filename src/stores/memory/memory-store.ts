@@ -73,6 +73,15 @@ interface LimitLayout {
   readonly warnBit: number;
 }
 
+/** One set's layout, computed once. */
+interface CompiledSet {
+  readonly layout: LimitLayout[];
+  readonly small: number;
+  readonly big: number;
+  readonly only: LimitLayout | undefined;
+  readonly zeros: Float64Array;
+}
+
 interface Table {
   readonly id: number;
   readonly namespace: string;
@@ -106,7 +115,10 @@ export class MemoryStore implements SyncStore {
   #insertsSinceSweep = 0;
   #reclaimed = 0;
   #evicted = 0;
-  readonly #tablesById: (Table | undefined)[] = [];
+  /** The table each set was last bound to (weak: sets dropped by a config reload do not pile up). */
+  readonly #tables = new WeakMap<LimitSet, Table>();
+  /** Each set's compiled layout, so switching between sets of one namespace allocates nothing. */
+  readonly #compiledSets = new WeakMap<LimitSet, CompiledSet>();
   readonly #tablesByNamespace = new Map<string, Table>();
   readonly #tablesBySlotOwner: (Table | undefined)[] = [undefined];
   readonly #out: StepOut = createStepOut();
@@ -152,16 +164,17 @@ export class MemoryStore implements SyncStore {
 
   /** {@link MemoryStore.consumeSync} bound to `limits`: skips finding the table on every call. */
   bindSync(limits: LimitSet): (key: string, cost: number, nowMs: number) => Decision {
-    const t = this.#tablesById[limits.id] ?? this.#bind(limits);
+    const t = this.#table(limits);
     return (key, cost, nowMs) => this.#consumeIn(t, limits, key, cost, nowMs);
   }
 
   /** The fast path: one key, one consume, synchronous. */
   consumeSync(limits: LimitSet, key: string, cost: number, nowMs: number): Decision {
-    return this.#consumeIn(this.#tablesById[limits.id] ?? this.#bind(limits), limits, key, cost, nowMs);
+    return this.#consumeIn(this.#table(limits), limits, key, cost, nowMs);
   }
 
   #consumeIn(t: Table, limits: LimitSet, key: string, cost: number, nowMs: number): Decision {
+    if (t.set !== limits) t = this.#bind(limits); // another set of this namespace was used since
     let slot = t.map.get(key);
     if (slot === undefined) slot = this.#insert(t, key, nowMs);
     else this.#flags[slot] |= 1;
@@ -187,7 +200,7 @@ export class MemoryStore implements SyncStore {
     switch (op) {
       case "consume": {
         const slots = items.map((it) => {
-          const t = this.#tablesById[it.limits.id] ?? this.#bind(it.limits);
+          const t = this.#table(it.limits);
           const slot = t.map.get(it.key);
           if (slot === undefined) return this.#insert(t, it.key, nowMs);
           this.#flags[slot] |= 1;
@@ -199,10 +212,10 @@ export class MemoryStore implements SyncStore {
         return items.map((it) => this.#peek(it.limits, it.key, it.cost, nowMs));
       case "refund":
         return items.map((it) => {
-          const t = this.#tablesById[it.limits.id] ?? this.#bind(it.limits);
+          const t = this.#table(it.limits);
           const slot = t.map.get(it.key);
           if (slot !== undefined) {
-            for (const l of t.layout) {
+            for (const l of this.#compiled(it.limits).layout) {
               const [arr, off] = this.#where(slot, l);
               l.algorithm.refund(arr, off, nowMs, l.spec, it.cost);
             }
@@ -211,7 +224,7 @@ export class MemoryStore implements SyncStore {
         });
       case "reset":
         return items.map((it) => {
-          const t = this.#tablesById[it.limits.id] ?? this.#bind(it.limits);
+          const t = this.#table(it.limits);
           const slot = t.map.get(it.key);
           if (slot !== undefined) this.#release(slot);
           return this.#peek(it.limits, it.key, 0, nowMs);
@@ -230,10 +243,10 @@ export class MemoryStore implements SyncStore {
 
   /** Synchronous {@link MemoryStore.release}. */
   releaseSync(limits: LimitSet, key: string, leases: Readonly<Record<string, number>>, nowMs: number): void {
-    const t = this.#tablesById[limits.id] ?? this.#bind(limits);
+    const t = this.#table(limits);
     const slot = t.map.get(key);
     if (slot === undefined) return;
-    for (const l of t.layout) {
+    for (const l of this.#compiled(limits).layout) {
       const id = leases[l.spec.name];
       if (id === undefined || l.algorithm.release === undefined) continue;
       const [arr, off] = this.#where(slot, l);
@@ -282,21 +295,21 @@ export class MemoryStore implements SyncStore {
   #consumeItems(items: readonly StoreItem[], slots: readonly number[], nowMs: number): Decision[] {
     const out = this.#out;
     for (let i = 0; i < items.length; i++)
-      this.#forgetIdleWarnings(slots[i], this.#tablesById[items[i].limits.id]!, nowMs);
+      this.#forgetIdleWarnings(slots[i], this.#compiled(items[i].limits).layout, nowMs);
     const allAllowed = hasDuplicates(slots)
       ? this.#trialRun(items, slots, nowMs)
       : this.#dryRun(items, slots, nowMs);
     return items.map((it, i) => {
-      const t = this.#tablesById[it.limits.id]!;
+      const c = this.#compiled(it.limits);
       const slot = slots[i];
-      if (t.only !== undefined && allAllowed) {
-        const l = t.only;
+      if (c.only !== undefined && allAllowed) {
+        const l = c.only;
         const own = verdict(this.#data, slot * this.#stride + l.offset, l, it.cost, allAllowed, nowMs, out);
         return this.#single(slot, l, out, own && allAllowed);
       }
       const statuses: PolicyStatus[] = [];
       let leases: Record<string, number> | undefined;
-      for (const l of t.layout) {
+      for (const l of c.layout) {
         const [arr, off] = this.#where(slot, l);
         const own = verdict(arr, off, l, it.cost, allAllowed, nowMs, out);
         if (allAllowed && out.leaseId !== 0) {
@@ -313,8 +326,7 @@ export class MemoryStore implements SyncStore {
   #dryRun(items: readonly StoreItem[], slots: readonly number[], nowMs: number): boolean {
     const out = this.#out;
     for (let i = 0; i < items.length; i++) {
-      const t = this.#tablesById[items[i].limits.id]!;
-      for (const l of t.layout) {
+      for (const l of this.#compiled(items[i].limits).layout) {
         const [arr, off] = this.#where(slots[i], l);
         l.algorithm.apply(arr, off, nowMs, l.spec, items[i].cost, false, out);
         if (!out.allowed) return false;
@@ -338,8 +350,7 @@ export class MemoryStore implements SyncStore {
     }
     let allowed = true;
     for (let i = 0; i < items.length && allowed; i++) {
-      const t = this.#tablesById[items[i].limits.id]!;
-      for (const l of t.layout) {
+      for (const l of this.#compiled(items[i].limits).layout) {
         const [arr, off] = this.#where(slots[i], l);
         l.algorithm.apply(arr, off, nowMs, l.spec, items[i].cost, true, out);
         if (!out.allowed) {
@@ -356,12 +367,13 @@ export class MemoryStore implements SyncStore {
   }
 
   #peek(limits: LimitSet, key: string, cost: number, nowMs: number): Decision {
-    const t = this.#tablesById[limits.id] ?? this.#bind(limits);
+    const t = this.#table(limits);
     const slot = t.map.get(key);
     const out = this.#out;
     const statuses: PolicyStatus[] = [];
-    for (const l of t.layout) {
-      if (slot === undefined) l.algorithm.apply(t.zeros, 0, nowMs, l.spec, cost, false, out);
+    const c = this.#compiled(limits);
+    for (const l of c.layout) {
+      if (slot === undefined) l.algorithm.apply(c.zeros, 0, nowMs, l.spec, cost, false, out);
       else {
         const [arr, off] = this.#where(slot, l);
         l.algorithm.apply(arr, off, nowMs, l.spec, cost, false, out);
@@ -397,9 +409,9 @@ export class MemoryStore implements SyncStore {
   }
 
   /** Clears the warning flags of the limits of `slot` whose state is back to fresh: it carries no history. */
-  #forgetIdleWarnings(slot: number, t: Table, nowMs: number): void {
+  #forgetIdleWarnings(slot: number, layout: readonly LimitLayout[], nowMs: number): void {
     if ((this.#flags[slot] & ~1) === 0) return;
-    for (const l of t.layout) {
+    for (const l of layout) {
       if ((this.#flags[slot] & l.warnBit) !== 0 && this.#idle(slot, l, nowMs)) this.#flags[slot] ^= l.warnBit;
     }
   }
@@ -486,24 +498,62 @@ export class MemoryStore implements SyncStore {
     this.#free[this.#freeTop++] = slot;
   }
 
-  /** Finds or creates the table of `set`'s namespace, adopting the set's limits. */
+  /** The table `set` was last bound to, rebinding when another set of its namespace was used since. */
+  #table(set: LimitSet): Table {
+    const t = this.#tables.get(set);
+    return t !== undefined && t.set === set ? t : this.#bind(set);
+  }
+
+  /** `set`'s layout: where each limit's state sits in a slot (computed once per set). */
+  #compiled(set: LimitSet): CompiledSet {
+    let c = this.#compiledSets.get(set);
+    if (c === undefined) {
+      const layout: LimitLayout[] = [];
+      let small = 0;
+      let big = 0;
+      set.specs.forEach((spec, i) => {
+        const algorithm = set.algorithms[i];
+        const width = algorithm.width(spec);
+        const isBig = width > SMALL_STATE_MAX_WIDTH;
+        layout.push({
+          algorithm,
+          spec,
+          big: isBig,
+          offset: isBig ? big : small,
+          width,
+          warnBit: 1 << (i + 1),
+        });
+        if (isBig) big += width;
+        else small += width;
+      });
+      c = {
+        layout,
+        small,
+        big,
+        // The single-limit fast path returns no leases, so concurrency limits never take it.
+        only:
+          layout.length === 1 && !layout[0].big && layout[0].algorithm.release === undefined
+            ? layout[0]
+            : undefined,
+        zeros: new Float64Array(Math.max(small, big, 1)),
+      };
+      this.#compiledSets.set(set, c);
+    }
+    return c;
+  }
+
+  /**
+   * Makes `set` the current set of its namespace's table, creating the table on first use. Sets of the same
+   * shape (algorithms and widths) share the state as is; a set with other widths migrates it; other
+   * algorithms start the namespace fresh. Switching between same-shape sets allocates nothing.
+   */
   #bind(set: LimitSet): Table {
     this.#assertOpen();
-    const layout: LimitLayout[] = [];
-    let small = 0;
-    let big = 0;
-    set.specs.forEach((spec, i) => {
-      const algorithm = set.algorithms[i];
-      const width = algorithm.width(spec);
-      const isBig = width > SMALL_STATE_MAX_WIDTH;
-      layout.push({ algorithm, spec, big: isBig, offset: isBig ? big : small, width, warnBit: 1 << (i + 1) });
-      if (isBig) big += width;
-      else small += width;
-    });
+    const c = this.#compiled(set);
     let t = this.#tablesByNamespace.get(set.namespace);
-    if (t !== undefined && !sameShape(t.layout, layout)) {
-      if (sameAlgorithms(t.layout, layout)) {
-        this.#migrate(t, layout, small, big); // changed numbers: keep state, the kernels clamp on touch
+    if (t !== undefined && !sameShape(t.layout, c.layout)) {
+      if (sameAlgorithms(t.layout, c.layout)) {
+        this.#migrate(t, c.layout, c.small, c.big); // changed numbers: keep state, the kernels clamp on touch
       } else {
         for (const slot of t.map.values()) this.#release(slot);
         t.map.clear();
@@ -518,27 +568,23 @@ export class MemoryStore implements SyncStore {
         namespace: set.namespace,
         map: new Map(),
         set,
-        layout,
-        smallWidth: small,
-        bigWidth: big,
-        only: undefined,
-        zeros: new Float64Array(0),
+        layout: c.layout,
+        smallWidth: c.small,
+        bigWidth: c.big,
+        only: c.only,
+        zeros: c.zeros,
       };
       this.#tablesBySlotOwner.push(t);
       this.#tablesByNamespace.set(set.namespace, t);
     }
     t.set = set;
-    t.layout = layout;
-    t.smallWidth = small;
-    t.bigWidth = big;
-    // The single-limit fast path returns no leases, so concurrency limits never take it.
-    t.only =
-      layout.length === 1 && !layout[0].big && layout[0].algorithm.release === undefined
-        ? layout[0]
-        : undefined;
-    t.zeros = new Float64Array(Math.max(small, big, 1));
-    if (small > this.#stride) this.#widen(small);
-    this.#tablesById[set.id] = t;
+    t.layout = c.layout;
+    t.smallWidth = c.small;
+    t.bigWidth = c.big;
+    t.only = c.only;
+    t.zeros = c.zeros;
+    if (c.small > this.#stride) this.#widen(c.small);
+    this.#tables.set(set, t);
     return t;
   }
 

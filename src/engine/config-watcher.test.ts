@@ -1,0 +1,94 @@
+import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ManualClock } from "../core/manual-clock.js";
+import { loadConfigFile } from "../rules/load-config.js";
+import { watchConfigFile } from "./config-watcher.js";
+import { createEngine, type EngineEvents } from "./engine.js";
+
+const config = (limit: number) => `rules:
+  - id: per-user
+    domain: api
+    match: [{ key: user }]
+    limits:
+      - name: per-minute
+        algorithm: fixed_window
+        limit: ${limit}
+        period: 1m
+`;
+
+/** Polls `done` every 10 ms until it holds (or 5 s pass). */
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (done()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("watchConfigFile", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "sluice-watch-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("applies valid changes, keeps the old config on invalid ones, follows atomic renames", async () => {
+    const file = join(dir, "sluice.yaml");
+    await writeFile(file, config(2));
+    const clock = new ManualClock(1_700_000_000_000);
+    const engine = createEngine({ config: await loadConfigFile(file), clock });
+    const errors: EngineEvents["configError"][] = [];
+    engine.on("configError", (e) => errors.push(e));
+    const limitNow = () => engine.checkSync({ domain: "api", descriptors: [[{ key: "user", value: "1" }]] });
+    const watcher = watchConfigFile(file, engine, { debounceMs: 10 });
+    try {
+      expect(engine.status).toMatchObject({ version: 1, configSource: file });
+      expect(limitNow().decision.limit).toBe(2);
+
+      await writeFile(file, config(5));
+      await until(() => engine.status.version === 2, "the valid change");
+      expect(limitNow().decision).toMatchObject({ limit: 5, remaining: 3 }); // counters kept across the reload
+
+      await writeFile(file, "rules:\n  - id: per-user\n    limits: nope\n");
+      await until(() => engine.status.lastError !== undefined, "the invalid change to be reported");
+      expect(engine.status.version).toBe(2);
+      expect(errors.at(-1)).toMatchObject({ source: file });
+      expect(limitNow().decision.limit).toBe(5); // still the last good config
+
+      await writeFile(file, config(7));
+      await until(() => engine.status.version === 3, "the fix");
+      expect(engine.status.lastError).toBeUndefined();
+      expect(limitNow().decision.limit).toBe(7);
+
+      // An editor's atomic save: write a temporary file, rename it over the watched one (new inode).
+      for (const [limit, version] of [
+        [9, 4],
+        [11, 5],
+      ] as const) {
+        const tmp = join(dir, `.sluice.yaml.${limit}.tmp`);
+        await writeFile(tmp, config(limit));
+        await rename(tmp, file);
+        await until(() => engine.status.version === version, `atomic rename ${version}`);
+        expect(limitNow().decision.limit).toBe(limit);
+      }
+
+      // A deleted file is reported; the engine keeps enforcing.
+      await rm(file);
+      await until(() => engine.status.lastError !== undefined, "the deletion to be reported");
+      expect(engine.status.lastError?.message).toMatch(/cannot read the file/);
+      expect(limitNow().decision.limit).toBe(11);
+      await writeFile(file, config(13));
+      await until(() => engine.status.version === 6, "the file to come back");
+    } finally {
+      watcher.close();
+    }
+    // Closed: further changes are ignored.
+    await writeFile(file, config(20));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(engine.status.version).toBe(6);
+  });
+});

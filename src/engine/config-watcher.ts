@@ -1,0 +1,149 @@
+/**
+ * Hot reload from a file: watch a configuration file and apply each valid change to an engine, keeping the
+ * old configuration (and reporting why) when a change is invalid.
+ *
+ * What is watched, so that every common way of replacing a file is seen:
+ * - the file's **directory** (changes to the file, renames into its name — the atomic write-rename of editors
+ *   and of Sluice's own admin writes — and Kubernetes ConfigMap volumes, which swap a `..data` symlink);
+ * - the **file itself** (following a symlink to a file elsewhere); after a rename or deletion that watch points
+ *   at a dead inode, so it is re-armed on the path after each reload.
+ * Events are debounced (`debounceMs`); a reload whose file has the same inode, size and times as the last one
+ * loaded is skipped, so unrelated events in the directory cost one `stat`. Reloads never overlap: changes
+ * arriving during one are picked up by one more reload after it.
+ *
+ * A file that cannot be read or parsed goes to `engine.reportConfigError` (status `lastError`, `configError`
+ * event); a parsed configuration the engine refuses is reported by `engine.updateConfig` itself. Either way the
+ * engine keeps enforcing the last good configuration.
+ */
+import { type FSWatcher, statSync, watch } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import { loadConfigFile } from "../rules/load-config.js";
+import type { SluiceConfig } from "../rules/rule.js";
+import type { Engine } from "./engine.js";
+
+/** Options of {@link watchConfigFile}. */
+export interface WatchConfigOptions {
+  /** Quiet time after the last event before reloading, ms. @default 100 */
+  readonly debounceMs?: number;
+  /** Reads and parses the file. @default loadConfigFile */
+  readonly load?: (path: string) => SluiceConfig | Promise<SluiceConfig>;
+}
+
+/** A running file watch. */
+export interface ConfigWatcher {
+  /** Stops watching (a reload in progress finishes but applies nothing). */
+  close(): void;
+}
+
+/** What identifies one version of the file without reading it; undefined when it cannot be stat-ed. */
+function signature(path: string): string | undefined {
+  try {
+    const s = statSync(path);
+    return `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Watches `path` and applies each valid change to `engine`; see the module comment. */
+export function watchConfigFile(
+  path: string,
+  engine: Engine,
+  options: WatchConfigOptions = {},
+): ConfigWatcher {
+  const file = resolve(path);
+  const dir = dirname(file);
+  const name = basename(file);
+  const debounceMs = options.debounceMs ?? 100;
+  const load = options.load ?? ((p: string) => loadConfigFile(p));
+  let last = signature(file);
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let loading = false;
+  let again = false;
+  let fileWatcher: FSWatcher | undefined;
+
+  const schedule = (): void => {
+    if (closed) return;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      void reload();
+    }, debounceMs);
+    timer.unref();
+  };
+
+  const armFile = (): void => {
+    fileWatcher?.close();
+    fileWatcher = undefined;
+    if (closed) return;
+    try {
+      fileWatcher = watch(file, { persistent: false }, (event) => {
+        if (event === "rename") {
+          fileWatcher?.close(); // the inode is gone or replaced: re-armed after the reload
+          fileWatcher = undefined;
+        }
+        schedule();
+      });
+      fileWatcher.on("error", () => {
+        fileWatcher?.close();
+        fileWatcher = undefined;
+        schedule();
+      });
+    } catch {
+      // the file does not exist (yet): the directory watch sees it appear
+    }
+  };
+
+  const reload = async (): Promise<void> => {
+    if (closed) return;
+    if (loading) {
+      again = true;
+      return;
+    }
+    loading = true;
+    try {
+      const now = signature(file);
+      if (fileWatcher === undefined) armFile();
+      if (now === last) return;
+      last = now;
+      let config: SluiceConfig;
+      try {
+        config = await load(file);
+      } catch (error) {
+        if (!closed) engine.reportConfigError(error, file);
+        return;
+      }
+      if (closed) return;
+      try {
+        engine.updateConfig(config);
+      } catch {
+        // refused: the engine recorded and emitted the error, and keeps the old configuration
+      }
+    } finally {
+      loading = false;
+      if (again && !closed) {
+        again = false;
+        schedule();
+      }
+    }
+  };
+
+  const dirWatcher = watch(dir, { persistent: false }, (_event, filename) => {
+    if (filename === null || filename === name || String(filename).startsWith("..")) schedule();
+  });
+  dirWatcher.on("error", () => {
+    // the directory went away: nothing more can be seen; the engine keeps its configuration
+  });
+  armFile();
+
+  return {
+    close(): void {
+      if (closed) return;
+      closed = true;
+      if (timer !== undefined) clearTimeout(timer);
+      fileWatcher?.close();
+      dirWatcher.close();
+    },
+  };
+}

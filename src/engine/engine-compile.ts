@@ -1,0 +1,373 @@
+/**
+ * A configuration compiled for the engine: the rule matcher, the override index, and per rule the
+ * {@link LimitSet}s its requests go to the store with. Built once per configuration (frozen input), swapped
+ * whole on reload; nothing here is built per request except, on first use, the sets of overrides and of
+ * dynamic-limit levels, which are cached.
+ *
+ * Namespaces (the stable identity of counters in the store, see `createLimitSet`):
+ * - `${domain}/${rule.id}` — the rule's own limits;
+ * - `${domain}/${rule.id}/tier:${tier}` — a tier's limits; `${domain}/${rule.id}/override:${identity}` — an
+ *   override's (one namespace per overridden identity, so identities with different overrides never share a
+ *   table of the memory store);
+ * - `${domain}/${rule.id}/rate` and `…/rate2` — the traffic counters of a dynamic rule (see {@link RATE_SCHEME}).
+ * A reload that keeps a rule id keeps these names, so the store keeps (clamps, migrates) the state.
+ *
+ * **Delay (shaping).** A `delay` rule does not use its limits as written: each limit `L per P` with burst `B`
+ * becomes a GCRA limit with the same rate (`T = P / L`) and the burst extended by `maxDelayMs / T`. A request is
+ * admitted when its slot under the original limit is at most `maxDelayMs` away, and its wait is
+ * `max(0, resetAfterMs − B·T)` (the time until it conforms to the original burst). The reservation in the
+ * store (GCRA's theoretical arrival time) is the only state: no queue is held, so memory per key is one number,
+ * and the callers waiting at once per key are at most `B + maxDelayMs / T`.
+ *
+ * **Dynamic limits** (seed 003): each static limit `L` becomes `dynamicLimit(L, current, previous, d)` with the
+ * rates converted to units per that limit's period; the result is quantised *down* to 1/64 of an octave
+ * (at most 1.1% below; window algorithms then floor to whole units, at least 1), so the sets of one rule are
+ * bounded (at most 2,049 levels per limit). Every level of one base keeps the base's namespace, so a key whose
+ * limit moves keeps its state. Rate algorithms scale `burst` with the limit (the burst keeps its duration).
+ */
+import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
+import { type Decision, decisionOf } from "../core/decision.js";
+import { ConfigError } from "../core/errors.js";
+import { type AlgorithmId, type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
+import { compileOverrides, type EffectiveLimits, type OverrideIndex } from "../rules/effective-limits.js";
+import { type CompiledRules, compileRules } from "../rules/matcher.js";
+import type { Rule, SluiceConfig } from "../rules/rule.js";
+import type { Store, SyncStore } from "../stores/store.js";
+
+/**
+ * How a dynamic rule's traffic is counted, per counter key, in the store (so every instance agrees): a
+ * `fixed_window` of period W (`current`: units in the current window) and a `bucketed_window` of period 2W with
+ * buckets of W (`two`: units in the previous and the current window together), both with a limit of
+ * `Number.MAX_SAFE_INTEGER` so they never deny. A count is `MAX_SAFE_INTEGER − remaining`; the previous
+ * window's count is `two − current`. Windows are epoch-aligned (`floor(now / W)`), as in every instance.
+ */
+export const RATE_SCHEME = "fixed_window(W) + bucketed_window(2W, W)";
+
+/** Steps per doubling of a quantised dynamic limit (1/64 octave ≈ 1.09%). */
+export const DYNAMIC_STEPS_PER_OCTAVE = 64;
+/** Most steps a dynamic limit may move from the static limit, either way (2^16×). */
+export const DYNAMIC_MAX_LEVEL = 1024;
+
+const RATE_ALGORITHMS: ReadonlySet<AlgorithmId> = new Set(["gcra", "token_bucket", "leaky_bucket"]);
+
+/** Whether every limit of `specs` accepts fractional costs (rate algorithms only). */
+function fractionalOk(specs: readonly LimitSpec[]): boolean {
+  for (const s of specs) if (!RATE_ALGORITHMS.has(s.algorithm)) return false;
+  return true;
+}
+
+/** Limits as enforced for one source, and the set the store applies. */
+export interface SetEntry {
+  /** The limits as configured (after dynamic scaling, before the delay transform): what results report. */
+  readonly specs: readonly LimitSpec[];
+  /** What the store applies (for `delay` rules, the shaping GCRA limits). */
+  readonly set: LimitSet;
+  /** For `delay` rules, per limit of `set`: the original burst as time, `B·T` ms (−1: not shaped). */
+  readonly delayBaseMs: readonly number[] | undefined;
+  /** Whether fractional costs are accepted. */
+  readonly fractional: boolean;
+  /** Dynamic levels derived from this entry, by level (one limit) or levels joined by "," (several). */
+  dyn: Map<number | string, SetEntry> | undefined;
+  /** The synchronous store's consumer bound to `set` (made on first use; skips the store's set lookup). */
+  consume: ((key: string, cost: number, nowMs: number) => Decision) | undefined;
+}
+
+/** Per-rule compiled state: namespaces, set caches, and where its items go. */
+export class RuleState {
+  /** `${domain}/${rule.id}`. */
+  readonly ns: string;
+  /** The rule's own limits (undefined when unlimited). */
+  readonly own: SetEntry | undefined;
+  /**
+   * The effective limits of every identity when nothing can vary them (no tiers, no override that can apply to
+   * this rule), so checks skip the lookups; undefined otherwise.
+   */
+  readonly fixed: EffectiveLimits | undefined;
+  /** For a `blocked` rule, its decision: denied, nothing remaining, never passes (`retryAfterMs` Infinity). */
+  readonly blockedDecision: Decision | undefined;
+  /** A dynamic rule's count of the current window (see {@link RATE_SCHEME}). */
+  readonly rateCurrent: LimitSet | undefined;
+  /** A dynamic rule's count of the previous and current windows together (see {@link RATE_SCHEME}). */
+  readonly rateTwo: LimitSet | undefined;
+  readonly #tiers = new Map<string, SetEntry>();
+  readonly #overrides = new Map<string, SetEntry>();
+  readonly #other = new WeakMap<readonly LimitSpec[], SetEntry>();
+
+  constructor(
+    readonly rule: Rule,
+    /** Index in `config.rules` (for error paths). */
+    readonly index: number,
+    /** The store this rule's items go to (by mode and failure policy). */
+    readonly target: Store,
+    /** `target` when it has a synchronous path. */
+    readonly targetSync: SyncStore | undefined,
+    /** Whether some override of the configuration may apply to this rule. */
+    overridable: boolean,
+  ) {
+    this.ns = `${rule.domain}/${rule.id}`;
+    const path = `rules[${index}]`;
+    this.blockedDecision =
+      rule.blocked === true
+        ? decisionOf(rule.name, false, 0, 0, 0, Number.POSITIVE_INFINITY, "throttled", 0, "store")
+        : undefined;
+    this.own =
+      rule.unlimited || rule.blocked === true || rule.limits.length === 0
+        ? undefined
+        : this.#entry(this.ns, rule.limits, `${path}.limits`);
+    for (const tier of Object.keys(rule.tiers)) {
+      const limits = rule.tiers[tier];
+      if (limits !== "unlimited") {
+        this.#tiers.set(tier, this.#entry(`${this.ns}/tier:${tier}`, limits, `${path}.tiers.${tier}`));
+      }
+    }
+    this.fixed =
+      this.#tiers.size === 0 && Object.keys(rule.tiers).length === 0 && !overridable
+        ? Object.freeze({
+            source: "rule" as const,
+            limits: rule.unlimited ? ("unlimited" as const) : rule.limits,
+            tier: undefined,
+            expiresAtMs: undefined,
+          })
+        : undefined;
+    if (rule.dynamic !== undefined) {
+      const w = rule.dynamic.windowMs;
+      const max = Number.MAX_SAFE_INTEGER;
+      this.rateCurrent = wrap(
+        `${path}.dynamic.windowMs`,
+        () =>
+          createLimitSet(`${this.ns}/rate`, [
+            parseLimitSpec({ name: "current", algorithm: "fixed_window", limit: max, periodMs: w }),
+          ]),
+        false,
+      );
+      this.rateTwo = wrap(
+        `${path}.dynamic.windowMs`,
+        () =>
+          createLimitSet(`${this.ns}/rate2`, [
+            parseLimitSpec({
+              name: "two",
+              algorithm: "bucketed_window",
+              limit: max,
+              periodMs: 2 * w,
+              bucketMs: w,
+            }),
+          ]),
+        false,
+      );
+    }
+  }
+
+  /** The entry for `eff` (not unlimited) of `identity`: own, tier or override, built once and cached. */
+  entryFor(eff: EffectiveLimits, identity: string | undefined): SetEntry {
+    const limits = eff.limits as readonly LimitSpec[];
+    if (eff.source === "rule" && this.own !== undefined && limits === this.rule.limits) return this.own;
+    if (eff.source === "tier" && eff.tier !== undefined) {
+      const e = this.#tiers.get(eff.tier);
+      if (e !== undefined && e.specs === limits) return e;
+    }
+    if (eff.source === "override" && identity !== undefined) {
+      let e = this.#overrides.get(identity);
+      if (e === undefined || e.specs !== limits) {
+        e = this.#entry(`${this.ns}/override:${identity}`, limits, `override ${identity}`);
+        this.#overrides.set(identity, e);
+      }
+      return e;
+    }
+    // Limits other than the compiled arrays (not produced by effectiveLimits today): built once per array.
+    let e = this.#other.get(limits);
+    if (e === undefined) {
+      const ns = eff.source === "tier" ? `${this.ns}/tier:${eff.tier}` : this.ns;
+      e = this.#entry(ns, limits, ns);
+      this.#other.set(limits, e);
+    }
+    return e;
+  }
+
+  /** The entry of `base` with dynamic limits `dyn` (one per limit), quantised; cached per level. */
+  dynamicEntry(base: SetEntry, dyn: readonly number[]): SetEntry {
+    const specs = base.specs;
+    let key: number | string;
+    if (specs.length === 1) {
+      key = levelOf(dyn[0], specs[0]);
+      if (key === 0) return base;
+    } else {
+      let any = false;
+      key = "";
+      for (let i = 0; i < specs.length; i++) {
+        const level = levelOf(dyn[i], specs[i]);
+        if (level !== 0) any = true;
+        key += i > 0 ? `,${level}` : `${level}`;
+      }
+      if (!any) return base;
+    }
+    base.dyn ??= new Map();
+    let e = base.dyn.get(key);
+    if (e === undefined) {
+      const levels = typeof key === "number" ? [key] : key.split(",").map(Number);
+      const scaled = specs.map((s, i) => scaleSpec(s, levels[i]));
+      e = this.#entry(base.set.namespace, scaled, `${this.ns} dynamic level ${key}`);
+      base.dyn.set(key, e);
+    }
+    return e;
+  }
+
+  /** Builds an entry: validates the set, derives the shaping limits of a delay rule. */
+  #entry(namespace: string, specs: readonly LimitSpec[], path: string): SetEntry {
+    const rule = this.rule;
+    if (rule.behaviour !== "delay") {
+      const set = wrap(path, () => createLimitSet(namespace, specs));
+      return {
+        specs,
+        set,
+        delayBaseMs: undefined,
+        fractional: fractionalOk(specs),
+        dyn: undefined,
+        consume: undefined,
+      };
+    }
+    const shaped: LimitSpec[] = [];
+    const base: number[] = [];
+    specs.forEach((s, i) => {
+      if (s.algorithm === "concurrency") {
+        shaped.push(s);
+        base.push(-1);
+        return;
+      }
+      const t = s.periodMs / s.limit;
+      const input: LimitSpecInput = {
+        name: s.name,
+        algorithm: "gcra",
+        limit: s.limit,
+        periodMs: s.periodMs,
+        burst: s.burst + rule.maxDelayMs / t,
+      };
+      shaped.push(wrap(`${path}[${i}]`, () => parseLimitSpec(input)));
+      base.push(s.burst * t);
+    });
+    const set = wrap(path, () => createLimitSet(namespace, shaped));
+    return {
+      specs,
+      set,
+      delayBaseMs: base,
+      fractional: fractionalOk(shaped),
+      dyn: undefined,
+      consume: undefined,
+    };
+  }
+}
+
+/** The quantised level of dynamic limit `dyn` against static `spec`: ⌊log2(dyn / L)·64⌋, clamped. */
+export function levelOf(dyn: number, spec: LimitSpec): number {
+  if (spec.algorithm === "concurrency" || !(dyn > 0)) return 0;
+  const raw = Math.floor(Math.log2(dyn / spec.limit) * DYNAMIC_STEPS_PER_OCTAVE + 1e-9);
+  return raw > DYNAMIC_MAX_LEVEL ? DYNAMIC_MAX_LEVEL : raw < -DYNAMIC_MAX_LEVEL ? -DYNAMIC_MAX_LEVEL : raw;
+}
+
+/** `spec` with its limit moved by `level` steps (window algorithms floored to whole units, at least 1). */
+export function scaleSpec(spec: LimitSpec, level: number): LimitSpec {
+  if (level === 0 || spec.algorithm === "concurrency") return spec;
+  const f = 2 ** (level / DYNAMIC_STEPS_PER_OCTAVE);
+  if (RATE_ALGORITHMS.has(spec.algorithm)) {
+    return parseLimitSpec({
+      name: spec.name,
+      algorithm: spec.algorithm,
+      limit: spec.limit * f,
+      periodMs: spec.periodMs,
+      burst: Math.max(1, spec.burst * f),
+    });
+  }
+  const limit = Math.max(1, Math.floor(spec.limit * f + 1e-9));
+  return parseLimitSpec({
+    name: spec.name,
+    algorithm: spec.algorithm,
+    limit,
+    periodMs: spec.periodMs,
+    ...(spec.algorithm === "bucketed_window" ? { bucketMs: spec.bucketMs } : {}),
+  });
+}
+
+/**
+ * Runs `build`, re-throwing a limit error as a configuration error under `path`: an issue path starting with
+ * `limits` (from createLimitSet) is re-rooted at `path`; others are appended to it, or dropped when `inner` is false.
+ */
+function wrap<T>(path: string, build: () => T, inner = true): T {
+  try {
+    return build();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      const at = (p: string): string =>
+        !inner || p === ""
+          ? path
+          : p.startsWith("limits")
+            ? `${path}${p.slice("limits".length)}`
+            : `${path}.${p}`;
+      throw new ConfigError(
+        "ERR_SLUICE_INVALID_CONFIG",
+        error.issues.map((i) => ({ ...i, path: at(i.path) })),
+      );
+    }
+    throw error;
+  }
+}
+
+/** A configuration compiled for the engine; replaced whole on reload. */
+export interface CompiledConfig {
+  /** The configuration. */
+  readonly config: SluiceConfig;
+  /** Its matcher. */
+  readonly rules: CompiledRules;
+  /** Its override index. */
+  readonly overrides: OverrideIndex;
+  /** Per rule, its compiled state. */
+  readonly states: ReadonlyMap<Rule, RuleState>;
+  /** Whether any rule replaces another (skips the replaces pass otherwise). */
+  readonly anyReplaces: boolean;
+  /** Version number (1 for the first configuration). */
+  readonly version: number;
+  /** When it was loaded, on the engine's clock. */
+  readonly loadedAtMs: number;
+}
+
+/**
+ * Compiles `config`; throws `ConfigError` (`ERR_SLUICE_INVALID_CONFIG`) naming the rule or override that cannot
+ * be enforced. `targetOf` says which store each rule's items go to.
+ */
+export function compileConfig(
+  config: SluiceConfig,
+  version: number,
+  loadedAtMs: number,
+  targetOf: (rule: Rule) => { store: Store; sync: SyncStore | undefined },
+): CompiledConfig {
+  if (config === null || typeof config !== "object" || !Array.isArray(config.rules)) {
+    throw new ConfigError("ERR_SLUICE_INVALID_CONFIG", [
+      { path: "", message: "must be a compiled SluiceConfig (use parseConfig or loadConfigFile)" },
+    ]);
+  }
+  const rules = compileRules(config.rules);
+  const overrides = compileOverrides(config);
+  const states = new Map<Rule, RuleState>();
+  const ids = new Set<string>();
+  let anyReplaces = false;
+  config.rules.forEach((rule, i) => {
+    const key = `${rule.domain}\u0000${rule.id}`;
+    if (ids.has(key)) {
+      throw new ConfigError("ERR_SLUICE_INVALID_CONFIG", [
+        {
+          path: `rules[${i}].id`,
+          message: `"${rule.id}" is used by an earlier rule of domain "${rule.domain}"`,
+        },
+      ]);
+    }
+    ids.add(key);
+    if (rule.replaces.length > 0) anyReplaces = true;
+    const { store, sync } = targetOf(rule);
+    const overridable = config.overrides.some((o) => o.rule === undefined || o.rule === rule.id);
+    states.set(rule, new RuleState(rule, i, store, sync, overridable));
+  });
+  config.overrides.forEach((o, i) => {
+    if (o.limits !== "unlimited") {
+      wrap(`overrides[${i}].limits`, () => createLimitSet(`override:${o.identity}`, o.limits as LimitSpec[]));
+    }
+  });
+  return Object.freeze({ config, rules, overrides, states, anyReplaces, version, loadedAtMs });
+}

@@ -1,0 +1,242 @@
+/**
+ * Small pieces of the engine kept apart from its hot path: a bounded idempotency record, a typed event
+ * emitter that never lets a listener break the caller, and request validation.
+ */
+import { InvalidArgumentError } from "../core/errors.js";
+import type { Descriptor } from "../rules/rule.js";
+
+/** Most descriptors in one request. */
+export const MAX_DESCRIPTORS = 64;
+/** Most entries in one descriptor. */
+export const MAX_ENTRIES = 64;
+/** Longest entry key, in UTF-16 code units. */
+export const MAX_ENTRY_KEY_LENGTH = 256;
+/** Longest entry value, in UTF-16 code units. */
+export const MAX_VALUE_LENGTH = 1024;
+/** Longest domain name. */
+export const MAX_DOMAIN_LENGTH = 256;
+/** Longest idempotency key. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
+
+/** The fields of a check request that {@link validateRequest} inspects. */
+interface RequestShape {
+  readonly domain: unknown;
+  readonly descriptors: unknown;
+  readonly cost?: unknown;
+  readonly costs?: unknown;
+  readonly idempotencyKey?: unknown;
+  readonly nowMs?: unknown;
+}
+
+function describe(v: unknown): string {
+  if (typeof v === "string") return `a string of ${v.length} characters`;
+  if (typeof v === "number") return String(v);
+  return v === null ? "null" : Array.isArray(v) ? "an array" : typeof v;
+}
+
+function isCost(v: unknown): v is number {
+  return typeof v === "number" && v >= 0 && v <= Number.MAX_SAFE_INTEGER;
+}
+
+/** Throws `InvalidArgumentError` naming the first bad field of a check request; touches nothing. */
+export function validateRequest(method: string, req: RequestShape): void {
+  const fail = (field: string, message: string): never => {
+    throw new InvalidArgumentError(`${method}: ${field} ${message}`);
+  };
+  if (req === null || typeof req !== "object") fail("request", "must be an object { domain, descriptors }");
+  const { domain, descriptors, cost, costs, idempotencyKey, nowMs } = req;
+  if (typeof domain !== "string" || domain.length === 0 || domain.length > MAX_DOMAIN_LENGTH) {
+    fail(
+      "domain",
+      `must be a non-empty string of at most ${MAX_DOMAIN_LENGTH} characters, got ${describe(domain)}`,
+    );
+  }
+  if (!Array.isArray(descriptors))
+    fail("descriptors", `must be an array of descriptors, got ${describe(descriptors)}`);
+  const list = descriptors as readonly unknown[];
+  if (list.length > MAX_DESCRIPTORS) {
+    fail("descriptors", `must hold at most ${MAX_DESCRIPTORS} descriptors, got ${list.length}`);
+  }
+  for (let i = 0; i < list.length; i++) {
+    const d = list[i];
+    if (!Array.isArray(d) || d.length === 0 || d.length > MAX_ENTRIES) {
+      fail(
+        `descriptors[${i}]`,
+        `must be an array of 1 to ${MAX_ENTRIES} { key, value } entries, got ${Array.isArray(d) ? `${d.length} entries` : describe(d)}`,
+      );
+    }
+    const entries = d as Descriptor;
+    for (let j = 0; j < entries.length; j++) {
+      const e = entries[j];
+      if (e === null || typeof e !== "object")
+        fail(`descriptors[${i}][${j}]`, `must be { key, value }, got ${describe(e)}`);
+      const { key, value } = e;
+      if (typeof key !== "string" || key.length === 0 || key.length > MAX_ENTRY_KEY_LENGTH) {
+        fail(
+          `descriptors[${i}][${j}].key`,
+          `must be a non-empty string of at most ${MAX_ENTRY_KEY_LENGTH} characters, got ${describe(key)}`,
+        );
+      }
+      if (typeof value !== "string" || value.length > MAX_VALUE_LENGTH) {
+        fail(
+          `descriptors[${i}][${j}].value`,
+          `must be a string of at most ${MAX_VALUE_LENGTH} characters, got ${describe(value)}`,
+        );
+      }
+    }
+  }
+  if (cost !== undefined && !isCost(cost)) {
+    fail("cost", `must be a number from 0 to Number.MAX_SAFE_INTEGER, got ${describe(cost)}`);
+  }
+  if (costs !== undefined) {
+    if (!Array.isArray(costs) || costs.length !== list.length) {
+      fail(
+        "costs",
+        `must be an array with one entry (a cost or undefined) per descriptor (${list.length}), got ${Array.isArray(costs) ? `${costs.length} entries` : describe(costs)}`,
+      );
+    }
+    const cs = costs as readonly unknown[];
+    for (let i = 0; i < cs.length; i++) {
+      if (cs[i] !== undefined && !isCost(cs[i])) {
+        fail(
+          `costs[${i}]`,
+          `must be undefined or a number from 0 to Number.MAX_SAFE_INTEGER, got ${describe(cs[i])}`,
+        );
+      }
+    }
+  }
+  if (
+    idempotencyKey !== undefined &&
+    (typeof idempotencyKey !== "string" ||
+      idempotencyKey.length === 0 ||
+      idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH)
+  ) {
+    fail(
+      "idempotencyKey",
+      `must be a non-empty string of at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, got ${describe(idempotencyKey)}`,
+    );
+  }
+  if (nowMs !== undefined && !(typeof nowMs === "number" && Number.isFinite(nowMs))) {
+    fail("nowMs", `must be a finite number of epoch milliseconds, got ${describe(nowMs)}`);
+  }
+}
+
+/** One remembered answer: settled (`value`) or still being computed (`pending`). */
+interface IdemRecord<T> {
+  readonly atMs: number;
+  value: T | undefined;
+  pending: Promise<T> | undefined;
+}
+
+/**
+ * Answers remembered by key for `ttlMs`, at most `maxEntries` of them (the oldest go first). Insertion order of
+ * a `Map` is age order, so eviction and expiry are O(1) amortised from its head.
+ */
+export class IdempotencyRecords<T> {
+  readonly #records = new Map<string, IdemRecord<T>>();
+
+  constructor(
+    readonly ttlMs: number,
+    readonly maxEntries: number,
+  ) {
+    if (!(typeof ttlMs === "number" && ttlMs > 0 && Number.isFinite(ttlMs))) {
+      throw new InvalidArgumentError(
+        `createEngine: idempotency.ttlMs must be a finite number > 0, got ${ttlMs}`,
+      );
+    }
+    if (!(Number.isInteger(maxEntries) && maxEntries >= 1 && maxEntries <= 2 ** 24)) {
+      throw new InvalidArgumentError(
+        `createEngine: idempotency.maxEntries must be a whole number from 1 to 2^24, got ${maxEntries}`,
+      );
+    }
+  }
+
+  /** Records held now (expired ones included until they are swept). */
+  get size(): number {
+    return this.#records.size;
+  }
+
+  /** The live record of `key` at `nowMs`: a settled value, a pending promise, or undefined. */
+  get(key: string, nowMs: number): { value: T | undefined; pending: Promise<T> | undefined } | undefined {
+    this.#expire(nowMs);
+    const r = this.#records.get(key);
+    if (r === undefined || nowMs - r.atMs >= this.ttlMs) return undefined;
+    return r;
+  }
+
+  /** Records `value` (settled) for `key` at `nowMs`. */
+  set(key: string, nowMs: number, value: T): void {
+    this.#put(key, { atMs: nowMs, value, pending: undefined });
+  }
+
+  /** Records a computation in flight; settle it with {@link IdempotencyRecords.settle} or drop it. */
+  begin(key: string, nowMs: number, pending: Promise<T>): void {
+    this.#put(key, { atMs: nowMs, value: undefined, pending });
+  }
+
+  /** Settles the in-flight record of `key` (if it is still the one begun with `pending`). */
+  settle(key: string, pending: Promise<T>, value: T): void {
+    const r = this.#records.get(key);
+    if (r !== undefined && r.pending === pending) {
+      r.value = value;
+      r.pending = undefined;
+    }
+  }
+
+  /** Drops the in-flight record of `key` (its computation failed: a retry must run again). */
+  drop(key: string, pending: Promise<T>): void {
+    const r = this.#records.get(key);
+    if (r !== undefined && r.pending === pending) this.#records.delete(key);
+  }
+
+  #put(key: string, r: IdemRecord<T>): void {
+    this.#records.delete(key);
+    this.#records.set(key, r);
+    while (this.#records.size > this.maxEntries) {
+      const oldest = this.#records.keys().next().value as string;
+      this.#records.delete(oldest);
+    }
+  }
+
+  /** Drops expired records from the head (the oldest); stops at the first live one. */
+  #expire(nowMs: number): void {
+    for (const [key, r] of this.#records) {
+      if (nowMs - r.atMs < this.ttlMs) return;
+      this.#records.delete(key);
+    }
+  }
+}
+
+/** A minimal typed event emitter; a listener that throws is ignored, never breaking the emitter's caller. */
+export class Emitter<Events extends { [K in keyof Events]: unknown }> {
+  readonly #listeners = new Map<keyof Events, Set<(event: never) => void>>();
+
+  /** Adds `listener` for `event`; returns a function that removes it. */
+  on<K extends keyof Events>(event: K, listener: (e: Events[K]) => void): () => void {
+    let set = this.#listeners.get(event);
+    if (set === undefined) {
+      set = new Set();
+      this.#listeners.set(event, set);
+    }
+    set.add(listener as (event: never) => void);
+    return () => this.off(event, listener);
+  }
+
+  /** Removes `listener` from `event`. */
+  off<K extends keyof Events>(event: K, listener: (e: Events[K]) => void): void {
+    this.#listeners.get(event)?.delete(listener as (event: never) => void);
+  }
+
+  /** Calls every listener of `event` with `e`. */
+  emit<K extends keyof Events>(event: K, e: Events[K]): void {
+    const set = this.#listeners.get(event);
+    if (set === undefined) return;
+    for (const l of [...set]) {
+      try {
+        (l as (e: Events[K]) => void)(e);
+      } catch {
+        // a listener must never break configuration updates
+      }
+    }
+  }
+}

@@ -1,0 +1,823 @@
+import { describe, expect, it } from "vitest";
+import type { LimitSet } from "../algorithms/limit-set.js";
+import type { Decision } from "../core/decision.js";
+import { StoreUnavailableError } from "../core/errors.js";
+import { type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
+import { ManualClock } from "../core/manual-clock.js";
+import { parseConfig } from "../rules/load-config.js";
+import type { Descriptor, SluiceConfig } from "../rules/rule.js";
+import { any, exact, makeConfig, makeOverride, makeRule, makeRules, path } from "../rules/testing-rules.js";
+import { MemoryStore } from "../stores/memory/memory-store.js";
+import type { Store, StoreItem, StoreOp } from "../stores/store.js";
+import {
+  type CheckRequest,
+  createEngine,
+  type Engine,
+  type EngineEvents,
+  NO_LIMIT_DECISION,
+} from "./engine.js";
+
+const T0 = 1_700_000_000_000;
+const spec = (input: LimitSpecInput) => parseLimitSpec(input);
+const user = (id: string): Descriptor => [{ key: "user", value: id }];
+const endpoint = (p: string): Descriptor => [{ key: "endpoint", value: p }];
+
+function setup(config: SluiceConfig, start = T0) {
+  const clock = new ManualClock(start);
+  const store = new MemoryStore({ capacity: 1000 });
+  const engine = createEngine({ config, store, clock, scheduler: clock });
+  const check = (req: Omit<CheckRequest, "domain"> & { domain?: string }) =>
+    engine.checkSync({ domain: "api", ...req });
+  return { clock, store, engine, check };
+}
+
+/** A store that delegates to memory until told to fail. */
+class FlakyStore implements Store {
+  readonly name = "flaky";
+  readonly shared = true;
+  readonly memory = new MemoryStore({ capacity: 1000 });
+  failing = false;
+  calls = 0;
+
+  apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
+    this.calls++;
+    if (this.failing) return Promise.reject(new StoreUnavailableError(this.name, "connection refused"));
+    return Promise.resolve(this.memory.applySync(items, op, nowMs));
+  }
+
+  release(limits: LimitSet, key: string, leases: Readonly<Record<string, number>>, nowMs: number) {
+    this.memory.releaseSync(limits, key, leases, nowMs);
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    return this.memory.close();
+  }
+}
+
+describe("engine — matching and counting", () => {
+  const config = makeConfig({
+    rules: makeRules([
+      {
+        id: "per-user",
+        domain: "api",
+        match: [any("user")],
+        limits: [spec({ name: "per-second", algorithm: "fixed_window", limit: 3, periodMs: 1000 })],
+      },
+      {
+        id: "per-endpoint",
+        domain: "api",
+        match: [path("endpoint", "/orders/*")],
+        limits: [spec({ name: "orders", algorithm: "fixed_window", limit: 2, periodMs: 1000 })],
+      },
+      { id: "health", domain: "api", match: [exact("endpoint", "/health")], unlimited: true },
+    ]),
+  });
+
+  it("answers OK with the no-limit decision when nothing matches, and for no descriptors", () => {
+    const { check, store } = setup(config);
+    for (const r of [
+      check({ domain: "other", descriptors: [user("1")] }),
+      check({ descriptors: [[{ key: "tenant", value: "x" }]] }),
+      check({ descriptors: [endpoint("/orders")] }), // `/orders/*` needs one more segment
+    ]) {
+      expect(r).toMatchObject({ allowed: true, delayMs: 0, replayed: false });
+      expect(r.decision).toBe(NO_LIMIT_DECISION);
+      expect(r.descriptors).toEqual([{ code: "OK", limits: undefined, shadowed: false, delayMs: 0 }]);
+    }
+    const empty = check({ descriptors: [] });
+    expect(empty).toMatchObject({ allowed: true, descriptors: [], decision: NO_LIMIT_DECISION });
+    expect(store.stats.size).toBe(0);
+  });
+
+  it("allows unlimited rules without touching the store", () => {
+    const { check, store } = setup(config);
+    for (let i = 0; i < 10; i++) {
+      const r = check({ descriptors: [endpoint("/health")] });
+      expect(r.allowed).toBe(true);
+      expect(r.descriptors[0]).toMatchObject({ code: "OK", limits: "unlimited", source: "rule" });
+      expect(r.descriptors[0].match?.rule.id).toBe("health");
+      expect(r.descriptors[0].decision).toBeUndefined();
+    }
+    expect(store.stats.size).toBe(0);
+  });
+
+  it("counts one descriptor per counter key, with per-descriptor results in request order", () => {
+    const { check } = setup(config);
+    const r = check({ descriptors: [endpoint("/health"), user("42"), endpoint("/orders/7")] });
+    expect(r.allowed).toBe(true);
+    expect(r.descriptors.map((d) => d.match?.rule.id)).toEqual(["health", "per-user", "per-endpoint"]);
+    expect(r.descriptors[1]).toMatchObject({ code: "OK", source: "rule", decision: { remaining: 2 } });
+    expect(r.descriptors[1].match?.counterKey).toBe("user=42");
+    // The path pattern is shared: every order endpoint counts together.
+    expect(r.descriptors[2].match?.counterKey).toBe("endpoint=/orders/*");
+    expect(r.decision).toMatchObject({ allowed: true, policy: "orders", remaining: 1 });
+    expect(r.decision.policies.map((p) => p.policy)).toEqual(["per-second", "orders"]);
+  });
+
+  it("is all-or-nothing across descriptors: a request denied by one is consumed from none", () => {
+    const { check } = setup(config);
+    const both = () => check({ descriptors: [user("1"), endpoint("/orders/1")] });
+    expect(both().allowed).toBe(true);
+    expect(both().allowed).toBe(true);
+    const denied = both();
+    expect(denied.allowed).toBe(false);
+    expect(denied.descriptors.map((d) => d.code)).toEqual(["OK", "OVER_LIMIT"]);
+    expect(denied.descriptors[0].decision?.allowed).toBe(false); // not consumed …
+    expect(denied.decision).toMatchObject({ allowed: false, policy: "orders", state: "throttled" });
+    expect(denied.delayMs).toBe(0);
+    // … so user 1 still has exactly one unit left (3 − 2).
+    expect(check({ descriptors: [user("1")] }).decision).toMatchObject({ allowed: true, remaining: 0 });
+    expect(check({ descriptors: [user("1")] }).allowed).toBe(false);
+  });
+
+  it("applies per-descriptor costs; 0 checks without counting", () => {
+    const { check } = setup(config);
+    const r = check({ descriptors: [user("1"), endpoint("/orders/1")], costs: [2, 0] });
+    expect(r.descriptors[0].decision?.remaining).toBe(1);
+    expect(r.descriptors[1].decision?.remaining).toBe(2);
+    expect(check({ descriptors: [endpoint("/orders/1")], cost: 2 }).decision.remaining).toBe(0);
+    // At the limit, a check-only descriptor is still OK (Envoy: over only when already over).
+    expect(check({ descriptors: [endpoint("/orders/1")], cost: 0 }).allowed).toBe(true);
+    const over = check({ descriptors: [user("1"), endpoint("/orders/1")], costs: [undefined, 1] });
+    expect(over.allowed).toBe(false);
+    expect(check({ descriptors: [user("1")], cost: 1 }).decision.remaining).toBe(0);
+  });
+
+  it("drops a descriptor whose rule another matched rule replaces", () => {
+    const rules = makeRules([
+      {
+        id: "global",
+        domain: "api",
+        match: [any("ip")],
+        limits: [spec({ algorithm: "fixed_window", limit: 1, periodMs: 1000 })],
+      },
+      {
+        id: "partner",
+        domain: "api",
+        match: [exact("partner", "acme")],
+        limits: [spec({ algorithm: "fixed_window", limit: 5, periodMs: 1000 })],
+        replaces: ["global"],
+      },
+    ]);
+    const { check } = setup(makeConfig({ rules }));
+    const req = { descriptors: [[{ key: "ip", value: "10.0.0.1" }], [{ key: "partner", value: "acme" }]] };
+    for (let i = 0; i < 5; i++) {
+      const r = check(req);
+      expect(r.allowed).toBe(true);
+      expect(r.descriptors[0]).toMatchObject({ code: "OK", replacedBy: "partner", limits: undefined });
+      expect(r.descriptors[0].decision).toBeUndefined();
+      expect(r.descriptors[1].decision?.remaining).toBe(4 - i);
+    }
+    expect(check(req).allowed).toBe(false);
+    // Alone, the global rule applies and was never counted.
+    expect(check({ descriptors: [[{ key: "ip", value: "10.0.0.1" }]] }).allowed).toBe(true);
+    expect(check({ descriptors: [[{ key: "ip", value: "10.0.0.1" }]] }).allowed).toBe(false);
+  });
+});
+
+describe("engine — blocked rules (requests_per_unit: 0)", () => {
+  const rules = makeRules([
+    { id: "banned", domain: "api", match: [exact("user", "evil")], blocked: true },
+    { id: "audit", domain: "api", match: [exact("user", "watch")], blocked: true, behaviour: "shadow" },
+    {
+      id: "orders",
+      domain: "api",
+      match: [any("endpoint")],
+      limits: [spec({ name: "orders", algorithm: "fixed_window", limit: 5, periodMs: 1000 })],
+    },
+  ]);
+
+  it("denies without counting anything; a shadow one only reports", () => {
+    const { check, store, engine } = setup(makeConfig({ rules }));
+    const r = check({ descriptors: [user("evil"), endpoint("/a")] });
+    expect(r.allowed).toBe(false);
+    expect(r.decision).toMatchObject({
+      allowed: false,
+      policy: "banned",
+      retryAfterMs: Number.POSITIVE_INFINITY,
+    });
+    expect(r.descriptors[0]).toMatchObject({ code: "OVER_LIMIT", limits: [], decision: { allowed: false } });
+    expect(r.descriptors[1]).toMatchObject({ code: "OK", limits: rules[2].limits });
+    expect(r.descriptors[1].decision).toBeUndefined(); // not evaluated
+    expect(store.stats.size).toBe(0);
+    expect(check({ descriptors: [user("evil")] }).allowed).toBe(false);
+    const watched = check({ descriptors: [user("watch"), endpoint("/a")] });
+    expect(watched.allowed).toBe(true);
+    expect(watched.descriptors[0]).toMatchObject({ code: "OK", shadowed: true });
+    expect(watched.descriptors[1].decision?.remaining).toBe(4);
+    expect(engine.stats).toMatchObject({ checks: 3, denied: 2, shadowed: 1 });
+  });
+});
+
+describe("engine — an envoyproxy/ratelimit configuration, unchanged", () => {
+  const config = parseConfig(
+    `domain: edge
+descriptors:
+  - key: remote_address
+    rate_limit: { unit: second, requests_per_unit: 2 }
+  - key: remote_address
+    value: 10.0.0.9
+    rate_limit:
+      name: vip
+      unit: second
+      requests_per_unit: 5
+      replaces: [{ name: global }]
+  - key: path
+    value: /admin
+    rate_limit: { unit: second, requests_per_unit: 0 }
+  - key: path
+    value: /beta
+    shadow_mode: true
+    rate_limit: { unit: second, requests_per_unit: 1 }
+  - key: tenant
+    rate_limit: { name: global, unit: minute, requests_per_unit: 3 }
+`,
+    { source: "edge.yaml" },
+  );
+  const d = (key: string, value: string): Descriptor => [{ key, value }];
+
+  it("answers per descriptor with replaces, shadow_mode and requests_per_unit 0", () => {
+    const { engine, clock } = setup(config, 1_700_000_000_000); // a whole second: fixed windows start here
+    const check = (...descriptors: Descriptor[]) => engine.checkSync({ domain: "edge", descriptors });
+    // vip replaces global: the tenant descriptor is not counted while the vip one matches.
+    for (let i = 0; i < 5; i++) {
+      const r = check(d("remote_address", "10.0.0.9"), d("tenant", "acme"));
+      expect(r.allowed).toBe(true);
+      expect(r.descriptors[1]).toMatchObject({ code: "OK", replacedBy: "remote_address=10.0.0.9" });
+    }
+    expect(
+      check(d("remote_address", "10.0.0.9"), d("tenant", "acme")).descriptors.map((x) => x.code),
+    ).toEqual(["OVER_LIMIT", "OK"]);
+    expect(check(d("tenant", "acme")).decision).toMatchObject({ limit: 3, remaining: 2 });
+    // requests_per_unit: 0 denies, counting nothing.
+    expect(check(d("path", "/admin"), d("remote_address", "1.1.1.1")).descriptors.map((x) => x.code)).toEqual(
+      ["OVER_LIMIT", "OK"],
+    );
+    // shadow_mode: over the limit, still OK.
+    check(d("path", "/beta"));
+    expect(check(d("path", "/beta")).descriptors[0]).toMatchObject({ code: "OK", shadowed: true });
+    // Per-descriptor hits_addend: 0 checks only.
+    const r = engine.checkSync({
+      domain: "edge",
+      descriptors: [d("remote_address", "1.1.1.1"), d("tenant", "t")],
+      costs: [0, 3],
+    });
+    expect(r.descriptors.map((x) => x.decision?.remaining)).toEqual([2, 0]);
+    clock.advance(1000);
+    expect(check(d("remote_address", "10.0.0.9")).allowed).toBe(true);
+  });
+});
+
+describe("engine — tiers and overrides", () => {
+  const rule = makeRule({
+    id: "per-user",
+    domain: "api",
+    match: [any("user")],
+    limits: [spec({ name: "rule", algorithm: "fixed_window", limit: 2, periodMs: 60_000 })],
+    tiers: {
+      premium: [spec({ name: "premium", algorithm: "fixed_window", limit: 5, periodMs: 60_000 })],
+      internal: "unlimited",
+    },
+  });
+  const config = makeConfig({
+    rules: [rule],
+    identities: { "user:p": "premium", "user:i": "internal", "user:o": "premium" },
+    overrides: [
+      makeOverride({
+        identity: "user:o",
+        limits: [spec({ name: "override", algorithm: "fixed_window", limit: 1, periodMs: 60_000 })],
+        expiresAtMs: T0 + 1000,
+      }),
+    ],
+  });
+
+  it("uses the tier's limits, in the tier's own namespace; an unlimited tier is never counted", () => {
+    const { check, store } = setup(config);
+    const p = check({ descriptors: [user("p")] });
+    expect(p.descriptors[0]).toMatchObject({ source: "tier", decision: { policy: "premium", remaining: 4 } });
+    expect(p.descriptors[0].limits).toBe(rule.tiers.premium);
+    const plain = check({ descriptors: [user("x")] });
+    expect(plain.descriptors[0]).toMatchObject({
+      source: "rule",
+      decision: { policy: "rule", remaining: 1 },
+    });
+    const i = check({ descriptors: [user("i")] });
+    expect(i.descriptors[0]).toMatchObject({ source: "tier", limits: "unlimited", code: "OK" });
+    expect(store.stats.size).toBe(2);
+  });
+
+  it("applies an override until exactly its expiry instant, then the tier", () => {
+    const { check, clock } = setup(config);
+    const before = check({ descriptors: [user("o")] });
+    expect(before.descriptors[0]).toMatchObject({
+      source: "override",
+      decision: { policy: "override", remaining: 0 },
+    });
+    clock.set(T0 + 999);
+    expect(check({ descriptors: [user("o")] }).allowed).toBe(false);
+    clock.set(T0 + 1000);
+    const after = check({ descriptors: [user("o")] });
+    expect(after.allowed).toBe(true);
+    expect(after.descriptors[0]).toMatchObject({
+      source: "tier",
+      decision: { policy: "premium", remaining: 4 },
+    });
+  });
+});
+
+describe("engine — behaviours", () => {
+  it("shadow: never denies, reports and counts what would have been denied", () => {
+    const rules = makeRules([
+      {
+        id: "shadow",
+        domain: "api",
+        match: [any("user")],
+        behaviour: "shadow",
+        limits: [spec({ algorithm: "fixed_window", limit: 1, periodMs: 1000 })],
+      },
+      {
+        id: "orders",
+        domain: "api",
+        match: [any("endpoint")],
+        limits: [spec({ name: "orders", algorithm: "fixed_window", limit: 4, periodMs: 1000 })],
+      },
+    ]);
+    const { check, engine } = setup(makeConfig({ rules }));
+    const first = check({ descriptors: [user("1")] });
+    expect(first.descriptors[0]).toMatchObject({ code: "OK", shadowed: false, decision: { remaining: 0 } });
+    for (let i = 0; i < 2; i++) {
+      const r = check({ descriptors: [user("1")] });
+      expect(r.allowed).toBe(true);
+      expect(r.descriptors[0]).toMatchObject({ code: "OK", shadowed: true, decision: { allowed: false } });
+      expect(r.decision).toBe(NO_LIMIT_DECISION); // the shadowed denial is not the request's decision
+    }
+    expect(engine.stats.shadowed).toBe(2);
+    // With an enforcing descriptor: the request's decision is the enforcing one's.
+    const mixed = check({ descriptors: [user("2"), endpoint("/a")] });
+    expect(mixed.decision.policies.map((p) => p.policy)).toEqual(["orders", "default"]);
+    // A request the enforcing rule denies does not count in the shadow rule.
+    const denied = check({ descriptors: [user("3"), endpoint("/a")], costs: [1, 4] });
+    expect(denied.allowed).toBe(false);
+    expect(denied.descriptors[0]).toMatchObject({ code: "OK", shadowed: false, decision: { remaining: 0 } });
+    expect(check({ descriptors: [user("3")] }).descriptors[0].shadowed).toBe(false);
+    expect(engine.stats).toMatchObject({ shadowed: 2, denied: 1 });
+  });
+
+  describe("delay", () => {
+    // 10 per second (T = 100 ms), burst 10, waits of up to 500 ms.
+    const rule = makeRule({
+      id: "shape",
+      domain: "api",
+      match: [any("tenant")],
+      behaviour: "delay",
+      maxDelayMs: 500,
+      limits: [spec({ name: "rate", algorithm: "gcra", limit: 10, periodMs: 1000 })],
+    });
+    const tenant = (t: string) => ({ descriptors: [[{ key: "tenant", value: t }]] });
+
+    it("admits the burst at once, spaces the rest at the rate, rejects beyond maxDelayMs", () => {
+      const { check, engine } = setup(makeConfig({ rules: [rule] }));
+      const delays: number[] = [];
+      for (let i = 0; i < 10; i++) delays.push(check(tenant("a")).delayMs);
+      expect(delays).toEqual(Array(10).fill(0));
+      for (let i = 1; i <= 5; i++) {
+        const r = check(tenant("a"));
+        expect(r).toMatchObject({ allowed: true, delayMs: 100 * i });
+        expect(r.descriptors[0]).toMatchObject({ code: "OK", delayMs: 100 * i });
+        expect(r.descriptors[0].limits).toBe(rule.limits); // reported as configured, not the shaping limit
+      }
+      const over = check(tenant("a"));
+      expect(over).toMatchObject({ allowed: false, delayMs: 0 });
+      expect(over.descriptors[0]).toMatchObject({ code: "OVER_LIMIT" });
+      expect(over.decision.retryAfterMs).toBe(100);
+      expect(engine.stats).toMatchObject({ delayed: 5, denied: 1 });
+    });
+
+    it("keeps admitted requests spaced at the rate when they keep coming", async () => {
+      const { check, clock, engine } = setup(makeConfig({ rules: [rule] }));
+      for (let i = 0; i < 15; i++) check(tenant("a")); // burst + 500 ms of reservations
+      // Offered at 20/s for 2 s: admitted at most one per 100 ms beyond the reservations, never waiting > 500 ms.
+      const starts: number[] = [];
+      for (let i = 0; i < 40; i++) {
+        clock.advance(50);
+        const r = check(tenant("a"));
+        expect(r.delayMs).toBeLessThanOrEqual(500);
+        if (r.allowed) starts.push(clock.nowMs() + r.delayMs);
+      }
+      expect(starts.length).toBe(20);
+      for (let i = 1; i < starts.length; i++) expect(starts[i] - starts[i - 1]).toBe(100);
+      // waitFor sleeps on the injected scheduler.
+      const r = check({ ...tenant("b") });
+      expect(r.delayMs).toBe(0);
+      await engine.waitFor(r);
+      for (let i = 0; i < 10; i++) check(tenant("b"));
+      const waited = check(tenant("b"));
+      let woke = false;
+      const wait = engine.waitFor(waited).then(() => {
+        woke = true;
+      });
+      expect(clock.pendingSleeps).toBe(1);
+      clock.advance(waited.delayMs - 1);
+      await Promise.resolve();
+      expect(woke).toBe(false);
+      clock.advance(1);
+      await wait;
+      expect(woke).toBe(true);
+    });
+
+    it("holds no queue: state stays one entry per key under any load", () => {
+      const { check, store, clock } = setup(makeConfig({ rules: [rule] }));
+      let admitted = 0;
+      for (let i = 0; i < 10_000; i++) if (check(tenant("a")).allowed) admitted++;
+      expect(admitted).toBe(15); // burst + maxDelayMs / T
+      expect(store.stats.size).toBe(1);
+      expect(clock.pendingSleeps).toBe(0);
+      clock.advance(1500);
+      expect(check(tenant("a"))).toMatchObject({ allowed: true, delayMs: 0 });
+    });
+
+    it("reports the largest delay of the descriptors", () => {
+      const slow = makeRule({
+        ...rule,
+        id: "slow",
+        match: [any("user")],
+        identityKey: "user",
+        maxDelayMs: 2000,
+      });
+      const { check } = setup(makeConfig({ rules: [rule, slow] }));
+      for (let i = 0; i < 10; i++) check({ descriptors: [[{ key: "tenant", value: "a" }], user("1")] });
+      for (let i = 0; i < 3; i++) check({ descriptors: [user("1")] });
+      const r = check({ descriptors: [[{ key: "tenant", value: "a" }], user("1")] });
+      expect(r.descriptors.map((d) => d.delayMs)).toEqual([100, 400]);
+      expect(r.delayMs).toBe(400);
+    });
+  });
+});
+
+describe("engine — dynamic limits (seed 003, scaled: 10/s static, 10 s windows, w 0.75, m 1.5)", () => {
+  const W = 10_000;
+  const rule = makeRule({
+    id: "dyn",
+    domain: "api",
+    match: [any("tenant")],
+    limits: [spec({ name: "rate", algorithm: "gcra", limit: 10, periodMs: 1000 })],
+    dynamic: { windowMs: W, recentWeight: 0.75, multiplier: 1.5 },
+  });
+  const config = makeConfig({ rules: [rule] });
+  const start = Math.ceil(T0 / W) * W; // the first window starts here
+  const req = (t: string, cost?: number) => ({
+    domain: "api",
+    descriptors: [[{ key: "tenant", value: t }]],
+    ...(cost === undefined ? {} : { cost }),
+  });
+
+  /** Offers `perSecond` evenly over window `w` for each tenant; returns how many each got admitted. */
+  async function window(
+    engine: Engine,
+    clock: ManualClock,
+    w: number,
+    load: Record<string, number>,
+  ): Promise<Record<string, number>> {
+    const events: [number, string][] = [];
+    for (const [t, perSecond] of Object.entries(load)) {
+      const n = (perSecond * W) / 1000;
+      for (let i = 0; i < n; i++) events.push([start + w * W + ((i + 0.5) * W) / n, t]);
+    }
+    events.sort((a, b) => a[0] - b[0]);
+    const admitted: Record<string, number> = Object.fromEntries(Object.keys(load).map((t) => [t, 0]));
+    for (const [at, t] of events) {
+      clock.set(at);
+      if ((await engine.check(req(t))).allowed) admitted[t]++;
+    }
+    return admitted;
+  }
+
+  /** The limit in force at the end of window `w` (a check-only request). */
+  async function limitAt(engine: Engine, clock: ManualClock, w: number, t: string): Promise<number> {
+    clock.set(start + (w + 1) * W - 1);
+    const r = await engine.check(req(t, 0));
+    const limits = r.descriptors[0].limits as readonly { limit: number }[];
+    expect(r.decision.limit).toBe(limits[0].limit);
+    return limits[0].limit;
+  }
+
+  /** Quantised down to 1/64 octave: within 1.1% below the exact value, never above. */
+  const near = (value: number, exact: number) => {
+    expect(value).toBeLessThanOrEqual(exact + 1e-9);
+    expect(value).toBeGreaterThanOrEqual(exact * 0.989);
+  };
+
+  async function scenarios(store: Store): Promise<void> {
+    const clock = new ManualClock(start);
+    const engine = createEngine({ config, store, clock, scheduler: clock });
+    // Tenants: "ramp" follows scenario 2 then grows; "steady" is scenario 1; "spike" scenario 4.
+    expect(await window(engine, clock, 0, { ramp: 9, steady: 4, spike: 10 })).toEqual({
+      ramp: 90,
+      steady: 40,
+      spike: 100,
+    });
+    near(await limitAt(engine, clock, 0, "ramp"), 10); // previous 0 → static
+    const w1 = await window(engine, clock, 1, { ramp: 12, steady: 5, spike: 30 });
+    expect(w1.ramp).toBe(120);
+    expect(w1.steady).toBe(50);
+    expect(w1.spike).toBeGreaterThan(140); // limited at ≈ 15/s (+ burst): the spike is damped …
+    expect(w1.spike).toBeLessThan(175);
+    near(await limitAt(engine, clock, 1, "ramp"), 13.5); // scenario 2: 1350 → 13.5
+    near(await limitAt(engine, clock, 1, "steady"), 10); // scenario 1: min(7.125, 6) → static
+    near(await limitAt(engine, clock, 1, "spike"), 15); // scenario 4: … to previous·m
+    // Sustained growth, capped at previous·m, then a reduction (scenario 5's shape).
+    expect((await window(engine, clock, 2, { ramp: 16 })).ramp).toBe(160);
+    near(await limitAt(engine, clock, 2, "ramp"), 18); // previous 12, current 16 → min(22.5, 18)
+    expect((await window(engine, clock, 3, { ramp: 5 })).ramp).toBe(50);
+    near(await limitAt(engine, clock, 3, "ramp"), 11.625); // previous 16, current 5 → ewma 7.75 · 1.5
+    // No traffic in window 4: current 0 → previous·m = 7.5, below static (the seed's special case, literally).
+    near(await limitAt(engine, clock, 4, "ramp"), 7.5);
+  }
+
+  it("follows traffic per key with the counters in the store (reference store)", async () => {
+    const { ReferenceStore } = await import("../testing/reference-store.js");
+    await scenarios(new ReferenceStore());
+  });
+
+  // Dynamic levels are several sets sharing one namespace: the memory store must use each set's own limits.
+  it("follows traffic per key with the counters in the store (memory store)", async () => {
+    await scenarios(new MemoryStore({ capacity: 1000 }));
+  });
+
+  it("follows one key's traffic on the memory store", async () => {
+    const clock = new ManualClock(start);
+    const engine = createEngine({
+      config,
+      store: new MemoryStore({ capacity: 100 }),
+      clock,
+      scheduler: clock,
+    });
+    expect((await window(engine, clock, 0, { a: 10 })).a).toBe(100);
+    expect((await window(engine, clock, 1, { a: 15 })).a).toBe(150);
+    near(await limitAt(engine, clock, 1, "a"), 15);
+    expect((await window(engine, clock, 2, { a: 20 })).a).toBe(200);
+    near(await limitAt(engine, clock, 2, "a"), 22.5);
+    expect((await window(engine, clock, 3, { a: 5 })).a).toBe(50);
+    near(await limitAt(engine, clock, 3, "a"), 13.125); // scenario 5: previous 20, current 5
+  });
+
+  it("needs whole costs (its traffic counters are windows)", () => {
+    const { check } = setup(config);
+    expect(() => check({ ...req("a"), cost: 0.5 })).toThrow(/cost must be a whole number for rule "dyn"/);
+  });
+});
+
+describe("engine — idempotency", () => {
+  const rules = makeRules([
+    {
+      id: "r",
+      domain: "api",
+      match: [any("user")],
+      limits: [spec({ algorithm: "fixed_window", limit: 2, periodMs: 60_000 })],
+    },
+  ]);
+
+  it("replays a retried check within the TTL without counting it again", async () => {
+    const clock = new ManualClock(T0);
+    const engine = createEngine({ config: makeConfig({ rules }), clock, idempotency: { ttlMs: 1000 } });
+    const first = engine.checkSync({ domain: "api", descriptors: [user("1")], idempotencyKey: "k1" });
+    expect(first).toMatchObject({ replayed: false, decision: { remaining: 1 } });
+    clock.advance(999);
+    const again = await engine.check({ domain: "api", descriptors: [user("1")], idempotencyKey: "k1" });
+    expect(again).toMatchObject({
+      replayed: true,
+      allowed: true,
+      decision: { remaining: 1, reason: "replay" },
+    });
+    expect(again.descriptors).toBe(first.descriptors);
+    // Scoped by domain: the same key elsewhere is a new request.
+    expect(engine.checkSync({ domain: "x", descriptors: [], idempotencyKey: "k1" }).replayed).toBe(false);
+    clock.advance(1); // expired
+    expect(engine.checkSync({ domain: "api", descriptors: [user("1")], idempotencyKey: "k1" })).toMatchObject(
+      {
+        replayed: false,
+        decision: { remaining: 0 },
+      },
+    );
+    expect(engine.stats).toMatchObject({ checks: 4, replayed: 1 });
+  });
+
+  it("keeps at most maxEntries answers, dropping the oldest", () => {
+    const clock = new ManualClock(T0);
+    const engine = createEngine({ config: makeConfig({ rules }), clock, idempotency: { maxEntries: 2 } });
+    const c = (k: string) => engine.checkSync({ domain: "api", descriptors: [user(k)], idempotencyKey: k });
+    c("a");
+    c("b");
+    c("c"); // evicts a
+    expect(c("c").replayed).toBe(true);
+    expect(c("b").replayed).toBe(true);
+    expect(c("a").replayed).toBe(false);
+  });
+
+  it("lets a retry arriving while the first is in flight wait for it (async stores)", async () => {
+    const clock = new ManualClock(T0);
+    const store = new FlakyStore();
+    const engine = createEngine({ config: makeConfig({ rules }), store, clock, scheduler: clock });
+    const r = { domain: "api", descriptors: [user("1")], idempotencyKey: "k" };
+    const [a, b] = await Promise.all([engine.check(r), engine.check(r)]);
+    expect([a.replayed, b.replayed]).toEqual([false, true]);
+    expect(store.calls).toBe(1);
+  });
+});
+
+describe("engine — hot reload", () => {
+  const limitOf = (n: number) => [spec({ name: "n", algorithm: "fixed_window", limit: n, periodMs: 60_000 })];
+  const configWith = (n: number, source = "a.yaml") =>
+    makeConfig({
+      rules: makeRules([{ id: "r", domain: "api", match: [any("user")], limits: limitOf(n) }]),
+      source,
+    });
+
+  it("swaps the configuration, keeps counters, bumps the version and emits config", () => {
+    const { check, engine, clock } = setup(configWith(3));
+    const events: EngineEvents["config"][] = [];
+    engine.on("config", (e) => events.push(e));
+    check({ descriptors: [user("1")] });
+    check({ descriptors: [user("1")] });
+    expect(engine.status).toMatchObject({ version: 1, configSource: "a.yaml", loadedAtMs: T0 });
+    clock.advance(10);
+    engine.updateConfig(configWith(5, "b.yaml"));
+    expect(engine.status).toMatchObject({ version: 2, configSource: "b.yaml", loadedAtMs: T0 + 10 });
+    expect(engine.status.lastError).toBeUndefined();
+    expect(events).toEqual([{ version: 2, source: "b.yaml", atMs: T0 + 10 }]);
+    // 2 used of the new 5.
+    expect(check({ descriptors: [user("1")] }).decision).toMatchObject({ limit: 5, remaining: 2 });
+    // Lowered below the usage: clamped, never reset.
+    engine.updateConfig(configWith(2));
+    expect(check({ descriptors: [user("1")] }).allowed).toBe(false);
+  });
+
+  it("refuses an invalid configuration whole: old one stays, status and event say why", () => {
+    const { check, engine, clock } = setup(configWith(1));
+    const errors: EngineEvents["configError"][] = [];
+    engine.on("configError", (e) => errors.push(e));
+    engine.on("configError", () => {
+      throw new Error("a broken listener is ignored");
+    });
+    const dup = makeConfig({
+      rules: [
+        makeRule({ id: "r", domain: "api", match: [any("user")] }),
+        makeRule({ id: "r", domain: "api", match: [any("ip")] }),
+      ],
+      source: "bad.yaml",
+    });
+    clock.advance(5);
+    expect(() => engine.updateConfig(dup)).toThrow(/rules\[1\]\.id: "r" is used by an earlier rule/);
+    const eight = makeConfig({
+      rules: makeRules([
+        {
+          id: "r",
+          domain: "api",
+          match: [any("user")],
+          limits: Array.from({ length: 8 }, (_, i) => spec({ name: `l${i}`, limit: 1, periodMs: 1000 })),
+        },
+      ]),
+    });
+    expect(() => engine.updateConfig(eight)).toThrow(/rules\[0\]\.limits: at most 7 limits/);
+    expect(errors.map((e) => e.source)).toEqual(["bad.yaml", undefined]);
+    expect(engine.status).toMatchObject({ version: 1, configSource: "a.yaml" });
+    expect(engine.status.lastError).toEqual({ message: expect.stringMatching(/at most 7/), atMs: T0 + 5 });
+    expect(check({ descriptors: [user("1")] }).allowed).toBe(true);
+    expect(check({ descriptors: [user("1")] }).allowed).toBe(false); // still the old limit of 1
+    engine.updateConfig(configWith(3));
+    expect(engine.status.lastError).toBeUndefined();
+    expect(engine.status.version).toBe(2);
+  });
+
+  it("refuses an invalid configuration at creation", () => {
+    const bad = makeConfig({
+      rules: [
+        makeRule({ id: "d", match: [any("u")], dynamic: { windowMs: 0.5, recentWeight: 1, multiplier: 1 } }),
+      ],
+    });
+    expect(() => createEngine({ config: bad })).toThrow(/rules\[0\]\.dynamic\.windowMs/);
+  });
+});
+
+describe("engine — failure policy", () => {
+  const rules = makeRules(
+    (["fail_open", "fail_closed", "fallback"] as const).map((p) => ({
+      id: p,
+      domain: "api",
+      match: [any(p)],
+      failurePolicy: p,
+      limits: [spec({ name: p, algorithm: "fixed_window", limit: 2, periodMs: 60_000 })],
+    })),
+  );
+  const d = (k: string): Descriptor => [{ key: k, value: "x" }];
+
+  it("answers by each rule's policy when the store fails, and recovers", async () => {
+    const clock = new ManualClock(T0);
+    const store = new FlakyStore();
+    const engine = createEngine({ config: makeConfig({ rules }), store, clock, scheduler: clock });
+    expect(() => engine.checkSync({ domain: "api", descriptors: [] })).toThrow(/no synchronous path/);
+    store.failing = true;
+    const open = await engine.check({ domain: "api", descriptors: [d("fail_open")] });
+    expect(open).toMatchObject({ allowed: true, decision: { reason: "fail_open" } });
+    const closed = await engine.check({ domain: "api", descriptors: [d("fail_closed")] });
+    expect(closed).toMatchObject({ allowed: false, decision: { reason: "fail_closed" } });
+    expect(closed.descriptors[0].code).toBe("OVER_LIMIT");
+    const fb = async () => engine.check({ domain: "api", descriptors: [d("fallback")] });
+    expect(await fb()).toMatchObject({ allowed: true, decision: { reason: "fallback", remaining: 1 } });
+    expect((await fb()).allowed).toBe(true);
+    expect((await fb()).allowed).toBe(false); // the local fallback still limits
+    // Policy groups are separate calls; a denial in one refunds the others.
+    const mixed = await engine.check({ domain: "api", descriptors: [d("fail_open"), d("fail_closed")] });
+    expect(mixed.allowed).toBe(false);
+    expect(mixed.descriptors.map((x) => x.code)).toEqual(["OK", "OVER_LIMIT"]);
+    expect(mixed.descriptors[0].decision?.allowed).toBe(false);
+    store.failing = false;
+    clock.advance(1000); // the breakers' next probe
+    const back = await engine.check({ domain: "api", descriptors: [d("fallback")] });
+    expect(back).toMatchObject({ allowed: true, decision: { reason: "store", remaining: 1 } });
+  });
+
+  it("refunds the groups that admitted when another group denies", async () => {
+    const clock = new ManualClock(T0);
+    const store = new FlakyStore();
+    const engine = createEngine({ config: makeConfig({ rules }), store, clock, scheduler: clock });
+    const both = { domain: "api", descriptors: [d("fail_open"), d("fallback")] };
+    await engine.check({ domain: "api", descriptors: [d("fallback")], cost: 2 });
+    const r = await engine.check(both);
+    expect(r.allowed).toBe(false);
+    expect(r.descriptors.map((x) => x.code)).toEqual(["OK", "OVER_LIMIT"]);
+    // fail_open's unit was refunded: it still has both.
+    const open = await engine.check({ domain: "api", descriptors: [d("fail_open")], cost: 2 });
+    expect(open.allowed).toBe(true);
+  });
+});
+
+describe("engine — bad input", () => {
+  const config = makeConfig({
+    rules: makeRules([
+      {
+        id: "r",
+        domain: "api",
+        match: [any("user")],
+        limits: [spec({ algorithm: "fixed_window", limit: 2, periodMs: 1000 })],
+      },
+      {
+        id: "g",
+        domain: "api",
+        match: [any("g")],
+        limits: [spec({ algorithm: "gcra", limit: 2, periodMs: 1000 })],
+      },
+    ]),
+  });
+
+  it("names the bad field and touches nothing", async () => {
+    const { engine, store } = setup(config);
+    const bad: [unknown, RegExp][] = [
+      [null, /request must be an object/],
+      [{ domain: "", descriptors: [] }, /domain must be a non-empty string/],
+      [{ domain: "api" }, /descriptors must be an array/],
+      [{ domain: "api", descriptors: [[]] }, /descriptors\[0\] must be an array of 1 to 64/],
+      [{ domain: "api", descriptors: Array(65).fill(user("1")) }, /at most 64 descriptors, got 65/],
+      [
+        { domain: "api", descriptors: [Array(65).fill({ key: "k", value: "v" })] },
+        /descriptors\[0\] must be an array of 1 to 64/,
+      ],
+      [
+        { domain: "api", descriptors: [[{ key: 1, value: "v" }]] },
+        /descriptors\[0\]\[0\]\.key must be a non-empty string/,
+      ],
+      [
+        { domain: "api", descriptors: [[{ key: "k", value: 7 }]] },
+        /descriptors\[0\]\[0\]\.value must be a string/,
+      ],
+      [
+        { domain: "api", descriptors: [[{ key: "k", value: "v".repeat(1025) }]] },
+        /value must be a string of at most 1024/,
+      ],
+      [{ domain: "api", descriptors: [user("1")], cost: -1 }, /cost must be a number from 0/],
+      [{ domain: "api", descriptors: [user("1")], cost: Number.NaN }, /cost must be a number from 0/],
+      [{ domain: "api", descriptors: [user("1")], costs: [1, 2] }, /costs must be an array with one entry/],
+      [{ domain: "api", descriptors: [user("1")], costs: [-2] }, /costs\[0\] must be undefined or a number/],
+      [{ domain: "api", descriptors: [user("1")], cost: 1.5 }, /cost must be a whole number for rule "r"/],
+      [{ domain: "api", descriptors: [user("1")], costs: [0.5] }, /costs\[0\] must be a whole number/],
+      [{ domain: "api", descriptors: [user("1")], idempotencyKey: "" }, /idempotencyKey must be a non-empty/],
+      [
+        { domain: "api", descriptors: [user("1")], nowMs: Number.POSITIVE_INFINITY },
+        /nowMs must be a finite/,
+      ],
+    ];
+    for (const [req, message] of bad) {
+      expect(() => engine.checkSync(req as CheckRequest), String(message)).toThrow(message);
+      await expect(engine.check(req as CheckRequest)).rejects.toMatchObject({
+        code: "ERR_SLUICE_INVALID_ARGUMENT",
+      });
+    }
+    expect(store.stats.size).toBe(0);
+    expect(engine.stats.checks).toBe(0);
+    // A fractional cost is fine where every limit is a rate algorithm.
+    expect(
+      engine.checkSync({ domain: "api", descriptors: [[{ key: "g", value: "1" }]], cost: 0.5 }).allowed,
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,946 @@
+/**
+ * The engine: a request's descriptors → matching rules → effective limits → store calls → one answer, with the
+ * throttle behaviours (reject / delay / shadow), dynamic limits, idempotency and hot reload. It speaks no wire
+ * protocol; the service, proxy and middleware call it.
+ *
+ * **A check.** Each descriptor of `{ domain, descriptors }` is matched on its own (most specific rule wins,
+ * see `rules/matcher.ts`); its identity's limits come from an override, a tier or the rule
+ * (`rules/effective-limits.ts`). No match, or `unlimited`, is OK without touching the store. Envoy's `replaces`
+ * drops a matched descriptor whose rule (by id or name) another matched rule replaces. Every counted descriptor
+ * of `reject` and `delay` rules goes to the store in **one** `apply` call, so they are all-or-nothing: a request
+ * denied by any of them is consumed from none. The answer has one result per descriptor, in request order
+ * (Envoy's per-descriptor statuses), and the most restrictive decision overall.
+ *
+ * **Costs.** `cost` (default 1) applies to every descriptor; `costs[i]` overrides it for descriptor i (Envoy's
+ * per-descriptor `hits_addend`); a cost of 0 checks without counting. Costs must be whole numbers unless every
+ * limit involved is a rate algorithm (gcra, token_bucket, leaky_bucket).
+ *
+ * **Behaviours.**
+ * - `reject`: denied when over the limit.
+ * - `shadow`: never denies. Its descriptors are counted after the enforcing ones admitted the request (each on
+ *   its own, so one over its limit does not stop another from counting), or only peeked when the request was
+ *   denied; one over its limit reports `shadowed: true` and increments `stats.shadowed`.
+ * - `delay` (shaping, see `engine-compile.ts`): the store holds a GCRA reservation with the burst extended by
+ *   `maxDelayMs`; an admitted request reports `delayMs`, the time until its slot; beyond `maxDelayMs` it is
+ *   denied. No queue exists anywhere: the reservation is the state (one number per key), so memory is bounded
+ *   by the store's capacity whatever the load. The caller waits `delayMs` (or `await engine.waitFor(result)`)
+ *   and proceeds. The result's `delayMs` is the largest over its descriptors.
+ *
+ * **Dynamic limits.** A rule with `dynamic` counts its admitted traffic per counter key in the store (two
+ * counters, see `RATE_SCHEME`), peeks them before deciding, and enforces
+ * `dynamicLimit(static, currentRate, previousRate, d)` for each limit, rates in units per that limit's period.
+ * The current rate is the current window's count over the time elapsed in it (at least 1 ms), the previous rate
+ * the previous window's count over `windowMs`. The counters are consumed in the same all-or-nothing call as the
+ * limits, so denied requests do not raise the limit; with many instances the peek may be a few requests
+ * stale, which only shifts the limit slightly. A dynamic rule costs two store calls per check.
+ *
+ * **Failure policy.** For a store without a synchronous path, each rule's items go through a `resilientStore`
+ * wrapper of its `failurePolicy` (one wrapper per policy, created once, each with its own breaker; a store that
+ * already is a `ResilientStore` is used as is). Items of rules with different policies therefore go to
+ * different wrappers in separate calls: all-or-nothing holds within a policy group, and when one group denies,
+ * the units taken by the groups that admitted are refunded (best effort). In-process stores (memory) cannot be
+ * unreachable and are used directly. Rules of mode `local` go to a private in-process store when the store is
+ * shared; mode `lease` is enforced as `exact` until lease stores exist.
+ *
+ * **Idempotency.** With `idempotencyKey`, a repeated check of the same domain within `ttlMs` returns the first
+ * answer (`replayed: true`, decision reason `replay`) and counts nothing; a repeat arriving while the first is in
+ * flight waits for it. At most `maxEntries` answers are kept (oldest dropped first), in this process only.
+ *
+ * **Hot reload.** `updateConfig` compiles the new configuration (matcher, overrides, every rule's sets) and
+ * swaps it in one assignment; checks in flight finish on the configuration they started with. Namespaces derive
+ * from domain and rule id, so counters survive a reload (a changed number is clamped by the store, a changed
+ * algorithm starts fresh). An invalid configuration is refused whole: the old one stays, `status.lastError` is
+ * set, `configError` is emitted, and the error is thrown.
+ *
+ * Concurrency limits in rules take leases that this API does not release: they expire after their period.
+ */
+import type { LimitSet } from "../algorithms/limit-set.js";
+import { type Clock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
+import {
+  combineDecision,
+  type Decision,
+  type DecisionReason,
+  decisionOf,
+  type PolicyStatus,
+} from "../core/decision.js";
+import { InvalidArgumentError, SluiceError } from "../core/errors.js";
+import type { LimitSpec } from "../core/limit-spec.js";
+import { ceilMs } from "../core/time-math.js";
+import { dynamicLimit } from "../rules/dynamic-limit.js";
+import { type EffectiveLimits, effectiveLimits, type LimitSource } from "../rules/effective-limits.js";
+import type { RuleMatch } from "../rules/matcher.js";
+import type { Descriptor, Rule, RuleFailurePolicy, SluiceConfig } from "../rules/rule.js";
+import { type MemoryStore, memoryStore } from "../stores/memory/memory-store.js";
+import { type ResilientOptions, ResilientStore, resilientStore } from "../stores/resilient-store.js";
+import { isSyncStore, type Store, type StoreItem, type SyncStore } from "../stores/store.js";
+import { type CompiledConfig, compileConfig, type RuleState, type SetEntry } from "./engine-compile.js";
+import { Emitter, IdempotencyRecords, validateRequest } from "./engine-support.js";
+
+export { RATE_SCHEME } from "./engine-compile.js";
+export {
+  MAX_DESCRIPTORS,
+  MAX_DOMAIN_LENGTH,
+  MAX_ENTRIES,
+  MAX_ENTRY_KEY_LENGTH,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  MAX_VALUE_LENGTH,
+} from "./engine-support.js";
+
+/** One request to {@link Engine.check}. */
+export interface CheckRequest {
+  /** The domain whose rules apply. */
+  readonly domain: string;
+  /** The descriptors, each matched on its own (at most 64, of 1 to 64 entries each). */
+  readonly descriptors: readonly Descriptor[];
+  /** Units every descriptor costs. @default 1 */
+  readonly cost?: number;
+  /** Per descriptor (same length as `descriptors`): a cost overriding `cost`, or undefined; 0 checks only. */
+  readonly costs?: readonly (number | undefined)[];
+  /** A retry with the same key (in the same domain) within the TTL replays the first answer. */
+  readonly idempotencyKey?: string;
+  /** Decide at this time instead of the clock's (tests, replays). */
+  readonly nowMs?: number;
+}
+
+/** Envoy's per-descriptor status code. */
+export type DescriptorCode = "OK" | "OVER_LIMIT";
+
+/** The outcome of one descriptor of a request. */
+export interface DescriptorResult {
+  /** `OVER_LIMIT` when this descriptor's own limits refused it (shadow rules always report `OK`). */
+  readonly code: DescriptorCode;
+  /** The rule it matched, with its counter key and identity; undefined when none matched. */
+  readonly match?: RuleMatch;
+  /** The limits applied (dynamic values included, before the delay transform), `unlimited`, or undefined. */
+  readonly limits: "unlimited" | readonly LimitSpec[] | undefined;
+  /** Where the limits came from. */
+  readonly source?: LimitSource;
+  /** The store's decision for it; undefined when not counted (no match, unlimited, replaced). */
+  readonly decision?: Decision;
+  /** Over the limit, but the rule's behaviour is `shadow`, so it was allowed. */
+  readonly shadowed: boolean;
+  /** For `delay` rules: how long the caller should wait before proceeding, ms. */
+  readonly delayMs: number;
+  /** The id of the matched rule that replaced this descriptor's rule (Envoy's `replaces`). */
+  readonly replacedBy?: string;
+}
+
+/** The answer to a check. */
+export interface CheckResult {
+  /** Whether the request may proceed (after `delayMs`). */
+  readonly allowed: boolean;
+  /** The most restrictive decision of the counted descriptors, or {@link NO_LIMIT_DECISION}. */
+  readonly decision: Decision;
+  /** One result per request descriptor, same order. */
+  readonly descriptors: readonly DescriptorResult[];
+  /** How long to wait before proceeding (the largest of the descriptors'), ms; 0 when denied. */
+  readonly delayMs: number;
+  /** Whether this is the stored answer of an earlier check with the same idempotency key. */
+  readonly replayed: boolean;
+}
+
+/** Options of {@link createEngine}. */
+export interface EngineOptions {
+  /** The compiled configuration (from `parseConfig` / `loadConfigFile`). */
+  readonly config: SluiceConfig;
+  /** Where counters live; a store created here is closed by {@link Engine.close}. @default memoryStore() */
+  readonly store?: Store;
+  /** Source of time. @default systemClock */
+  readonly clock?: Clock;
+  /** What {@link Engine.waitFor} and store timeouts sleep on. @default systemScheduler */
+  readonly scheduler?: Scheduler;
+  /** Replay of repeated checks. @default { ttlMs: 300_000, maxEntries: 100_000 } */
+  readonly idempotency?: { readonly ttlMs?: number; readonly maxEntries?: number };
+  /** Timeout and breaker settings of the per-policy failure wrappers (shared stores only). */
+  readonly failure?: Omit<ResilientOptions, "onError" | "clock" | "scheduler">;
+}
+
+/** What {@link Engine.status} reports. */
+export interface EngineStatus {
+  /** Where the configuration in use came from. */
+  readonly configSource: string | undefined;
+  /** When it was applied, on the engine's clock. */
+  readonly loadedAtMs: number;
+  /** 1 for the first configuration, +1 per applied update. */
+  readonly version: number;
+  /** The last refused update, cleared by the next applied one. */
+  readonly lastError?: { readonly message: string; readonly atMs: number };
+}
+
+/** Counters since the engine was created. */
+export interface EngineStats {
+  /** Checks answered (replays included). */
+  readonly checks: number;
+  /** Checks allowed. */
+  readonly allowed: number;
+  /** Checks denied. */
+  readonly denied: number;
+  /** Allowed checks with a delay. */
+  readonly delayed: number;
+  /** Shadow descriptors over their limit (allowed because of shadow behaviour). */
+  readonly shadowed: number;
+  /** Checks answered from the idempotency record. */
+  readonly replayed: number;
+}
+
+/** Events of {@link Engine.on}. */
+export interface EngineEvents {
+  /** A configuration was applied. */
+  readonly config: { readonly version: number; readonly source: string | undefined; readonly atMs: number };
+  /** A configuration was refused (or could not be loaded); the previous one stays. */
+  readonly configError: {
+    readonly error: unknown;
+    readonly message: string;
+    readonly source: string | undefined;
+    readonly atMs: number;
+  };
+}
+
+/** The rate limiting engine; see the module comment. */
+export interface Engine {
+  /** Checks and counts a request; see {@link CheckRequest}. */
+  check(request: CheckRequest): Promise<CheckResult>;
+  /** Synchronous {@link Engine.check}; needs a store with a synchronous path (memory). */
+  checkSync(request: CheckRequest): CheckResult;
+  /** Resolves after `result.delayMs` on the engine's scheduler (at once when 0). */
+  waitFor(result: CheckResult, signal?: AbortSignal): Promise<void>;
+  /** Applies a new configuration atomically, keeping counters; throws (and reports) when it is invalid. */
+  updateConfig(config: SluiceConfig): void;
+  /** Records a configuration that could not be loaded: sets `status.lastError` and emits `configError`. */
+  reportConfigError(error: unknown, source?: string): void;
+  /** The configuration in use. */
+  readonly config: SluiceConfig;
+  /** Configuration status. */
+  readonly status: EngineStatus;
+  /** Counters. */
+  readonly stats: EngineStats;
+  /** The store in use. */
+  readonly store: Store;
+  /** Listens to `event`; returns a function that stops listening. */
+  on<K extends keyof EngineEvents>(event: K, listener: (e: EngineEvents[K]) => void): () => void;
+  /** Stops `listener` listening to `event`. */
+  off<K extends keyof EngineEvents>(event: K, listener: (e: EngineEvents[K]) => void): void;
+  /** Closes the stores the engine created. */
+  close(): Promise<void>;
+}
+
+/** The decision of a request no limit applied to: allowed, unbounded. */
+export const NO_LIMIT_DECISION: Decision = decisionOf(
+  "none",
+  true,
+  Number.POSITIVE_INFINITY,
+  Number.POSITIVE_INFINITY,
+  0,
+  0,
+  "normal",
+  0,
+  "store",
+);
+
+const NO_MATCH: DescriptorResult = Object.freeze({
+  code: "OK",
+  limits: undefined,
+  shadowed: false,
+  delayMs: 0,
+});
+
+const EMPTY: readonly Item[] = Object.freeze([]) as readonly Item[];
+
+/** One counted descriptor: a store item plus what the result needs. */
+class Item implements StoreItem {
+  decision: Decision | undefined = undefined;
+  /** The dynamic rule's traffic counters, consumed with it: [current window, two windows]. */
+  rates: StoreItem[] | undefined = undefined;
+
+  constructor(
+    public limits: LimitSet,
+    readonly key: string,
+    readonly cost: number,
+    readonly index: number,
+    readonly rs: RuleState,
+    public entry: SetEntry,
+    readonly eff: EffectiveLimits,
+    readonly match: RuleMatch,
+  ) {}
+}
+
+/** A request after matching, before the store. */
+interface Plan {
+  readonly results: (DescriptorResult | undefined)[];
+  /** Items of reject and delay rules: one all-or-nothing call. */
+  enforce: Item[];
+  /** Items of shadow rules. */
+  shadow: Item[];
+  /** Whether any item has traffic counters (dynamic rules). */
+  dynamic: boolean;
+  /** The decision of the first matched `blocked` rule that is not shadow: the request is denied uncounted. */
+  blocked: Decision | undefined;
+  /** Matched `blocked` rules of shadow behaviour (allowed, counted as shadowed). */
+  shadowBlocked: number;
+}
+
+/** Whether the decision's own limits allowed (it may be `allowed: false` because another item denied). */
+function ownAllowed(d: Decision): boolean {
+  if (d.allowed) return true;
+  const ps = d.policies;
+  for (let i = 0; i < ps.length; i++) if (!ps[i].allowed) return false;
+  return true;
+}
+
+/** The wait of an admitted delay item: max over its limits of `resetAfterMs − B·T`. */
+function delayOf(entry: SetEntry, d: Decision): number {
+  const base = entry.delayBaseMs;
+  if (base === undefined) return 0;
+  const ps = d.policies;
+  let max = 0;
+  for (let i = 0; i < ps.length && i < base.length; i++) {
+    if (base[i] < 0) continue;
+    const w = ps[i].resetAfterMs - base[i];
+    if (w > max) max = w;
+  }
+  return ceilMs(max);
+}
+
+/** The result of a counted descriptor of a request denied before counting (a blocked rule matched). */
+function notEvaluated(it: Item): DescriptorResult {
+  return {
+    code: "OK",
+    match: it.match,
+    limits: it.entry.specs,
+    source: it.eff.source,
+    shadowed: false,
+    delayMs: 0,
+  };
+}
+
+/** Throws when fractional `cost` (named `field`) is not allowed for `entry` of `rule`. */
+function checkFractional(entry: SetEntry, rule: Rule, cost: number, field: string): void {
+  if (entry.fractional && rule.dynamic === undefined) return;
+  throw new InvalidArgumentError(
+    `${field} must be a whole number for rule "${rule.id}" (${entry.specs.map((s) => s.algorithm).join(", ")}${rule.dynamic !== undefined ? ", dynamic" : ""}), got ${cost}`,
+  );
+}
+
+/** The same decision, marked as not consumed (another group denied). */
+function unconsumed(d: Decision): Decision {
+  return d.allowed
+    ? combineDecision(d.policies, d.reason, d.leases === undefined ? undefined : { ...d.leases }, false)
+    : d;
+}
+
+/** Items then their traffic counters, as one store call's items. */
+function storeItemsOf(items: readonly Item[]): readonly StoreItem[] {
+  let rates = 0;
+  for (let i = 0; i < items.length; i++) if (items[i].rates !== undefined) rates++;
+  if (rates === 0) return items;
+  const out: StoreItem[] = [...items];
+  for (const it of items) if (it.rates !== undefined) out.push(...it.rates);
+  return out;
+}
+
+/** Items grouped by the store they go to; one group (the common case) without building a map. */
+function groupsOf(items: readonly Item[]): { store: Store; items: Item[] }[] {
+  const first = items[0].rs.target;
+  let same = true;
+  for (let i = 1; i < items.length; i++) if (items[i].rs.target !== first) same = false;
+  if (same) return [{ store: first, items: items as Item[] }];
+  const m = new Map<Store, Item[]>();
+  for (const it of items) {
+    const list = m.get(it.rs.target);
+    if (list === undefined) m.set(it.rs.target, [it]);
+    else list.push(it);
+  }
+  return [...m].map(([store, list]) => ({ store, items: list }));
+}
+
+class SluiceEngine implements Engine {
+  readonly store: Store;
+  #compiled: CompiledConfig;
+  readonly #sync: SyncStore | undefined;
+  readonly #ownsStore: boolean;
+  readonly #clock: Clock;
+  readonly #scheduler: Scheduler;
+  readonly #idem: IdempotencyRecords<CheckResult>;
+  readonly #events = new Emitter<EngineEvents>();
+  readonly #failure: EngineOptions["failure"];
+  readonly #wrappers = new Map<RuleFailurePolicy, Store>();
+  #local: MemoryStore | undefined;
+  #lastError: { message: string; atMs: number } | undefined;
+  #checks = 0;
+  #allowed = 0;
+  #delayed = 0;
+  #shadowed = 0;
+  #replayed = 0;
+  readonly #targetOf = (rule: Rule): { store: Store; sync: SyncStore | undefined } => this.#target(rule);
+
+  constructor(options: EngineOptions) {
+    if (options === null || typeof options !== "object") {
+      throw new InvalidArgumentError("createEngine: options must be an object with at least `config`");
+    }
+    this.#ownsStore = options.store === undefined;
+    this.store = options.store ?? memoryStore();
+    if (this.store === null || typeof this.store !== "object" || typeof this.store.apply !== "function") {
+      throw new InvalidArgumentError("createEngine: store must be a Store");
+    }
+    this.#sync = isSyncStore(this.store) ? this.store : undefined;
+    this.#clock = options.clock ?? systemClock;
+    this.#scheduler = options.scheduler ?? systemScheduler;
+    this.#failure = options.failure;
+    const idem = options.idempotency ?? {};
+    this.#idem = new IdempotencyRecords(idem.ttlMs ?? 300_000, idem.maxEntries ?? 100_000);
+    this.#compiled = compileConfig(options.config, 1, this.#clock.nowMs(), this.#targetOf);
+  }
+
+  get config(): SluiceConfig {
+    return this.#compiled.config;
+  }
+
+  get status(): EngineStatus {
+    const c = this.#compiled;
+    const base = { configSource: c.config.source, loadedAtMs: c.loadedAtMs, version: c.version };
+    return Object.freeze(this.#lastError === undefined ? base : { ...base, lastError: this.#lastError });
+  }
+
+  get stats(): EngineStats {
+    return Object.freeze({
+      checks: this.#checks,
+      allowed: this.#allowed,
+      denied: this.#checks - this.#allowed,
+      delayed: this.#delayed,
+      shadowed: this.#shadowed,
+      replayed: this.#replayed,
+    });
+  }
+
+  on<K extends keyof EngineEvents>(event: K, listener: (e: EngineEvents[K]) => void): () => void {
+    return this.#events.on(event, listener);
+  }
+
+  off<K extends keyof EngineEvents>(event: K, listener: (e: EngineEvents[K]) => void): void {
+    this.#events.off(event, listener);
+  }
+
+  updateConfig(config: SluiceConfig): void {
+    const atMs = this.#clock.nowMs();
+    let next: CompiledConfig;
+    try {
+      next = compileConfig(config, this.#compiled.version + 1, atMs, this.#targetOf);
+    } catch (error) {
+      this.reportConfigError(error, (config as Partial<SluiceConfig> | null)?.source);
+      throw error;
+    }
+    this.#compiled = next; // the swap: one assignment
+    this.#lastError = undefined;
+    this.#events.emit("config", { version: next.version, source: config.source, atMs });
+  }
+
+  reportConfigError(error: unknown, source?: string): void {
+    const atMs = this.#clock.nowMs();
+    const message = error instanceof Error ? error.message : String(error);
+    this.#lastError = Object.freeze({ message, atMs });
+    this.#events.emit("configError", { error, message, source, atMs });
+  }
+
+  waitFor(result: CheckResult, signal?: AbortSignal): Promise<void> {
+    const ms = result.delayMs;
+    return ms > 0 ? this.#scheduler.sleep(ms, signal) : Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    const closing: Promise<void>[] = [];
+    if (this.#ownsStore) closing.push(this.store.close());
+    if (this.#local !== undefined && this.#local !== this.store) closing.push(this.#local.close());
+    await Promise.all(closing);
+  }
+
+  // ------------------------------------------------------------------------------------------- checks
+
+  check(request: CheckRequest): Promise<CheckResult> {
+    if (this.#sync !== undefined) {
+      try {
+        return Promise.resolve(this.checkSync(request));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.#checkAsync(request);
+  }
+
+  checkSync(request: CheckRequest): CheckResult {
+    const sync = this.#sync;
+    if (sync === undefined) {
+      throw new SluiceError(
+        "ERR_SLUICE_UNSUPPORTED",
+        `checkSync: the ${this.store.name} store has no synchronous path; use check()`,
+      );
+    }
+    validateRequest("checkSync", request);
+    const nowMs = request.nowMs ?? this.#clock.nowMs();
+    const c = this.#compiled;
+    if (request.idempotencyKey === undefined) return this.#decideSync(sync, c, request, nowMs);
+    const key = `${request.domain}\u0000${request.idempotencyKey}`;
+    const rec = this.#idem.get(key, nowMs);
+    if (rec?.value !== undefined) return this.#replay(rec.value);
+    const result = this.#decideSync(sync, c, request, nowMs);
+    this.#idem.set(key, nowMs, result);
+    return result;
+  }
+
+  async #checkAsync(request: CheckRequest): Promise<CheckResult> {
+    validateRequest("check", request);
+    const nowMs = request.nowMs ?? this.#clock.nowMs();
+    const c = this.#compiled;
+    if (request.idempotencyKey === undefined) return this.#decideAsync(c, request, nowMs);
+    const key = `${request.domain}\u0000${request.idempotencyKey}`;
+    const rec = this.#idem.get(key, nowMs);
+    if (rec !== undefined) return this.#replay(rec.value ?? (await (rec.pending as Promise<CheckResult>)));
+    const pending = this.#decideAsync(c, request, nowMs);
+    this.#idem.begin(key, nowMs, pending);
+    try {
+      const result = await pending;
+      this.#idem.settle(key, pending, result);
+      return result;
+    } catch (error) {
+      this.#idem.drop(key, pending);
+      throw error;
+    }
+  }
+
+  #replay(first: CheckResult): CheckResult {
+    this.#checks++;
+    this.#replayed++;
+    if (first.allowed) this.#allowed++;
+    const d = first.decision;
+    return {
+      allowed: first.allowed,
+      decision: combineDecision(d.policies, "replay", d.leases, d.allowed),
+      descriptors: first.descriptors,
+      delayMs: first.delayMs,
+      replayed: true,
+    };
+  }
+
+  #decideSync(sync: SyncStore, c: CompiledConfig, request: CheckRequest, nowMs: number): CheckResult {
+    if (request.descriptors.length === 1) {
+      const one = this.#oneSync(sync, c, request, nowMs);
+      if (one !== undefined) return one;
+    }
+    const plan = this.#plan(c, request, nowMs);
+    if (plan.blocked !== undefined) return this.#finish(plan, false);
+    if (plan.dynamic) {
+      const dyn = this.#dynamicItems(plan);
+      const peeks = sync.applySync(this.#rateItems(dyn), "peek", nowMs);
+      this.#resolveDynamic(dyn, peeks, nowMs);
+    }
+    let allowed = true;
+    const enforce = plan.enforce;
+    if (enforce.length === 1 && enforce[0].rates === undefined) {
+      const it = enforce[0];
+      const entry = it.entry;
+      entry.consume ??= sync.bindSync(entry.set);
+      const d = entry.consume(it.key, it.cost, nowMs);
+      it.decision = d;
+      allowed = d.allowed;
+    } else if (enforce.length > 0) {
+      const ds = sync.applySync(storeItemsOf(enforce), "consume", nowMs);
+      for (let i = 0; i < enforce.length; i++) {
+        enforce[i].decision = ds[i];
+        if (!ds[i].allowed) allowed = false;
+      }
+    }
+    const shadow = plan.shadow;
+    if (shadow.length > 0) {
+      if (allowed) {
+        for (const it of shadow) {
+          it.decision =
+            it.rates === undefined
+              ? sync.consumeSync(it.limits, it.key, it.cost, nowMs)
+              : sync.applySync([it, ...it.rates], "consume", nowMs)[0];
+        }
+      } else {
+        const ds = sync.applySync(shadow, "peek", nowMs);
+        for (let i = 0; i < shadow.length; i++) shadow[i].decision = ds[i];
+      }
+    }
+    return this.#finish(plan, allowed);
+  }
+
+  /**
+   * The hot path: one descriptor whose rule is neither shadow nor dynamic, on a synchronous store — no plan, no
+   * item, one bound store call. Undefined when the general path must decide (it matches again; those are rare).
+   */
+  #oneSync(
+    sync: SyncStore,
+    c: CompiledConfig,
+    request: CheckRequest,
+    nowMs: number,
+  ): CheckResult | undefined {
+    const m = c.rules.match(request.domain, request.descriptors[0]);
+    if (m === undefined) return this.#answer([NO_MATCH], NO_LIMIT_DECISION, true, 0);
+    const rule = m.rule;
+    const rs = c.states.get(rule) as RuleState;
+    if (rule.behaviour === "shadow" || rs.rateCurrent !== undefined || rs.blockedDecision !== undefined) {
+      return undefined;
+    }
+    const eff = rs.fixed ?? effectiveLimits(c.config, rule, m.identity, nowMs, c.overrides);
+    if (eff.limits === "unlimited") {
+      const r: DescriptorResult = {
+        code: "OK",
+        match: m,
+        limits: "unlimited",
+        source: eff.source,
+        shadowed: false,
+        delayMs: 0,
+      };
+      return this.#answer([r], NO_LIMIT_DECISION, true, 0);
+    }
+    const entry = rs.entryFor(eff, m.identity);
+    const costs = request.costs;
+    const cost = (costs === undefined ? undefined : costs[0]) ?? request.cost ?? 1;
+    if (!Number.isInteger(cost))
+      checkFractional(entry, rule, cost, costs?.[0] === undefined ? "cost" : "costs[0]");
+    entry.consume ??= sync.bindSync(entry.set);
+    const d = entry.consume(m.counterKey, cost, nowMs);
+    const allowed = d.allowed;
+    const delayMs = allowed && entry.delayBaseMs !== undefined ? delayOf(entry, d) : 0;
+    const r: DescriptorResult = {
+      code: allowed ? "OK" : "OVER_LIMIT",
+      match: m,
+      limits: entry.specs,
+      source: eff.source,
+      decision: d,
+      shadowed: false,
+      delayMs,
+    };
+    return this.#answer([r], d, allowed, delayMs);
+  }
+
+  async #decideAsync(c: CompiledConfig, request: CheckRequest, nowMs: number): Promise<CheckResult> {
+    const plan = this.#plan(c, request, nowMs);
+    if (plan.blocked !== undefined) return this.#finish(plan, false);
+    if (plan.dynamic) {
+      const dyn = this.#dynamicItems(plan);
+      const peeks: Decision[] = new Array(dyn.length * 2);
+      await Promise.all(
+        groupsOf(dyn).map(async (g) => {
+          const ds = await g.store.apply(this.#rateItems(g.items), "peek", nowMs);
+          g.items.forEach((it, i) => {
+            const k = dyn.indexOf(it);
+            peeks[2 * k] = ds[2 * i];
+            peeks[2 * k + 1] = ds[2 * i + 1];
+          });
+        }),
+      );
+      this.#resolveDynamic(dyn, peeks, nowMs);
+    }
+    let allowed = true;
+    if (plan.enforce.length > 0) {
+      const groups = groupsOf(plan.enforce);
+      const calls = groups.map((g) => g.store.apply(storeItemsOf(g.items), "consume", nowMs));
+      const answers = await Promise.all(calls);
+      const admitted: boolean[] = [];
+      groups.forEach((g, k) => {
+        let ok = true;
+        g.items.forEach((it, i) => {
+          it.decision = answers[k][i];
+          if (!answers[k][i].allowed) ok = false;
+        });
+        admitted.push(ok);
+        if (!ok) allowed = false;
+      });
+      if (!allowed && groups.length > 1) {
+        const refunds: Promise<unknown>[] = [];
+        groups.forEach((g, k) => {
+          if (!admitted[k]) return;
+          for (const it of g.items) it.decision = unconsumed(it.decision as Decision);
+          refunds.push(g.store.apply(storeItemsOf(g.items), "refund", nowMs).catch(() => undefined));
+        });
+        await Promise.all(refunds);
+      }
+    }
+    const shadow = plan.shadow;
+    if (shadow.length > 0) {
+      if (allowed) {
+        const ds = await Promise.all(
+          shadow.map((it) =>
+            it.rs.target.apply(it.rates === undefined ? [it] : [it, ...it.rates], "consume", nowMs),
+          ),
+        );
+        shadow.forEach((it, i) => {
+          it.decision = ds[i][0];
+        });
+      } else {
+        await Promise.all(
+          groupsOf(shadow).map(async (g) => {
+            const ds = await g.store.apply(g.items, "peek", nowMs);
+            g.items.forEach((it, i) => {
+              it.decision = ds[i];
+            });
+          }),
+        );
+      }
+    }
+    return this.#finish(plan, allowed);
+  }
+
+  // ------------------------------------------------------------------------------------------- planning
+
+  /** Matches every descriptor and picks each counted one's set; touches no store. Throws on bad costs. */
+  #plan(c: CompiledConfig, request: CheckRequest, nowMs: number): Plan {
+    const descriptors = request.descriptors;
+    const n = descriptors.length;
+    const domain = request.domain;
+    const results: (DescriptorResult | undefined)[] = new Array(n);
+    const plan: Plan = {
+      results,
+      enforce: EMPTY as Item[],
+      shadow: EMPTY as Item[],
+      dynamic: false,
+      blocked: undefined,
+      shadowBlocked: 0,
+    };
+    if (n === 0) return plan;
+    let matches: (RuleMatch | undefined)[] | undefined;
+    if (c.anyReplaces && n > 1) {
+      matches = new Array(n);
+      for (let i = 0; i < n; i++) matches[i] = c.rules.match(domain, descriptors[i]);
+      this.#applyReplaces(matches, results);
+    }
+    const costs = request.costs;
+    const defaultCost = request.cost ?? 1;
+    for (let i = 0; i < n; i++) {
+      if (results[i] !== undefined) continue; // replaced
+      const m = matches === undefined ? c.rules.match(domain, descriptors[i]) : matches[i];
+      if (m === undefined) {
+        results[i] = NO_MATCH;
+        continue;
+      }
+      const rule = m.rule;
+      const rs = c.states.get(rule) as RuleState;
+      if (rs.blockedDecision !== undefined) {
+        const shadow = rule.behaviour === "shadow";
+        if (shadow) plan.shadowBlocked++;
+        else plan.blocked ??= rs.blockedDecision;
+        results[i] = {
+          code: shadow ? "OK" : "OVER_LIMIT",
+          match: m,
+          limits: rule.limits,
+          source: "rule",
+          decision: rs.blockedDecision,
+          shadowed: shadow,
+          delayMs: 0,
+        };
+        continue;
+      }
+      const eff = rs.fixed ?? effectiveLimits(c.config, rule, m.identity, nowMs, c.overrides);
+      if (eff.limits === "unlimited") {
+        results[i] = {
+          code: "OK",
+          match: m,
+          limits: "unlimited",
+          source: eff.source,
+          shadowed: false,
+          delayMs: 0,
+        };
+        continue;
+      }
+      const entry = rs.entryFor(eff, m.identity);
+      const cost = costs === undefined ? defaultCost : (costs[i] ?? defaultCost);
+      if (!Number.isInteger(cost))
+        checkFractional(entry, rule, cost, costs?.[i] === undefined ? "cost" : `costs[${i}]`);
+      const item = new Item(entry.set, m.counterKey, cost, i, rs, entry, eff, m);
+      if (rs.rateCurrent !== undefined && rs.rateTwo !== undefined) {
+        item.rates = [
+          { limits: rs.rateCurrent, key: m.counterKey, cost },
+          { limits: rs.rateTwo, key: m.counterKey, cost },
+        ];
+        plan.dynamic = true;
+      }
+      if (rule.behaviour === "shadow") {
+        if (plan.shadow === EMPTY) plan.shadow = [];
+        plan.shadow.push(item);
+      } else {
+        if (plan.enforce === EMPTY) plan.enforce = [];
+        plan.enforce.push(item);
+      }
+    }
+    return plan;
+  }
+
+  /** Envoy's `replaces`: a matched descriptor whose rule another matched rule replaces is not counted. */
+  #applyReplaces(
+    matches: readonly (RuleMatch | undefined)[],
+    results: (DescriptorResult | undefined)[],
+  ): void {
+    for (let j = 0; j < matches.length; j++) {
+      const by = matches[j]?.rule;
+      if (by === undefined || by.replaces.length === 0) continue;
+      for (let i = 0; i < matches.length; i++) {
+        const m = matches[i];
+        if (m === undefined || m.rule === by || results[i] !== undefined) continue;
+        if (by.replaces.includes(m.rule.id) || by.replaces.includes(m.rule.name)) {
+          results[i] = {
+            code: "OK",
+            match: m,
+            limits: undefined,
+            shadowed: false,
+            delayMs: 0,
+            replacedBy: by.id,
+          };
+        }
+      }
+    }
+  }
+
+  #dynamicItems(plan: Plan): Item[] {
+    const out: Item[] = [];
+    for (const it of plan.enforce) if (it.rates !== undefined) out.push(it);
+    for (const it of plan.shadow) if (it.rates !== undefined) out.push(it);
+    return out;
+  }
+
+  /** The traffic counters of `items`, peeked with cost 0: [current₀, two₀, current₁, two₁, …]. */
+  #rateItems(items: readonly Item[]): StoreItem[] {
+    const out: StoreItem[] = [];
+    for (const it of items) {
+      const [cur, two] = it.rates as StoreItem[];
+      out.push({ limits: cur.limits, key: it.key, cost: 0 }, { limits: two.limits, key: it.key, cost: 0 });
+    }
+    return out;
+  }
+
+  /** Sets each dynamic item's set from its peeked traffic counters. */
+  #resolveDynamic(items: readonly Item[], peeks: readonly Decision[], nowMs: number): void {
+    for (let k = 0; k < items.length; k++) {
+      const it = items[k];
+      const d = it.rs.rule.dynamic;
+      if (d === undefined) continue;
+      // Counts from each decision's own limit, so a failure policy's answer (a fallback's scaled limit, fail_open's
+      // full remaining) reads as its count, and fail_closed's "nothing remaining" as no previous traffic (static).
+      const cur = peeks[2 * k];
+      const two = peeks[2 * k + 1];
+      const current = Math.max(0, cur.limit - cur.remaining);
+      const previous = Math.max(0, two.limit - two.remaining - current);
+      const w = d.windowMs;
+      const elapsed = Math.max(1, nowMs - Math.floor(nowMs / w) * w);
+      const specs = it.entry.specs;
+      const dyn: number[] = new Array(specs.length);
+      for (let i = 0; i < specs.length; i++) {
+        const p = specs[i].periodMs;
+        dyn[i] = dynamicLimit(specs[i].limit, (current / elapsed) * p, (previous / w) * p, d);
+      }
+      it.entry = it.rs.dynamicEntry(it.entry, dyn);
+      it.limits = it.entry.set;
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------- answer
+
+  #finish(plan: Plan, allowed: boolean): CheckResult {
+    const results = plan.results;
+    let delayMs = 0;
+    let head: Decision | undefined;
+    let counted = 0;
+    let reason: DecisionReason = "store";
+    this.#shadowed += plan.shadowBlocked;
+    if (plan.blocked !== undefined) {
+      // Denied before counting: the other counted descriptors were not evaluated.
+      for (const it of plan.enforce) results[it.index] = notEvaluated(it);
+      for (const it of plan.shadow) results[it.index] = notEvaluated(it);
+      return this.#answer(results as DescriptorResult[], plan.blocked, false, 0);
+    }
+    for (const it of plan.enforce) {
+      const d = it.decision as Decision;
+      const own = ownAllowed(d);
+      const delay = allowed && it.entry.delayBaseMs !== undefined ? delayOf(it.entry, d) : 0;
+      if (delay > delayMs) delayMs = delay;
+      results[it.index] = {
+        code: own ? "OK" : "OVER_LIMIT",
+        match: it.match,
+        limits: it.entry.specs,
+        source: it.eff.source,
+        decision: d,
+        shadowed: false,
+        delayMs: delay,
+      };
+      head = d;
+      counted++;
+      if (d.reason !== "store" && reason === "store") reason = d.reason;
+    }
+    for (const it of plan.shadow) {
+      const d = it.decision as Decision;
+      const own = ownAllowed(d);
+      if (!own) this.#shadowed++;
+      results[it.index] = {
+        code: "OK",
+        match: it.match,
+        limits: it.entry.specs,
+        source: it.eff.source,
+        decision: d,
+        shadowed: !own,
+        delayMs: 0,
+      };
+      if (own) {
+        head = d;
+        counted++;
+        if (d.reason !== "store" && reason === "store") reason = d.reason;
+      }
+    }
+    let decision: Decision;
+    if (counted === 0) decision = NO_LIMIT_DECISION;
+    else if (counted === 1) decision = head as Decision;
+    else {
+      const statuses: PolicyStatus[] = [];
+      for (const it of plan.enforce) statuses.push(...(it.decision as Decision).policies);
+      for (const it of plan.shadow) {
+        const d = it.decision as Decision;
+        if (ownAllowed(d)) statuses.push(...d.policies);
+      }
+      decision = combineDecision(statuses, reason, undefined, allowed);
+    }
+    return this.#answer(results as DescriptorResult[], decision, allowed, delayMs);
+  }
+
+  /** The result, counted in the stats; a denied request has no delay. */
+  #answer(
+    descriptors: readonly DescriptorResult[],
+    decision: Decision,
+    allowed: boolean,
+    delayMs: number,
+  ): CheckResult {
+    this.#checks++;
+    if (allowed) {
+      this.#allowed++;
+      if (delayMs > 0) this.#delayed++;
+    } else delayMs = 0;
+    return { allowed, decision, descriptors, delayMs, replayed: false };
+  }
+
+  // ------------------------------------------------------------------------------------------- stores
+
+  /** Where a rule's items go: the in-process store as is, else a failure wrapper of the rule's policy. */
+  #target(rule: Rule): { store: Store; sync: SyncStore | undefined } {
+    if (this.#sync !== undefined) return { store: this.#sync, sync: this.#sync };
+    if (rule.mode === "local") {
+      this.#local ??= memoryStore();
+      return { store: this.#local, sync: this.#local };
+    }
+    if (this.store instanceof ResilientStore) return { store: this.store, sync: undefined };
+    let w = this.#wrappers.get(rule.failurePolicy);
+    if (w === undefined) {
+      w = resilientStore(this.store, {
+        ...this.#failure,
+        onError: rule.failurePolicy,
+        clock: this.#clock,
+        scheduler: this.#scheduler,
+      });
+      this.#wrappers.set(rule.failurePolicy, w);
+    }
+    return { store: w, sync: undefined };
+  }
+}
+
+/** Creates an {@link Engine}; throws `ConfigError` when the configuration cannot be enforced. */
+export function createEngine(options: EngineOptions): Engine {
+  return new SluiceEngine(options);
+}
