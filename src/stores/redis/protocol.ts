@@ -123,86 +123,118 @@ function retryOf(ms: number): number {
   return ms === -1 ? Number.POSITIVE_INFINITY : ms;
 }
 
-/** Per group, the decisions of its items (empty for release). Throws when the reply does not fit the batch. */
+/**
+ * Per group, the decisions of its items (empty for release). Throws when the reply does not fit the batch.
+ *
+ * The reply (documented in `apply.lua`): for a release group one integer (1); otherwise, per item and per limit,
+ * a status of 3 to 5 integers: `head` (1 allowed, 2 warning, 4 committed, 8 a lease id follows), remaining,
+ * resetAfterMs, then retryAfterMs when not allowed (-1: never) and the lease id when head has 8.
+ */
 export function decodeBatch(reply: unknown, groups: readonly Group[]): Decision[][] {
   if (!Array.isArray(reply)) throw new TypeError(`unexpected script reply: ${typeof reply}`);
   const r = reply as number[];
+  const n = r.length;
   let p = 0;
   const out: Decision[][] = [];
   for (const g of groups) {
-    const committed = r[p++] === 1;
     if (g.op === "release") {
+      if (r[p++] !== 1) throw new TypeError(`unexpected script reply at ${p - 1}: ${String(r[p - 1])}`);
       out.push([]);
       continue;
     }
     const decisions: Decision[] = [];
     for (const item of g.items) {
       const specs = item.limits.specs;
-      if (specs.length === 1 && (committed || r[p] !== 1)) {
-        // The common case, without intermediate objects: one limit whose verdict is the item's.
+      if (specs.length === 1) {
+        // The common case, without intermediate objects: one limit, whose verdict is the item's unless another
+        // item of the group denied (then this limit allowed but nothing was committed).
         const spec = specs[0];
-        const allowed = r[p] === 1;
-        const lease = r[p + 5];
+        const head = r[p];
+        const own = (head & 1) === 1;
+        const committed = (head & 4) === 4;
         const remaining = r[p + 1];
         const resetAfterMs = r[p + 2];
-        const retryAfterMs = allowed ? 0 : retryOf(r[p + 3]);
-        const state = limitStateOf(allowed, r[p + 4] === 1);
-        decisions.push(
-          committed && lease !== 0
-            ? singleDecision(
-                {
-                  policy: spec.name,
-                  allowed,
-                  limit: spec.limit,
+        p += 3;
+        const retryAfterMs = own ? 0 : retryOf(r[p++]);
+        const lease = (head & 8) === 8 ? r[p++] : 0;
+        if (p > n) throw new TypeError(`unexpected script reply: ${n} values, more expected`);
+        const state = limitStateOf(own, (head & 2) === 2);
+        if (committed || !own) {
+          decisions.push(
+            committed && lease !== 0
+              ? singleDecision(
+                  {
+                    policy: spec.name,
+                    allowed: own,
+                    limit: spec.limit,
+                    remaining,
+                    resetAfterMs,
+                    retryAfterMs,
+                    state,
+                    periodMs: spec.periodMs,
+                  },
+                  "store",
+                  { [spec.name]: lease },
+                )
+              : decisionOf(
+                  spec.name,
+                  own,
+                  spec.limit,
                   remaining,
                   resetAfterMs,
                   retryAfterMs,
                   state,
-                  periodMs: spec.periodMs,
-                },
-                "store",
-                { [spec.name]: lease },
-              )
-            : decisionOf(
-                spec.name,
-                allowed,
-                spec.limit,
-                remaining,
-                resetAfterMs,
-                retryAfterMs,
-                state,
-                spec.periodMs,
-                "store",
-              ),
-        );
-        p += 6;
+                  spec.periodMs,
+                  "store",
+                ),
+          );
+        } else {
+          const status: PolicyStatus = {
+            policy: spec.name,
+            allowed: own,
+            limit: spec.limit,
+            remaining,
+            resetAfterMs,
+            retryAfterMs,
+            state,
+            periodMs: spec.periodMs,
+          };
+          decisions.push(combineDecision([status], "store", undefined, false));
+        }
         continue;
       }
       const statuses: PolicyStatus[] = [];
       let leases: Record<string, number> | undefined;
+      let committed = false;
       for (const spec of specs) {
-        const own = r[p] === 1;
-        if (committed && r[p + 5] !== 0) {
+        const head = r[p];
+        const own = (head & 1) === 1;
+        committed = (head & 4) === 4;
+        const remaining = r[p + 1];
+        const resetAfterMs = r[p + 2];
+        p += 3;
+        const retryAfterMs = own ? 0 : retryOf(r[p++]);
+        const lease = (head & 8) === 8 ? r[p++] : 0;
+        if (committed && lease !== 0) {
           leases ??= {};
-          leases[spec.name] = r[p + 5];
+          leases[spec.name] = lease;
         }
         statuses.push({
           policy: spec.name,
           allowed: own,
           limit: spec.limit,
-          remaining: r[p + 1],
-          resetAfterMs: r[p + 2],
-          retryAfterMs: own ? 0 : retryOf(r[p + 3]),
-          state: limitStateOf(own, r[p + 4] === 1),
+          remaining,
+          resetAfterMs,
+          retryAfterMs,
+          state: limitStateOf(own, (head & 2) === 2),
           periodMs: spec.periodMs,
         });
-        p += 6;
       }
       // Allowed only when consumed: an item whose own limits allowed is denied when another item denied.
       decisions.push(combineDecision(statuses, "store", leases, committed));
     }
     out.push(decisions);
   }
-  if (p !== r.length) throw new TypeError(`unexpected script reply: ${r.length} values, expected ${p}`);
+  if (p !== n) throw new TypeError(`unexpected script reply: ${n} values, expected ${p}`);
   return out;
 }

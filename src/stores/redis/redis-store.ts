@@ -19,13 +19,20 @@
  * ones separate calls would get in the same order. `batch: false` sends one EVALSHA per call.
  *
  * All-or-nothing: the items of one `apply` call (every limit of every item) are applied together or not at all,
- * on a single node. A Cluster store must keep one call's keys on one node (same hash tag, or same node with
- * `allow-cross-slot-keys`).
+ * on a single node.
+ *
+ * Redis Cluster: pass an ioredis `Cluster` as `client` (recognised by its `isCluster` flag). A flush then sends
+ * one script call per master, holding the queued calls whose keys that master serves, whatever their slots (the
+ * cluster variant of the script carries `allow-cross-slot-keys`). A call whose items live on several masters is
+ * all-or-nothing per master and, across masters, consumes then refunds on any denial (not atomic: see
+ * `cluster-router.ts`). MOVED, ASK, CLUSTERDOWN and lost connections re-route a master's call after a slot-table
+ * refresh, at most `clusterRetries` times; then the call fails with `ERR_SLUICE_STORE_UNAVAILABLE`.
  */
 import { type LimitSet, MAX_LIMITS_PER_SET } from "../../algorithms/limit-set.js";
 import type { Decision } from "../../core/decision.js";
 import { InvalidArgumentError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
 import type { Store, StoreItem, StoreOp } from "../store.js";
+import { ClusterRouter, isClusterClient, type PendingGroup } from "./cluster-router.js";
 import { decodeBatch, encodeBatch, type Group, type KeyNamer, sendBatch } from "./protocol.js";
 import { loadScript, type RedisScript, type RedisScriptClient } from "./script.js";
 
@@ -34,7 +41,10 @@ export const MAX_KEY_LENGTH = 1024;
 
 /** Options of {@link redisStore}. */
 export interface RedisStoreOptions {
-  /** An ioredis client (`new Redis(url)`), connected or connecting; the store never closes it. */
+  /**
+   * An ioredis client (`new Redis(url)`) or cluster client (`new Cluster(nodes)`), connected or connecting; the
+   * store never closes it.
+   */
   readonly client: RedisScriptClient;
   /** First segment of every key; no braces. @default "rl" */
   readonly prefix?: string;
@@ -54,13 +64,14 @@ export interface RedisStoreOptions {
   readonly maxBatch?: number;
   /** Added to every key's TTL, in ms: slack for clients whose clocks lag (with `clock: "client"`). @default 1000 */
   readonly ttlMarginMs?: number;
+  /**
+   * Redis Cluster only: how many times a master's call is re-routed (slot table refreshed) after MOVED, ASK,
+   * CLUSTERDOWN or a lost connection, before it fails. @default 3
+   */
+  readonly clusterRetries?: number;
 }
 
-interface Pending {
-  readonly group: Group;
-  readonly resolve: (decisions: Decision[]) => void;
-  readonly reject: (error: unknown) => void;
-}
+type Pending = PendingGroup;
 
 const OPS: ReadonlySet<string> = new Set<StoreOp>(["consume", "peek", "refund", "reset"]);
 const WINDOW_ALGORITHMS: ReadonlySet<string> = new Set([
@@ -92,6 +103,7 @@ export class RedisStore implements Store {
   readonly #keysOf: KeyNamer;
   readonly #suffixes = new WeakMap<LimitSet, readonly string[]>();
   readonly #inFlight = new Set<Promise<void>>();
+  readonly #router: ClusterRouter | undefined;
   #queue: Pending[] = [];
   #queuedItems = 0;
   #scheduled = false;
@@ -133,6 +145,12 @@ export class RedisStore implements Store {
     if (!Number.isInteger(margin) || margin < 0 || margin > 2 ** 31) {
       throw new InvalidArgumentError(`redisStore: ttlMarginMs must be a whole number >= 0, got ${margin}`);
     }
+    const retries = options.clusterRetries ?? 3;
+    if (!Number.isInteger(retries) || retries < 0 || retries > 10) {
+      throw new InvalidArgumentError(
+        `redisStore: clusterRetries must be a whole number from 0 to 10, got ${retries}`,
+      );
+    }
     if (options.keyOf !== undefined && typeof options.keyOf !== "function") {
       throw new InvalidArgumentError(
         "redisStore: keyOf must be a function (key, namespace, policy) => string",
@@ -153,6 +171,17 @@ export class RedisStore implements Store {
             const suffixes = this.#suffixesOf(set);
             return suffixes.length === 1 ? [head + suffixes[0]] : suffixes.map((s) => head + s);
           };
+    this.#router = isClusterClient(client)
+      ? new ClusterRouter({
+          client,
+          keysOf: this.#keysOf,
+          checkKeys: keyOf !== undefined,
+          ttlMarginMs: margin,
+          maxBatch,
+          retries,
+          submit: (group) => this.#enqueue(group),
+        })
+      : undefined;
   }
 
   /** The Redis keys holding `key`'s state under `limits`, one per limit in declaration order. */
@@ -208,6 +237,7 @@ export class RedisStore implements Store {
     if (this.#queue.length > 0) this.#flush();
     this.#closed = true;
     await Promise.allSettled([...this.#inFlight]);
+    await this.#router?.idle();
   }
 
   #now(nowMs: number): number | "" {
@@ -238,12 +268,13 @@ export class RedisStore implements Store {
     return new Promise<Decision[]>((resolve, reject) => {
       const pending: Pending = { group, resolve, reject };
       if (!this.#batch) {
-        this.#send([pending]);
+        if (this.#router !== undefined) this.#router.dispatch([pending]);
+        else this.#send([pending]);
         return;
       }
       this.#queue.push(pending);
       this.#queuedItems += group.items.length;
-      if (this.#queuedItems >= this.#maxBatch) this.#flush();
+      if (this.#queuedItems >= (this.#router?.flushAt ?? this.#maxBatch)) this.#flush();
       else if (!this.#scheduled) {
         this.#scheduled = true;
         queueMicrotask(() => {
@@ -253,12 +284,16 @@ export class RedisStore implements Store {
     });
   }
 
-  /** Sends the queue as script calls of at most `maxBatch` items each; a call is never split. */
+  /** Sends the queue as script calls of at most `maxBatch` items each (per master on a Cluster). */
   #flush(): void {
     this.#scheduled = false;
     const queue = this.#queue;
     this.#queue = [];
     this.#queuedItems = 0;
+    if (this.#router !== undefined) {
+      this.#router.dispatch(queue);
+      return;
+    }
     let start = 0;
     let items = 0;
     for (let i = 0; i < queue.length; i++) {

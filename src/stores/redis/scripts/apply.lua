@@ -33,31 +33,57 @@
 --         cost           consume / peek: units asked for; refund: units given back; reset / release: 0
 --         lease ids      release only: one per limit of the set (0: none for that limit)
 --
--- Reply: a flat array of integers; per group:
---   committed            1, or 0 when a consume was denied (then nothing of the group was written)
---   then, except for release, per item and per limit of its set, 6 integers:
---     allowed            this limit's own verdict (0/1); the item passes only when committed is 1
+-- Reply: a flat array of integers, variable-length (each Redis integer of a reply costs ~100 ns to convert, so a
+-- status carries only what it needs); per group:
+--   release: one integer, 1
+--   any other op: per item and per limit of its set, one status:
+--     head               allowed + 2 * warning + 4 * committed + 8 * (a leaseId follows)
+--                          allowed    this limit's own verdict; the item passes only when committed is set
+--                          warning    the limit's warning flag (hysteresis of src/core/limit-state.ts)
+--                          committed  the group's: 0 when a consume was denied (then nothing of the group was
+--                                     written), 1 otherwise; the same in every status of the group
 --     remaining          whole units left
 --     resetAfterMs       whole ms until the key is back to fresh
---     retryAfterMs       whole ms until the cost could pass (0 when allowed, -1 when it never can)
---     warning            the limit's warning flag (hysteresis of src/core/limit-state.ts) for the decision
---     leaseId            the concurrency lease taken (0: none)
+--     retryAfterMs       only when not allowed: whole ms until the cost could pass (-1 when it never can)
+--     leaseId            only when head has 8: the concurrency lease taken (committed consume)
 --
 -- State: one Redis string per limit and identity. Byte 1 is a flags byte, `code * 2 + warning`: the algorithm
 -- (a key written by another algorithm reads as fresh, as in the reference store) and the warning bit. Then the
 -- kernel's state fields in the order of the TS Float64Array, each a little-endian double (struct '<d'): exact
 -- round trips, no formatting. Small states (gcra: 1 field; token_bucket, leaky_bucket, fixed_window: 2;
--- sliding_window: 3) are decoded whole into the entry itself (e[0], e[1], e[2]); ring states (sliding_log,
--- bucketed_window, concurrency) are decoded lazily, field by field, and bytes past the end of the string read
--- as 0, so a changed limit cuts or extends the ring exactly as the TS array is cut or extended.
+-- sliding_window: 3) are decoded whole, with one unpack; ring states (sliding_log, bucketed_window, concurrency)
+-- are decoded lazily, field by field, and bytes past the end of the string read as 0, so a changed limit cuts or
+-- extends the ring exactly as the TS array is cut or extended.
 --
 -- Warning flag (as the reference store keeps it): updated by a committed consume with nextWarning; cleared by
 -- a consume that finds the state idle (idleAfterMs 0); a peek reports nextWarning of the stored flag (when not
 -- idle) without storing it.
 --
--- Writes happen once per changed key at the end of the call: SET ... PX ceil(idleAfterMs at its last write) +
--- ttlMarginMs, or DEL after a reset. A denied consume writes nothing (except a warning flag cleared on an idle
--- state). So each key's TTL is the time after which it holds no information, plus the margin.
+-- Writes happen once per changed key at the end of the call, after every read: PSETEX key ttl value, with
+-- ttl = ceil(idleAfterMs as of its last change, under the limit it was changed with) + ttlMarginMs, or DEL after
+-- a reset. So a call that fails on a key (a Cluster node that no longer serves it) has written nothing. A denied
+-- consume writes nothing (except a warning flag cleared on an idle state). So each key's TTL is the time after
+-- which it holds no information, plus the margin: what separate calls would have left.
+--
+-- Three paths, with the same answers and the same writes (test/integration/redis-batch-paths.test.ts):
+--   fast     every group a consume of one item, one limit set of ONE gcra, token_bucket, leaky_bucket or
+--            fixed_window limit: the common Limiter call, alone or coalesced by the store. The kernel step is
+--            written out inline (no function is created or called); per item one unpack of ARGV, one GET, one
+--            unpack of the state, one pack; then one PSETEX per changed key.
+--   small    every group a consume of one item, one limit set of small-state limits only (gcra, token_bucket,
+--            leaky_bucket, fixed_window, sliding_window): several limits, or one sliding_window. The twins'
+--            kernels on one scratch state per limit; the general path's all-or-nothing across the limits.
+--   general  everything else: peek, refund, reset, release, several items per group, several limit sets,
+--            ring states (sliding_log, bucketed_window, concurrency).
+-- A path gives up at the first group it does not take (having written nothing: reads only) and the general path
+-- redoes the whole batch.
+--
+-- Costs inside Redis 7.0 that shaped this (bench/lib/lua-cost.mjs): per call, a closure ~100 ns and a table
+-- ~100-250 ns (the whole script body runs on every call, so every function it defines is created again), TIME
+-- ~1 us; per redis.call ~0.5-2 us, a number argument costing ~0.6 us more than a string (Redis formats it with
+-- %.17g); per reply integer ~100 ns. Hence: no function defined before the fast path, the helpers and kernels
+-- only on the paths that use them, TIME at most once per call, TTLs passed as strings (formatted with %d, and
+-- reused while equal), PSETEX (a little cheaper than SET ... PX), and the short statuses above.
 
 local TIME_TOLERANCE_MS = 1e-3 -- src/core/time-math.ts
 local CEIL_SLACK_MS = 1e-4 -- src/core/time-math.ts
@@ -69,7 +95,248 @@ local floor, ceil = math.floor, math.ceil
 local INF = math.huge
 local call = redis.call
 local spack, sunpack = struct.pack, struct.unpack
-local byte, sub = string.byte, string.sub
+local byte, sub, format = string.byte, string.sub, string.format
+local KEYS = KEYS
+
+local CONSUME, PEEK, REFUND, RESET, RELEASE = 1, 2, 3, 4, 5
+local P = ARGV[1]
+local margin, nsets, sets_at = sunpack("<dd", P)
+local server_now -- the server clock (TIME), read at most once per call
+local px_ttl, px_str -- the last TTL written and its decimal string (see px_of)
+
+-- Fast path (see the header): one set of one gcra, token_bucket, leaky_bucket or fixed_window limit, every group
+-- a consume of one item. The kernel steps are written out inline, with no function call: the same arithmetic,
+-- operation for operation, as `apply` and `idle` of gcra.lua, drain.lua and fixed-window.lua (and their TS
+-- originals), with ceil_ms, floor_count and next_warning expanded in place. The differential and conformance
+-- tests hold both paths to the TS kernels bit for bit.
+local inline_tried = false
+if nsets == 1 then
+  local n, code, limit, period, burst, _, groups_at = sunpack("<dddddd", P, sets_at)
+  if n == 1 and code >= 1 and code <= 4 then
+    inline_tried = true
+    local ngroups, at = sunpack("<d", P, groups_at)
+    local last = #P - 39 -- a group of one item is 5 doubles: op, now, m, set, cost
+    local t = period / limit -- LimitSpec.emissionMs
+    local tau = burst * t -- gcra
+    local tol_units = TIME_TOLERANCE_MS / t -- drain
+    local enter, leave = WARNING_ENTER_REMAINING * limit, WARNING_LEAVE_REMAINING * limit
+    local flags0 = code * 2
+    local width2 = code ~= 1 -- gcra keeps 1 field, the others 2
+    local len = width2 and 17 or 9
+    local out, nout = {}, 0
+    -- Writes wait for the end (after every read): `pend` holds key, value, PSETEX ttl per changed key, and with
+    -- several groups `seen[key]` is its place there, so a key named again steps from its pending state.
+    local pend, npend = {}, 0
+    local seen
+    if ngroups > 1 then seen = {} end
+    local ki, g = 0, 1
+    while g <= ngroups and at <= last do
+      local op, now, m, _, cost, nxt = sunpack("<ddddd", P, at)
+      if op ~= CONSUME or m ~= 1 then break end
+      if now < 0 then
+        if server_now == nil then
+          local tm = call("TIME")
+          server_now = tm[1] * 1000 + tm[2] / 1000
+        end
+        now = server_now
+      end
+      ki = ki + 1
+      local key = KEYS[ki]
+      local b = seen and seen[key]
+      local raw
+      if b then
+        raw = pend[b + 2]
+      else
+        raw = call("GET", key) -- false for a missing key
+      end
+      -- The state: missing, of another algorithm, or of another length reads as fresh (x, y = 0, 0).
+      local x, y, w = 0, 0, false
+      if raw and #raw == len then
+        local flags, a, c
+        if width2 then
+          flags, a, c = sunpack("<Bdd", raw)
+        else
+          flags, a = sunpack("<Bd", raw)
+        end
+        if floor(flags / 2) == code then
+          x, w = a, flags % 2 == 1
+          if width2 then y = c end
+        end
+      end
+      local dirty = false
+      local allowed, remaining, reset, retry
+      if code == 1 then
+        -- gcra.lua; x = TAT. A limit idle at this touch has no history: its warning flag goes.
+        if w and not (x - now > 0) then
+          w, dirty = false, true
+        end
+        local base = now
+        if x > now then base = x end
+        local tat -- the TAT reported from: the next one when allowed, else the current one
+        if cost > burst then
+          allowed, retry, tat = false, INF, base
+        else
+          local nx = base + cost * t
+          local excess = nx - now - tau
+          if excess <= TIME_TOLERANCE_MS then
+            allowed, retry, tat = true, 0, nx
+            x = nx
+          else
+            allowed, tat = false, base
+            retry = 0
+            if not (excess <= CEIL_SLACK_MS) then retry = ceil(excess - CEIL_SLACK_MS) end
+          end
+        end
+        local ahead = tat - now
+        local free = tau - ahead + TIME_TOLERANCE_MS
+        remaining = 0
+        if free > 0 then remaining = floor(free / t) end
+        reset = 0
+        if not (ahead <= CEIL_SLACK_MS) then reset = ceil(ahead - CEIL_SLACK_MS) end
+      elseif code == 4 then
+        -- fixed-window.lua; x = count, y = windowId.
+        local win = floor((now + TIME_TOLERANCE_MS) / period)
+        if w then
+          local idle = 0
+          if not (x <= 0 or win > y) then idle = (y + 1) * period - now end
+          if idle <= 0 then
+            w, dirty = false, true
+          end
+        end
+        local count = 0
+        if win <= y then
+          win = y
+          count = x
+          if count > limit then count = limit end
+        end
+        local until_end = (win + 1) * period - now
+        if cost > limit then
+          allowed, retry = false, INF
+        elseif count + cost <= limit then
+          allowed, retry = true, 0
+          count = count + cost
+          if cost > 0 then x, y = count, win end
+        else
+          allowed = false
+          retry = 0
+          if not (until_end <= CEIL_SLACK_MS) then retry = ceil(until_end - CEIL_SLACK_MS) end
+        end
+        reset = 0
+        if count > 0 and not (until_end <= CEIL_SLACK_MS) then reset = ceil(until_end - CEIL_SLACK_MS) end
+        remaining = limit - count
+      else
+        -- drain.lua (token_bucket, leaky_bucket); x = level, y = lastMs.
+        if w and (x <= 0 or not (x * t - (now - y) > 0)) then
+          w, dirty = false, true
+        end
+        local elapsed = 0
+        if now > y then elapsed = now - y end
+        local level = x - elapsed / t
+        if not (level > 0) then level = 0 end
+        local lag = 0
+        if y > now then lag = y - now end
+        local lvl = level -- the level reported: after the cost when allowed
+        if cost > burst then
+          allowed, retry = false, INF
+        else
+          local after = level + cost
+          local excess = (after - burst) * t
+          if excess <= TIME_TOLERANCE_MS then
+            allowed, retry, lvl = true, 0, after
+            if cost > 0 then
+              x = after
+              if now > y then y = now end
+            end
+          else
+            allowed = false
+            local r = lag + excess
+            retry = 0
+            if not (r <= CEIL_SLACK_MS) then retry = ceil(r - CEIL_SLACK_MS) end
+          end
+        end
+        reset = 0
+        if lvl > 0 then
+          local r = lag + lvl * t
+          if not (r <= CEIL_SLACK_MS) then reset = ceil(r - CEIL_SLACK_MS) end
+        end
+        remaining = burst - lvl
+        if remaining <= 0 then
+          remaining = 0
+        else
+          remaining = floor(remaining + tol_units)
+        end
+      end
+      local head = 0
+      if allowed then
+        if remaining < enter then
+          w = true
+        elseif remaining > leave then
+          w = false
+        end
+        dirty = true
+        head = 5 -- allowed, committed
+      end
+      if w then head = head + 2 end
+      out[nout + 1] = head
+      out[nout + 2] = remaining
+      out[nout + 3] = reset
+      if allowed then
+        nout = nout + 3
+      else
+        if retry == INF then retry = -1 end
+        out[nout + 4] = retry
+        nout = nout + 4
+      end
+      if dirty then
+        -- Value and TTL (idle at now, as `idle` of the twin, plus the margin) of the changed state.
+        local idle = 0
+        local flags = flags0
+        if w then flags = flags + 1 end
+        local v
+        if code == 1 then
+          v = spack("<Bd", flags, x)
+          if x - now > 0 then idle = x - now end
+        else
+          v = spack("<Bdd", flags, x, y)
+          if code == 4 then
+            if not (x <= 0 or floor((now + TIME_TOLERANCE_MS) / period) > y) then idle = (y + 1) * period - now end
+          elseif not (x <= 0) then
+            local ahead = x * t - (now - y)
+            if ahead > 0 then idle = ahead end
+          end
+        end
+        local ttl = ceil(idle) + margin
+        if not (ttl >= 1) then
+          ttl = 1
+        elseif ttl > MAX_TTL_MS then
+          ttl = MAX_TTL_MS
+        end
+        if ttl ~= px_ttl then
+          px_ttl = ttl
+          px_str = format("%d", ttl)
+        end
+        if b then
+          pend[b + 2], pend[b + 3] = v, px_str
+        else
+          pend[npend + 1], pend[npend + 2], pend[npend + 3] = key, v, px_str
+          if seen then seen[key] = npend end
+          npend = npend + 3
+        end
+      end
+      at = nxt
+      g = g + 1
+    end
+    if g > ngroups then
+      for i = 1, npend, 3 do
+        call("PSETEX", pend[i], pend[i + 2], pend[i + 1])
+      end
+      return out
+    end
+    -- Another shape: nothing was written; the general path below redoes the batch (TIME is kept).
+  end
+end
+
+-- Helpers of the small-state and general paths.
 
 -- ceilMs of src/core/time-math.ts: rounds a duration up to whole ms, ignoring noise below CEIL_SLACK_MS.
 local function ceil_ms(ms)
@@ -90,7 +357,237 @@ local function next_warning(previous, remaining, limit)
   return previous
 end
 
+-- The PSETEX argument of a state idle for `ms` at its last change: ceil(ms) + the margin, clamped to
+-- [1, MAX_TTL_MS], as a decimal string, reused while consecutive writes share it. A whole number below 1e14
+-- prints with %d exactly as Redis would print the number (%.17g), for about half the cost.
+local function px_of(ms)
+  local ttl = ceil(ms) + margin
+  if not (ttl >= 1) then
+    ttl = 1
+  elseif ttl > MAX_TTL_MS then
+    ttl = MAX_TTL_MS
+  end
+  if ttl ~= px_ttl then
+    px_ttl = ttl
+    px_str = format("%d", ttl)
+  end
+  return px_str
+end
+
+local out, nout = {}, 0 -- the reply (see emit)
+
+-- Appends one limit's status to the reply (the layout is in the header).
+local function emit(allowed, remaining, reset, retry, warning, lease, committed)
+  local head = 0
+  if allowed then head = 1 end
+  if warning then head = head + 2 end
+  if committed then head = head + 4 end
+  if lease ~= 0 then head = head + 8 end
+  out[nout + 1] = head
+  out[nout + 2] = remaining
+  out[nout + 3] = reset
+  nout = nout + 3
+  if not allowed then
+    if retry == INF then retry = -1 end
+    nout = nout + 1
+    out[nout] = retry
+  end
+  if lease ~= 0 then
+    nout = nout + 1
+    out[nout] = lease
+  end
+end
+
 --[[@kernels]]
+
+-- Small-state path (see the header): one set of gcra, token_bucket, leaky_bucket, fixed_window or
+-- sliding_window limits (several, or one sliding_window), every group a consume of one item. The general path's
+-- consume, with the twins' kernels, on one scratch state per limit instead of an entry table per key; writes
+-- wait for the end in `pend` (key, value, PSETEX ttl, limit index per changed key), `seen[key]` being its
+-- place there. It gives up (having written nothing) on a group of another shape, or on a key named by two
+-- limits, and the general path redoes the batch.
+if nsets == 1 and not inline_tried then
+  local n, pos = sunpack("<d", P, sets_at)
+  local specs, scr, kernels = {}, {}, {}
+  local small = true
+  for j = 1, n do
+    local code, limit, period, burst, bucket
+    code, limit, period, burst, bucket, pos = sunpack("<ddddd", P, pos)
+    if not (code >= 1 and code <= 5) then
+      small = false
+      break
+    end
+    local k = kernels[code]
+    if k == nil then
+      k = kernel(code)
+      kernels[code] = k
+    end
+    specs[j] = {
+      code = code,
+      k = k,
+      limit = limit,
+      period = period,
+      burst = burst,
+      bucket = bucket,
+      t = period / limit, -- LimitSpec.emissionMs
+      width = k.width,
+    }
+    scr[j] = { [0] = 0, 0, 0 }
+  end
+  if small then
+    local ngroups, at = sunpack("<d", P, pos)
+    local last = #P - 39 -- a group of one item is 5 doubles: op, now, m, set, cost
+    local pend, npend = {}, 0
+    local seen
+    if ngroups > 1 then seen = {} end
+    -- Per limit j of the current group: its pending place (or false), warning flag, whether it changed, and
+    -- with several limits (4j-3 .. 4j of `saved`) its fields and flag before the steps.
+    local gb, gw, gd = {}, {}, {}
+    local saved, done
+    if n > 1 then saved, done = {}, {} end
+    local ki, g = 0, 1
+    while g <= ngroups and at <= last do
+      local op, now, m, _, cost, nxt = sunpack("<ddddd", P, at)
+      if op ~= CONSUME or m ~= 1 then break end
+      if now < 0 then
+        if server_now == nil then
+          local tm = call("TIME")
+          server_now = tm[1] * 1000 + tm[2] / 1000
+        end
+        now = server_now
+      end
+      local clash = false
+      for j = 1, n do
+        local key = KEYS[ki + j]
+        for i = 1, j - 1 do
+          if KEYS[ki + i] == key then clash = true end
+        end
+        local b = seen and seen[key]
+        if b and pend[b + 4] ~= j then clash = true end
+        gb[j] = b or false
+      end
+      if clash then break end
+      for j = 1, n do
+        local spec, s, b = specs[j], scr[j], gb[j]
+        local raw
+        if b then
+          raw = pend[b + 2]
+        else
+          raw = call("GET", KEYS[ki + j]) -- false for a missing key
+        end
+        -- Missing, of another algorithm, or of another length: fresh, as in the reference store.
+        local w = false
+        s[0], s[1], s[2] = 0, 0, 0
+        local width = spec.width
+        if raw and #raw == 1 + 8 * width then
+          local flags, x, y, z
+          if width == 1 then
+            flags, x = sunpack("<Bd", raw)
+          elseif width == 2 then
+            flags, x, y = sunpack("<Bdd", raw)
+          else
+            flags, x, y, z = sunpack("<Bddd", raw)
+          end
+          if floor(flags / 2) == spec.code then
+            w = flags % 2 == 1
+            s[0] = x
+            if width >= 2 then s[1] = y end
+            if width == 3 then s[2] = z end
+          end
+        end
+        -- A limit idle at this touch has no history: its warning flag goes (kept even when denied).
+        local dirty = false
+        if w and spec.k.idle(s, now, spec) <= 0 then
+          w, dirty = false, true
+        end
+        gw[j], gd[j] = w, dirty
+      end
+      if n == 1 then
+        -- One limit: the step itself is all-or-nothing (a denied step writes nothing).
+        local spec = specs[1]
+        local allowed, remaining, reset, retry, lease = spec.k.apply(scr[1], now, spec, cost, true)
+        if allowed then
+          gw[1] = next_warning(gw[1], remaining, spec.limit)
+          gd[1] = true
+        end
+        emit(allowed, remaining, reset, retry, gw[1], lease, allowed)
+      else
+        -- Several limits: every step in order; on the first denial put every state back and report each
+        -- limit's own verdict on the unchanged state (an allowed one re-run for cost 0), as the general path.
+        for j = 1, n do
+          local s = scr[j]
+          saved[4 * j - 3], saved[4 * j - 2], saved[4 * j - 1], saved[4 * j] = s[0], s[1], s[2], gw[j]
+        end
+        local ok, nd = true, 0
+        for j = 1, n do
+          local spec = specs[j]
+          local allowed, remaining, reset, _, lease = spec.k.apply(scr[j], now, spec, cost, true)
+          if not allowed then
+            ok = false
+            break
+          end
+          local w = next_warning(gw[j], remaining, spec.limit)
+          gw[j] = w
+          done[nd + 1], done[nd + 2], done[nd + 3], done[nd + 4] = remaining, reset, w, lease
+          nd = nd + 4
+        end
+        if ok then
+          for j = 1, n do gd[j] = true end
+          for d = 1, nd, 4 do emit(true, done[d], done[d + 1], 0, done[d + 2], done[d + 3], true) end
+        else
+          for j = 1, n do
+            local s = scr[j]
+            s[0], s[1], s[2], gw[j] = saved[4 * j - 3], saved[4 * j - 2], saved[4 * j - 1], saved[4 * j]
+          end
+          for j = 1, n do
+            local spec, s = specs[j], scr[j]
+            local k = spec.k
+            local allowed, remaining, reset, retry = k.apply(s, now, spec, cost, false)
+            if allowed then allowed, remaining, reset, retry = k.apply(s, now, spec, 0, false) end
+            emit(allowed, remaining, reset, retry, gw[j], 0, false)
+          end
+        end
+      end
+      for j = 1, n do
+        if gd[j] then
+          local spec, s = specs[j], scr[j]
+          local flags = spec.code * 2
+          if gw[j] then flags = flags + 1 end
+          local v
+          if spec.width == 1 then
+            v = spack("<Bd", flags, s[0])
+          elseif spec.width == 2 then
+            v = spack("<Bdd", flags, s[0], s[1])
+          else
+            v = spack("<Bddd", flags, s[0], s[1], s[2])
+          end
+          local px = px_of(spec.k.idle(s, now, spec))
+          local b = gb[j]
+          if b then
+            pend[b + 2], pend[b + 3] = v, px
+          else
+            local key = KEYS[ki + j]
+            pend[npend + 1], pend[npend + 2], pend[npend + 3], pend[npend + 4] = key, v, px, j
+            if seen then seen[key] = npend end
+            npend = npend + 4
+          end
+        end
+      end
+      ki = ki + n
+      at = nxt
+      g = g + 1
+    end
+    if g > ngroups then
+      for i = 1, npend, 4 do
+        call("PSETEX", pend[i], pend[i + 2], pend[i + 1])
+      end
+      return out
+    end
+    out, nout = {}, 0 -- another shape: nothing was written; the general path redoes the batch
+  end
+end
+
+-- General path.
 
 -- Ring-state helpers, created on first use (closures cost ~100-250 ns each, per call):
 --   R.state(S, eager)   a ring state over the stored string S: a numeric field not yet read decodes from S
@@ -183,8 +680,7 @@ local function ring()
 end
 
 -- Parse the limit sets.
-local P = ARGV[1]
-local margin, nsets, pos = sunpack("<dd", P)
+local pos = sets_at
 local kernels = {}
 local sets = {}
 for si = 1, nsets do
@@ -239,7 +735,7 @@ local function load(key, spec, now)
   local e = cache[key]
   if e == nil then
     local raw = call("GET", key)
-    e = { [0] = 0, 0, 0, spec = spec, w = false, exists = false, dirty = false, now = now, s = false }
+    e = { [0] = 0, 0, 0, spec = spec, w = false, exists = false, dirty = false, now = now, at = spec, s = false }
     e.s = e
     cache[key] = e
     local flags = raw and byte(raw, 1) -- GET answers false for a missing key
@@ -285,7 +781,7 @@ local function load(key, spec, now)
       s.S = sub(s.S, 1, 1 + 8 * spec.width)
       if e.exists then
         e.dirty = true
-        e.now = now
+        e.now, e.at = now, spec
       end
     end
     e.spec = spec
@@ -293,25 +789,30 @@ local function load(key, spec, now)
   return e
 end
 
-local out, nout = {}, 0
-
--- Appends one limit's status to the reply.
-local function emit(allowed, remaining, reset, retry, warning, lease)
-  if retry == INF then retry = -1 end
-  out[nout + 1] = allowed and 1 or 0
-  out[nout + 2] = remaining
-  out[nout + 3] = reset
-  out[nout + 4] = retry
-  out[nout + 5] = warning and 1 or 0
-  out[nout + 6] = lease
-  nout = nout + 6
+-- A copy of the state and warning flag of entry `e` (a multi-limit consume puts it back on a denial).
+local function snapshot(e)
+  local st = e.s
+  if st ~= e then
+    local c = {}
+    for k, v in pairs(st) do c[k] = v end
+    return { setmetatable(c, getmetatable(st)), e.w }
+  end
+  return { e[0], e.w, e[1], e[2] }
 end
 
-local CONSUME, PEEK, REFUND, RESET, RELEASE = 1, 2, 3, 4, 5
+-- Puts back a snapshot.
+local function restore(e, c)
+  if e.s ~= e then
+    e.s = c[1]
+  else
+    e[0], e[1], e[2] = c[1], c[3], c[4]
+  end
+  e.w = c[2]
+end
+
 local ents = {} -- ents[n]: the entry of KEYS[n]
 local items = {} -- per item i of the current group: [4i-3] set, [4i-2] cost, [4i-1] index of its first key,
                  -- [4i] position of its lease ids in ARGV[1] (release)
-local server_now
 local ki = 0
 local ngroups
 ngroups, pos = sunpack("<d", P, pos)
@@ -343,8 +844,6 @@ for _ = 1, ngroups do
     end
   end
 
-  nout = nout + 1
-  out[nout] = 1
   if op == CONSUME then
     -- A limit idle at this touch has no history: its warning flag goes (kept even when denied).
     for i = 1, nitems do
@@ -353,7 +852,7 @@ for _ = 1, ngroups do
         local e = ents[f + j]
         if e.w and set[j].k.idle(e.s, now, set[j]) <= 0 then
           e.w = false
-          e.exists, e.dirty, e.now = true, true, now
+          e.exists, e.dirty, e.now, e.at = true, true, now, e.spec
         end
       end
     end
@@ -363,32 +862,13 @@ for _ = 1, ngroups do
       local allowed, remaining, reset, retry, lease = spec.k.apply(e.s, now, spec, items[2], true)
       if allowed then
         e.w = next_warning(e.w, remaining, spec.limit)
-        e.exists, e.dirty, e.now = true, true, now
-      else
-        out[nout] = 0
+        e.exists, e.dirty, e.now, e.at = true, true, now, e.spec
       end
-      emit(allowed, remaining, reset, retry, e.w, lease)
+      emit(allowed, remaining, reset, retry, e.w, lease, allowed)
     else
       -- Several limits: take every step in order (a key named twice sees its earlier step), keeping a copy of
       -- each state before its first step; on the first denial put every copy back and report each limit's own
       -- verdict on the unchanged state (an allowed one re-run for cost 0, as the reference store does).
-      local function snapshot(e) -- a copy of the state and warning flag of `e`
-        local st = e.s
-        if st ~= e then
-          local c = {}
-          for k, v in pairs(st) do c[k] = v end
-          return { setmetatable(c, getmetatable(st)), e.w }
-        end
-        return { e[0], e.w, e[1], e[2] }
-      end
-      local function restore(e, c) -- puts back a snapshot
-        if e.s ~= e then
-          e.s = c[1]
-        else
-          e[0], e[1], e[2] = c[1], c[3], c[4]
-        end
-        e.w = c[2]
-      end
       local snaps = {}
       local done, nd = {}, 0
       local ok = true
@@ -412,10 +892,9 @@ for _ = 1, ngroups do
         if not ok then break end
       end
       if ok then
-        for e in pairs(snaps) do e.exists, e.dirty, e.now = true, true, now end
-        for d = 1, nd, 4 do emit(true, done[d], done[d + 1], 0, done[d + 2], done[d + 3]) end
+        for e in pairs(snaps) do e.exists, e.dirty, e.now, e.at = true, true, now, e.spec end
+        for d = 1, nd, 4 do emit(true, done[d], done[d + 1], 0, done[d + 2], done[d + 3], true) end
       else
-        out[nout] = 0
         for e, c in pairs(snaps) do restore(e, c) end
         for i = 1, nitems do
           local set, f, cost = items[4 * i - 3], items[4 * i - 1] - 1, items[4 * i - 2]
@@ -424,12 +903,14 @@ for _ = 1, ngroups do
             local k = spec.k
             local allowed, remaining, reset, retry = k.apply(e.s, now, spec, cost, false)
             if allowed then allowed, remaining, reset, retry = k.apply(e.s, now, spec, 0, false) end
-            emit(allowed, remaining, reset, retry, e.w, 0)
+            emit(allowed, remaining, reset, retry, e.w, 0, false)
           end
         end
       end
     end
   elseif op == RELEASE then
+    nout = nout + 1
+    out[nout] = 1
     for i = 1, nitems do
       local set, f, at = items[4 * i - 3], items[4 * i - 1] - 1, items[4 * i]
       for j = 1, #set do
@@ -437,7 +918,7 @@ for _ = 1, ngroups do
         local id = sunpack("<d", P, at + 8 * (j - 1))
         if id > 0 and e.exists and spec.k.release then
           spec.k.release(e.s, now, spec, id)
-          e.exists, e.dirty, e.now = true, true, now
+          e.exists, e.dirty, e.now, e.at = true, true, now, e.spec
         end
       end
     end
@@ -449,7 +930,7 @@ for _ = 1, ngroups do
           local spec, e = set[j], ents[f + j]
           if e.exists and spec.k.refund then
             spec.k.refund(e.s, now, spec, cost)
-            e.exists, e.dirty, e.now = true, true, now
+            e.exists, e.dirty, e.now, e.at = true, true, now, e.spec
           end
         end
         cost = 0
@@ -467,7 +948,7 @@ for _ = 1, ngroups do
         local k = spec.k
         local allowed, remaining, reset, retry = k.apply(e.s, now, spec, cost, false)
         local previous = e.w and k.idle(e.s, now, spec) > 0
-        emit(allowed, remaining, reset, retry, allowed and next_warning(previous, remaining, spec.limit), 0)
+        emit(allowed, remaining, reset, retry, allowed and next_warning(previous, remaining, spec.limit), 0, true)
       end
     end
   else
@@ -475,17 +956,11 @@ for _ = 1, ngroups do
   end
 end
 
--- Write back every changed state once: SET with PX = its idle time plus the margin, or DEL after a reset.
+-- Write back every changed state once: PSETEX with its idle time plus the margin, or DEL after a reset.
 for key, e in pairs(cache) do
   if e.dirty then
     if e.exists then
       local spec, s = e.spec, e.s
-      local ttl = ceil(spec.k.idle(s, e.now, spec)) + margin
-      if not (ttl >= 1) then
-        ttl = 1
-      elseif ttl > MAX_TTL_MS then
-        ttl = MAX_TTL_MS
-      end
       local flags = spec.code * 2
       if e.w then flags = flags + 1 end
       local v
@@ -498,7 +973,8 @@ for key, e in pairs(cache) do
       else
         v = spack("<Bddd", flags, s[0], s[1], s[2])
       end
-      call("SET", key, v, "PX", ttl)
+      local at = e.at -- the TTL is the idle time as of the last change, under the limit it was made with
+      call("PSETEX", key, px_of(at.k.idle(s, e.now, at)), v)
     else
       call("DEL", key)
     end

@@ -11,6 +11,9 @@
 --
 -- Spec fields used: spec.burst, spec.t (T = periodMs / limit).
 --
+-- apply.lua's fast path (one token_bucket or leaky_bucket limit, consumes only) runs `drain_apply` and
+-- `drain_idle` written out inline: a change here must be made there too (the differential test checks both).
+--
 -- KEYS / ARGV: none of its own; apply.lua parses them (its header documents both line by line) and calls:
 --   apply(s, now, spec, cost, commit) -> allowed, remaining, resetAfterMs, retryAfterMs, leaseId
 --     s        the state fields, indexed as the TS Float64Array (s[0] ...); written only when allowed and commit

@@ -9,6 +9,9 @@
 --
 -- Spec fields used: spec.limit, spec.period.
 --
+-- apply.lua's fast path (one fixed_window limit, consumes only) runs `apply` and `idle` written out inline: a
+-- change here must be made there too (the differential test checks both against fixed-window.ts).
+--
 -- KEYS / ARGV: none of its own; apply.lua parses them (its header documents both line by line) and calls:
 --   apply(s, now, spec, cost, commit) -> allowed, remaining, resetAfterMs, retryAfterMs, leaseId
 --     s        the state fields, indexed as the TS Float64Array (s[0] ...); written only when allowed and commit

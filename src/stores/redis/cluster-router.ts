@@ -1,0 +1,444 @@
+/**
+ * Redis Cluster routing for the Redis store: which node each call goes to, one script call per node per flush,
+ * all-or-nothing across nodes, and recovery from resharding and failover.
+ *
+ * Slots: every key of one identity carries the identity as its hash tag (`rl:{identity}:…`), so one item is
+ * always single-slot. {@link keySlot} computes the slot as Redis does (CRC16/XMODEM of the tag, mod 16384), and
+ * the ioredis `Cluster`'s own slot table (`cluster.slots[slot][0]`) names the master serving it.
+ *
+ * One call per node: a flush partitions the queued calls by master and sends each master's share as one script
+ * call (at most `maxBatch` items each). Redis Cluster refuses declared KEYS of several slots (CROSSSLOT), so the
+ * call declares only its first key — which also makes the ioredis `Cluster` route it to that key's master and
+ * follow MOVED / ASK for it — and passes the other keys in ARGV. The cluster variant of the script starts with
+ * `#!lua flags=allow-cross-slot-keys` and a prelude that rebuilds `KEYS` and `ARGV` (see {@link loadClusterScript}),
+ * so `apply.lua` runs unchanged. Redis checks each key the script touches: one no longer served by that node
+ * fails the whole call ("non local key") before anything is written, since the script writes only at its end.
+ *
+ * All-or-nothing: the items of one `apply` on one node are one group of one script call, atomic as on a single
+ * server. A call whose items live on several masters is split into one group per master, sent in parallel; a
+ * consume is then all-or-nothing but not atomic, by the rule of `sharded-store.ts`: when any node denies (or
+ * fails), every node that admitted its share gets it back (`release` of its leases, then `refund`), and every item
+ * is reported denied. Between a node's consume and its refund its usage is briefly too high: a concurrent call
+ * may be denied early, never admitted beyond a limit. A refund that fails leaves the units consumed (again only
+ * denying early, until the state expires). Calls whose items share a master (every Limiter call: one identity)
+ * never take this path.
+ *
+ * Resharding and failover: ioredis follows MOVED / ASK / CLUSTERDOWN / closed connections for the declared key
+ * by itself (within its `maxRedirections`). When a node's call still fails with a cluster or connection error,
+ * the router refreshes the slot table, waits a little (50, 100, 200 ms …), partitions that call's groups again
+ * and resends them, at most `retries` times; after that the calls reject with `ERR_SLUICE_STORE_UNAVAILABLE`
+ * and the failure policy (resilient store) decides. Script and argument errors are never retried.
+ */
+import { createHash } from "node:crypto";
+import type { Decision } from "../../core/decision.js";
+import { InvalidArgumentError, StoreUnavailableError } from "../../core/errors.js";
+import type { StoreItem } from "../store.js";
+import { decodeBatch, type EncodedBatch, encodeBatch, type Group, type KeyNamer } from "./protocol.js";
+import { assembleScript, type RedisScript, type RedisScriptClient, runScript } from "./script.js";
+
+/** Number of hash slots of a Redis Cluster. */
+export const CLUSTER_SLOTS = 16_384;
+
+/** The surface of an ioredis `Cluster` the store needs, besides EVALSHA / EVAL. */
+export interface ClusterScriptClient extends RedisScriptClient {
+  /** `true` on an ioredis `Cluster`. */
+  readonly isCluster: true;
+  /** The slot table: per slot, the node keys (`host:port`) serving it, master first. */
+  readonly slots: readonly (readonly string[] | undefined)[];
+  /** Reloads the slot table (CLUSTER SLOTS) and calls back when done, with an error or without. */
+  refreshSlotsCache(callback?: (error?: Error | null) => void): void;
+  /** The connections to the nodes of `role`. */
+  nodes(role?: "all" | "master" | "slave"): readonly unknown[];
+  /** The client's state; `end` once disconnected for good. */
+  readonly status?: string;
+}
+
+/** Whether `client` is an ioredis `Cluster` (its `isCluster` flag and slot table). */
+export function isClusterClient(client: RedisScriptClient): client is ClusterScriptClient {
+  const c = client as Partial<ClusterScriptClient>;
+  return c.isCluster === true && Array.isArray(c.slots) && typeof c.refreshSlotsCache === "function";
+}
+
+const CRC16_TABLE = (() => {
+  const table = new Uint16Array(256);
+  for (let i = 0; i < 256; i++) {
+    let c = i << 8;
+    for (let j = 0; j < 8; j++) c = c & 0x8000 ? ((c << 1) ^ 0x1021) & 0xffff : (c << 1) & 0xffff;
+    table[i] = c;
+  }
+  return table;
+})();
+
+const encoder = new TextEncoder();
+let scratch = new Uint8Array(256);
+
+/** The hash slot of `key`, as Redis computes it: CRC16 of its UTF-8 bytes (of its `{tag}` if any) mod 16384. */
+export function keySlot(key: string): number {
+  let start = 0;
+  let end = key.length;
+  const open = key.indexOf("{");
+  if (open !== -1) {
+    const close = key.indexOf("}", open + 1);
+    if (close > open + 1) {
+      start = open + 1;
+      end = close;
+    }
+  }
+  let crc = 0;
+  for (let i = start; i < end; i++) {
+    const c = key.charCodeAt(i);
+    if (c > 0x7f) return slotOfBytes(key.slice(start, end));
+    crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ c) & 0xff];
+  }
+  return crc & (CLUSTER_SLOTS - 1);
+}
+
+/** {@link keySlot} of a tag holding non-ASCII characters (UTF-8 encoded, lone surrogates as U+FFFD). */
+function slotOfBytes(tag: string): number {
+  if (scratch.length < tag.length * 3) scratch = new Uint8Array(tag.length * 3);
+  const n = encoder.encodeInto(tag, scratch).written;
+  let crc = 0;
+  for (let i = 0; i < n; i++) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ scratch[i]) & 0xff];
+  return crc & (CLUSTER_SLOTS - 1);
+}
+
+/**
+ * First lines of the cluster script: the flag that lets it reach keys of several slots (all on the node that
+ * runs it), and a prelude turning `KEYS[1]` + `ARGV = { n, key 2 … key n+1, args… }` back into the `KEYS` and
+ * `ARGV` that `apply.lua` reads.
+ */
+const CLUSTER_HEADER = `#!lua flags=allow-cross-slot-keys
+-- Redis Cluster prelude (src/stores/redis/cluster-router.ts): KEYS[1] routes the call to its node; the other keys
+-- of the batch follow in ARGV after their count, and may hash to other slots served by the same node.
+local KEYS, ARGV = (function(keys, argv)
+  local all, args, n = { keys[1] }, {}, tonumber(argv[1])
+  for i = 1, n do all[i + 1] = argv[i + 1] end
+  for i = n + 2, #argv do args[i - n - 1] = argv[i] end
+  return all, args
+end)(KEYS, ARGV)
+`;
+
+let clusterScript: RedisScript | undefined;
+
+/** The cluster variant of the script (flag line and prelude before `apply.lua`), assembled once per process. */
+export function loadClusterScript(): RedisScript {
+  if (clusterScript === undefined) {
+    const source = CLUSTER_HEADER + assembleScript();
+    clusterScript = Object.freeze({ source, sha: createHash("sha1").update(source).digest("hex") });
+  }
+  return clusterScript;
+}
+
+/** Sends one encoded batch as the cluster script: its first key declared, the others in ARGV. */
+export function sendClusterBatch(
+  client: RedisScriptClient,
+  script: RedisScript,
+  batch: EncodedBatch,
+): Promise<unknown> {
+  const { keys, args } = batch;
+  const argv: (string | number | Buffer)[] = new Array(keys.length + args.length);
+  argv[0] = keys.length - 1;
+  for (let i = 1; i < keys.length; i++) argv[i] = keys[i];
+  for (let i = 0; i < args.length; i++) argv[keys.length + i] = args[i];
+  return runScript(client, script, [keys[0]], argv);
+}
+
+/** Redis replies that mean "this node no longer serves that slot" or "the cluster is reconfiguring". */
+const CLUSTER_REPLY =
+  /^(?:MOVED|ASK|TRYAGAIN|CLUSTERDOWN|LOADING|READONLY|MASTERDOWN)\b|non local key|slot not served|Too many Cluster redirections/;
+
+/** Whether a failed call is worth re-routing: a cluster reconfiguration or a connection problem. */
+export function isRetryableClusterError(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : String(error);
+  if (CLUSTER_REPLY.test(message)) return true;
+  // Any other answer from Redis (a script error, OOM, a bad argument) would be the same on retry.
+  return !(error instanceof Error && error.name === "ReplyError");
+}
+
+/** A queued store call and how to settle it. */
+export interface PendingGroup {
+  /** The call's group. */
+  readonly group: Group;
+  /** Settles the call with its decisions. */
+  readonly resolve: (decisions: Decision[]) => void;
+  /** Settles the call with an error. */
+  readonly reject: (error: unknown) => void;
+}
+
+/** Options of {@link ClusterRouter}. */
+export interface ClusterRouterOptions {
+  /** The ioredis `Cluster`. */
+  readonly client: ClusterScriptClient;
+  /** Names the keys of an item (the store's key layout). */
+  readonly keysOf: KeyNamer;
+  /** Check that every key of an item hashes to one slot (for a custom `keyOf`). */
+  readonly checkKeys: boolean;
+  /** `ttlMarginMs` of the store. */
+  readonly ttlMarginMs: number;
+  /** Most items per script call. */
+  readonly maxBatch: number;
+  /** How many times a failed node call is re-routed. */
+  readonly retries: number;
+  /** Queues a follow-up call (refund, release) through the store, batched with the others. */
+  readonly submit: (group: Group) => Promise<Decision[]>;
+}
+
+interface Part {
+  readonly node: string;
+  /** Indexes of the call's items on this node, or undefined for all of them. */
+  readonly indexes: number[] | undefined;
+}
+
+/** Routes the Redis store's batches over a Redis Cluster; see the module comment. */
+export class ClusterRouter {
+  readonly #client: ClusterScriptClient;
+  readonly #keysOf: KeyNamer;
+  readonly #checkKeys: boolean;
+  readonly #margin: number;
+  readonly #maxBatch: number;
+  readonly #retries: number;
+  readonly #submit: (group: Group) => Promise<Decision[]>;
+  readonly #script = loadClusterScript();
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #masters = 1;
+
+  /** Creates a router over `options.client`. */
+  constructor(options: ClusterRouterOptions) {
+    this.#client = options.client;
+    this.#keysOf = options.keysOf;
+    this.#checkKeys = options.checkKeys;
+    this.#margin = options.ttlMarginMs;
+    this.#maxBatch = options.maxBatch;
+    this.#retries = options.retries;
+    this.#submit = options.submit;
+  }
+
+  /** How many items the store may queue before flushing: `maxBatch` per master (as of the last flush). */
+  get flushAt(): number {
+    return this.#maxBatch * this.#masters;
+  }
+
+  /** Sends `pending`: one script call per master (per `maxBatch` items), splitting calls that span masters. */
+  dispatch(pending: readonly PendingGroup[], attempt = 0): void {
+    this.#masters = Math.max(1, this.#client.nodes("master").length);
+    const byNode = new Map<string, PendingGroup[]>();
+    const add = (node: string, p: PendingGroup): void => {
+      const list = byNode.get(node);
+      if (list === undefined) byNode.set(node, [p]);
+      else list.push(p);
+    };
+    for (const p of pending) {
+      let parts: Part[];
+      try {
+        parts = this.#partition(p.group.items);
+      } catch (error) {
+        p.reject(error);
+        continue;
+      }
+      if (parts.length === 1) add(parts[0].node, p);
+      else this.#split(p, parts, add);
+    }
+    for (const list of byNode.values()) {
+      let start = 0;
+      let items = 0;
+      for (let i = 0; i < list.length; i++) {
+        const n = list[i].group.items.length;
+        if (items > 0 && items + n > this.#maxBatch) {
+          this.#send(list.slice(start, i), attempt);
+          start = i;
+          items = 0;
+        }
+        items += n;
+      }
+      this.#send(start === 0 ? list : list.slice(start), attempt);
+    }
+  }
+
+  /** Resolves once nothing sent by this router is in flight (retries and rollbacks included). */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /** The node key of the master serving `item` (or `slot:<n>` while the slot table has no entry for it). */
+  #nodeOf(item: StoreItem): string {
+    const keys = this.#keysOf(item.limits, item.key);
+    const slot = keySlot(keys[0]);
+    if (this.#checkKeys) {
+      for (let i = 1; i < keys.length; i++) {
+        if (keySlot(keys[i]) !== slot) {
+          throw new InvalidArgumentError(
+            `redisStore: keyOf must keep every key of one identity in one Redis Cluster slot (a {hash tag}); ${JSON.stringify(keys[0])} and ${JSON.stringify(keys[i])} are in different slots`,
+          );
+        }
+      }
+    }
+    return this.#client.slots[slot]?.[0] ?? `slot:${slot}`;
+  }
+
+  /** The call's items grouped by master, in first-seen order. */
+  #partition(items: readonly StoreItem[]): Part[] {
+    const first = this.#nodeOf(items[0]);
+    if (items.length === 1) return [{ node: first, indexes: undefined }];
+    const nodes = [first];
+    let single = true;
+    for (let i = 1; i < items.length; i++) {
+      nodes.push(this.#nodeOf(items[i]));
+      if (nodes[i] !== first) single = false;
+    }
+    if (single) return [{ node: first, indexes: undefined }];
+    const parts = new Map<string, number[]>();
+    nodes.forEach((node, i) => {
+      const indexes = parts.get(node);
+      if (indexes === undefined) parts.set(node, [i]);
+      else indexes.push(i);
+    });
+    return [...parts].map(([node, indexes]) => ({ node, indexes }));
+  }
+
+  /** Queues one child group per master for a call spanning masters, and settles the call from theirs. */
+  #split(parent: PendingGroup, parts: readonly Part[], add: (node: string, p: PendingGroup) => void): void {
+    const { op, now, items } = parent.group;
+    const children = parts.map(
+      (part) =>
+        new Promise<Decision[]>((resolve, reject) => {
+          const group: Group = { op, now, items: (part.indexes ?? []).map((i) => items[i]) };
+          add(part.node, { group, resolve, reject });
+        }),
+    );
+    this.#track(this.#settle(parent.group, parts, children).then(parent.resolve, parent.reject));
+  }
+
+  /** Combines the per-master answers of a split call; a consume denied anywhere is given back everywhere. */
+  async #settle(
+    group: Group,
+    parts: readonly Part[],
+    children: readonly Promise<Decision[]>[],
+  ): Promise<Decision[]> {
+    const settled = await Promise.allSettled(children);
+    const out = new Array<Decision>(group.items.length);
+    const put = (part: Part, decisions: readonly Decision[]): void => {
+      (part.indexes ?? []).forEach((itemIndex, j) => {
+        out[itemIndex] = decisions[j];
+      });
+    };
+    const failure = settled.find((s) => s.status === "rejected");
+    const admitted = settled.map((s) => s.status === "fulfilled" && s.value.every((d) => d.allowed));
+    if (group.op !== "consume" || (failure === undefined && admitted.every(Boolean))) {
+      if (failure !== undefined) throw failure.reason;
+      parts.forEach((part, k) => {
+        put(part, (settled[k] as PromiseFulfilledResult<Decision[]>).value);
+      });
+      return out;
+    }
+    const rollbacks = await Promise.allSettled(
+      parts.map(async (part, k) => {
+        const result = settled[k];
+        if (result.status === "rejected") return;
+        if (!admitted[k]) {
+          put(part, result.value.map(denied));
+          return;
+        }
+        const partItems = (part.indexes ?? []).map((i) => group.items[i]);
+        await Promise.all(
+          partItems.map((item, j) => {
+            const leases = result.value[j].leases;
+            return leases === undefined || Object.keys(leases).length === 0
+              ? undefined
+              : this.#submit({ op: "release", items: [item], now: group.now, leases });
+          }),
+        );
+        put(part, (await this.#submit({ op: "refund", items: partItems, now: group.now })).map(denied));
+      }),
+    );
+    if (failure !== undefined) throw failure.reason;
+    const rollbackFailure = rollbacks.find((r) => r.status === "rejected");
+    if (rollbackFailure !== undefined) throw rollbackFailure.reason;
+    return out;
+  }
+
+  /** Sends one node's groups as one script call; re-routes them on a cluster or connection error. */
+  #send(pending: readonly PendingGroup[], attempt: number): void {
+    const groups = pending.map((p) => p.group);
+    let batch: EncodedBatch;
+    try {
+      batch = encodeBatch(groups, this.#keysOf, this.#margin);
+    } catch (error) {
+      for (const p of pending) p.reject(error);
+      return;
+    }
+    this.#track(
+      sendClusterBatch(this.#client, this.#script, batch).then(
+        (reply) => {
+          let decisions: Decision[][];
+          try {
+            decisions = decodeBatch(reply, groups);
+          } catch (error) {
+            const failure = new StoreUnavailableError("redis", (error as Error).message, error);
+            for (const p of pending) p.reject(failure);
+            return;
+          }
+          for (let i = 0; i < pending.length; i++) pending[i].resolve(decisions[i]);
+        },
+        (error: unknown) => this.#failed(pending, attempt, error),
+      ),
+    );
+  }
+
+  /** Retries `pending` after refreshing the slot table and a short wait, or rejects them when out of tries. */
+  async #failed(pending: readonly PendingGroup[], attempt: number, error: unknown): Promise<void> {
+    if (attempt < this.#retries && this.#client.status !== "end" && isRetryableClusterError(error)) {
+      await this.#refresh();
+      await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+      this.dispatch(pending, attempt + 1);
+      return;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    const failure = new StoreUnavailableError("redis", message, error);
+    for (const p of pending) p.reject(failure);
+  }
+
+  /** Reloads the slot table; resolves when done, failed, or after 5 s, whichever comes first. */
+  #refresh(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 5000);
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      try {
+        this.#client.refreshSlotsCache(done);
+      } catch {
+        done();
+      }
+    });
+  }
+
+  #track(promise: Promise<unknown>): void {
+    this.#inFlight.add(promise);
+    const forget = (): void => {
+      this.#inFlight.delete(promise);
+    };
+    promise.then(forget, forget);
+  }
+}
+
+/**
+ * The decision of an item denied because another node's items were: its own statuses as reported (the memory
+ * store's convention for an item that would have passed alone), denied at the top level, no leases.
+ */
+function denied(d: Decision): Decision {
+  if (!d.allowed && d.leases === undefined) return d;
+  return Object.freeze({
+    policy: d.policy,
+    allowed: false,
+    limit: d.limit,
+    remaining: d.remaining,
+    resetAfterMs: d.resetAfterMs,
+    retryAfterMs: d.retryAfterMs,
+    state: "throttled",
+    periodMs: d.periodMs,
+    reason: d.reason,
+    leases: undefined,
+    policies: d.policies,
+  });
+}

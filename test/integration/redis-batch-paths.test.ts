@@ -1,0 +1,180 @@
+// The paths of apply.lua over coalesced batches: many concurrent calls on a few identities (so a batch names the
+// same key many times), sets of one limit of every small-state algorithm and sets of two (the fast and the
+// small-state paths), with denials, warnings, backwards clocks, and some batches that mix in peeks, refunds,
+// resets and other limit sets (so the fast path gives up and the general path redoes the batch). Every decision must equal the reference store's, and after
+// each round the stored state must be byte for byte the one sequential unbatched calls leave, with a TTL no
+// longer than the unbatched one's.
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLimitSet, type LimitSet } from "../../src/algorithms/limit-set.js";
+import type { Decision } from "../../src/core/decision.js";
+import { type LimitSpecInput, parseLimitSpec } from "../../src/core/limit-spec.js";
+import { type RedisStore, redisStore } from "../../src/stores/redis/index.js";
+import type { StoreOp } from "../../src/stores/store.js";
+import { ReferenceStore } from "../../src/testing/index.js";
+import { getSharedRedis, uniqueKeyPrefix } from "../support/redis-env.js";
+
+const T0 = 1_700_000_000_000;
+
+let client: Redis;
+beforeAll(async () => {
+  client = new Redis((await getSharedRedis()).url);
+});
+afterAll(() => {
+  client.disconnect();
+});
+
+/** mulberry32: a small seeded generator. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function plain(d: Decision) {
+  return {
+    policy: d.policy,
+    allowed: d.allowed,
+    remaining: d.remaining,
+    resetAfterMs: d.resetAfterMs,
+    retryAfterMs: d.retryAfterMs,
+    state: d.state,
+    leases: d.leases,
+    policies: d.policies.map((p) => ({ ...p })),
+  };
+}
+
+const CASES: readonly { name: string; limits: LimitSpecInput[]; seed: number }[] = [
+  { name: "gcra", limits: [{ algorithm: "gcra", limit: 5, periodMs: 1000, burst: 4 }], seed: 21 },
+  {
+    name: "token_bucket",
+    limits: [{ algorithm: "token_bucket", limit: 4, periodMs: 1000, burst: 6 }],
+    seed: 22,
+  },
+  { name: "leaky_bucket", limits: [{ algorithm: "leaky_bucket", limit: 3, periodMs: 900 }], seed: 23 },
+  { name: "fixed_window", limits: [{ algorithm: "fixed_window", limit: 6, periodMs: 1000 }], seed: 24 },
+  { name: "sliding_window", limits: [{ algorithm: "sliding_window", limit: 6, periodMs: 1000 }], seed: 25 },
+  {
+    name: "token_bucket + fixed_window",
+    limits: [
+      { algorithm: "token_bucket", limit: 10, periodMs: 1000, burst: 5 },
+      { algorithm: "fixed_window", limit: 12, periodMs: 2000 },
+    ],
+    seed: 26,
+  },
+  {
+    name: "gcra + sliding_window + leaky_bucket",
+    limits: [
+      { algorithm: "gcra", limit: 8, periodMs: 1000, burst: 3 },
+      { algorithm: "sliding_window", limit: 10, periodMs: 1500 },
+      { algorithm: "leaky_bucket", limit: 6, periodMs: 1000, burst: 4 },
+    ],
+    seed: 27,
+  },
+];
+
+const KEYS = ["a", "b", "c"];
+
+describe("redis store: coalesced batches take the fast or the general path with the same results", () => {
+  for (const c of CASES) {
+    it(`${c.name}: 60 rounds of up to 40 concurrent calls on ${KEYS.length} identities`, async () => {
+      const batched: RedisStore = redisStore({
+        client,
+        clock: "client",
+        prefix: uniqueKeyPrefix(`paths-b-${c.name}`).slice(0, -1),
+        ttlMarginMs: 60_000,
+      });
+      const single: RedisStore = redisStore({
+        client,
+        clock: "client",
+        batch: false,
+        prefix: uniqueKeyPrefix(`paths-s-${c.name}`).slice(0, -1),
+        ttlMarginMs: 60_000,
+      });
+      const reference = new ReferenceStore();
+      const specs = c.limits.map((l, i) => parseLimitSpec({ name: `p${i}`, ...l }));
+      const one = createLimitSet("ns", specs);
+      // The first limit with another number (the same key), and the set with one more limit.
+      const other = createLimitSet("ns", [
+        parseLimitSpec({ name: "p0", ...c.limits[0], limit: 2 }),
+        ...specs.slice(1),
+      ]);
+      const two = createLimitSet("ns", [
+        ...specs,
+        parseLimitSpec({ name: "q", algorithm: "gcra", limit: 8, periodMs: 1000 }),
+      ]);
+      const whole = c.limits.some(
+        (l) => !["gcra", "token_bucket", "leaky_bucket"].includes(l.algorithm ?? "gcra"),
+      );
+      const rnd = prng(c.seed);
+      const int = (lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
+      let t = T0;
+
+      for (let round = 0; round < 60; round++) {
+        const mixed = rnd() < 0.3; // a batch the fast path hands to the general path
+        const calls: { op: StoreOp; set: LimitSet; key: string; cost: number; now: number }[] = [];
+        const n = int(1, 40);
+        for (let i = 0; i < n; i++) {
+          const g = rnd();
+          if (g < 0.5) t += 0;
+          else if (g < 0.8) t += rnd() * 150;
+          else if (g < 0.9) t -= int(1, 300);
+          else t += int(300, 1500);
+          const r = rnd();
+          const cost =
+            r < 0.1 ? 0 : r < 0.15 ? 9 : !whole && r < 0.35 ? [0.5, 1.5, 1 / 3][int(0, 2)] : int(1, 3);
+          let op: StoreOp = "consume";
+          let set = one;
+          if (mixed) {
+            const m = rnd();
+            if (m < 0.15) op = "peek";
+            else if (m < 0.25) op = "refund";
+            else if (m < 0.3) op = "reset";
+            else if (m < 0.4) set = two;
+            else if (m < 0.45) set = other;
+          }
+          calls.push({
+            op,
+            set,
+            key: KEYS[int(0, KEYS.length - 1)],
+            cost: op === "reset" ? 0 : cost,
+            now: t,
+          });
+        }
+        const concurrent = await Promise.all(
+          calls.map((x) => batched.apply([{ limits: x.set, key: x.key, cost: x.cost }], x.op, x.now)),
+        );
+        for (let i = 0; i < calls.length; i++) {
+          const x = calls[i];
+          const items = [{ limits: x.set, key: x.key, cost: x.cost }];
+          const want = await reference.apply(items, x.op, x.now);
+          const alone = await single.apply(items, x.op, x.now);
+          const where = `round ${round} call ${i} (${x.op} ${x.cost} of ${x.key} at +${x.now - T0}, ${calls.length} calls${mixed ? ", mixed" : ""})`;
+          expect(concurrent[i].map(plain), where).toEqual(want.map(plain));
+          expect(alone.map(plain), where).toEqual(want.map(plain));
+        }
+        for (const key of KEYS) {
+          for (const [i, k] of batched.keysOf(two, key).entries()) {
+            const k2 = single.keysOf(two, key)[i];
+            const [got, want] = await Promise.all([client.getBuffer(k), client.getBuffer(k2)]);
+            expect(got?.toString("hex"), `round ${round}: state of ${key} (${k})`).toEqual(
+              want?.toString("hex"),
+            );
+            if (want !== null) {
+              const [ttl, ttl2] = await Promise.all([client.pttl(k), client.pttl(k2)]);
+              expect(ttl, `round ${round}: TTL of ${key}`).toBeGreaterThan(0);
+              expect(ttl, `round ${round}: TTL of ${key}`).toBeLessThanOrEqual(ttl2 + 50);
+            }
+          }
+        }
+      }
+      await batched.close();
+      await single.close();
+    });
+  }
+});
