@@ -12,6 +12,12 @@
  * - `${domain}/${rule.id}/rate` and `…/rate2` — the traffic counters of a dynamic rule (see {@link RATE_SCHEME}).
  * A reload that keeps a rule id keeps these names, so the store keeps (clamps, migrates) the state.
  *
+ * **Limits per identity without the identity string.** Each rule state resolves ahead what `effectiveLimits` can
+ * answer: the rule's own limits and each tier's (with their sets). When no override can apply to a rule, a check
+ * finds the tier by the identity entry's *value* in a per-identity-key index of `config.identities` (holding only
+ * the tiers some rule defines), so it neither builds `user:42` nor calls `effectiveLimits`; rules that overrides
+ * may apply to keep the exact `effectiveLimits` path.
+ *
  * **Delay (shaping).** A `delay` rule does not use its limits as written: each limit `L per P` with burst `B`
  * becomes a GCRA limit with the same rate (`T = P / L`) and the burst extended by `maxDelayMs / T`. A request is
  * admitted when its slot under the original limit is at most `maxDelayMs` away, and its wait is
@@ -29,9 +35,14 @@ import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
 import { type Decision, decisionOf } from "../core/decision.js";
 import { ConfigError } from "../core/errors.js";
 import { type AlgorithmId, type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
-import { compileOverrides, type EffectiveLimits, type OverrideIndex } from "../rules/effective-limits.js";
+import {
+  compileOverrides,
+  type EffectiveLimits,
+  type LimitSource,
+  type OverrideIndex,
+} from "../rules/effective-limits.js";
 import { type CompiledRules, compileRules } from "../rules/matcher.js";
-import type { Rule, SluiceConfig } from "../rules/rule.js";
+import type { Descriptor, Rule, SluiceConfig } from "../rules/rule.js";
 import type { Store, SyncStore } from "../stores/store.js";
 
 /**
@@ -72,23 +83,69 @@ export interface SetEntry {
   consume: ((key: string, cost: number, nowMs: number) => Decision) | undefined;
 }
 
+/** The limits one check applies for one descriptor: where they came from, and their set (none when unlimited). */
+export interface Resolved {
+  /** Which mechanism supplied the limits. */
+  readonly source: LimitSource;
+  /** The limits as configured, or `"unlimited"`. */
+  readonly limits: readonly LimitSpec[] | "unlimited";
+  /** The entry the store applies; undefined exactly when `limits` is `"unlimited"`. */
+  readonly entry: SetEntry | undefined;
+}
+
+/**
+ * The tier of each identity value, by identity key, as a tier number (the position in `tierNames`):
+ * `index.get("user")?.get("42")` is the number of the tier of `user:42` in `config.identities`, so a check finds
+ * it without building the `key:value` string. Only the tiers that some rule of that identity key defines are held
+ * (`tiersByKey`): an identity of any other tier gets the rule's own limits anyway, so it needs no entry (with the
+ * common "one default tier for most identities", the index is small).
+ */
+function tierIndexOf(
+  identities: ReadonlyMap<string, string>,
+  tiersByKey: ReadonlyMap<string, ReadonlySet<string>>,
+  tierNames: readonly string[],
+): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
+  if (tiersByKey.size === 0) return out;
+  for (const k of tiersByKey.keys()) out.set(k, new Map());
+  for (const [identity, tier] of identities) {
+    // `${key}:${value}` for every split at a ":" whose left side is a key in use (a key may hold ":" too).
+    for (let p = identity.indexOf(":"); p !== -1; p = identity.indexOf(":", p + 1)) {
+      const key = identity.slice(0, p);
+      if (tiersByKey.get(key)?.has(tier) === true)
+        out.get(key)?.set(identity.slice(p + 1), tierNames.indexOf(tier));
+    }
+  }
+  return out;
+}
+
 /** Per-rule compiled state: namespaces, set caches, and where its items go. */
 export class RuleState {
   /** `${domain}/${rule.id}`. */
   readonly ns: string;
   /** The rule's own limits (undefined when unlimited). */
   readonly own: SetEntry | undefined;
-  /**
-   * The effective limits of every identity when nothing can vary them (no tiers, no override that can apply to
-   * this rule), so checks skip the lookups; undefined otherwise.
-   */
-  readonly fixed: EffectiveLimits | undefined;
   /** For a `blocked` rule, its decision: denied, nothing remaining, never passes (`retryAfterMs` Infinity). */
   readonly blockedDecision: Decision | undefined;
   /** A dynamic rule's count of the current window (see {@link RATE_SCHEME}). */
   readonly rateCurrent: LimitSet | undefined;
   /** A dynamic rule's count of the previous and current windows together (see {@link RATE_SCHEME}). */
   readonly rateTwo: LimitSet | undefined;
+  /**
+   * Position of the identity entry in the rule's match list (and so in a matched descriptor), or -1: the first
+   * entry whose key is `rule.identityKey`, as the matcher's `identity`.
+   */
+  readonly identityIndex: number;
+  /** Whether a single descriptor of this rule takes the engine's hot path: neither shadow, dynamic nor blocked. */
+  readonly simple: boolean;
+  /** The resolved limits of every identity when they cannot vary (see {@link RuleState.resolve}). */
+  readonly #fixedLimits: Resolved | undefined;
+  /** The rule's own limits, resolved; undefined when they cannot be resolved ahead (no set for them). */
+  readonly #ruleLimits: Resolved | undefined;
+  /** Each tier the rule defines, resolved, by tier number (see `tierIndexOf`); undefined for the others. */
+  readonly #tierLimits: (Resolved | undefined)[] = [];
+  /** The tier number of each identity value of this rule's identity key, when tiers matter; else undefined. */
+  readonly #tierOf: ReadonlyMap<string, number> | undefined;
   readonly #tiers = new Map<string, SetEntry>();
   readonly #overrides = new Map<string, SetEntry>();
   readonly #other = new WeakMap<readonly LimitSpec[], SetEntry>();
@@ -102,7 +159,11 @@ export class RuleState {
     /** `target` when it has a synchronous path. */
     readonly targetSync: SyncStore | undefined,
     /** Whether some override of the configuration may apply to this rule. */
-    overridable: boolean,
+    readonly overridable: boolean,
+    /** The configuration's tier index (see `tierIndexOf`); holds this rule's identity key when it has tiers. */
+    tierIndex: ReadonlyMap<string, ReadonlyMap<string, number>>,
+    /** The tier names the index numbers. */
+    tierNames: readonly string[],
   ) {
     this.ns = `${rule.domain}/${rule.id}`;
     const path = `rules[${index}]`;
@@ -120,15 +181,37 @@ export class RuleState {
         this.#tiers.set(tier, this.#entry(`${this.ns}/tier:${tier}`, limits, `${path}.tiers.${tier}`));
       }
     }
-    this.fixed =
-      this.#tiers.size === 0 && Object.keys(rule.tiers).length === 0 && !overridable
-        ? Object.freeze({
-            source: "rule" as const,
-            limits: rule.unlimited ? ("unlimited" as const) : rule.limits,
-            tier: undefined,
-            expiresAtMs: undefined,
-          })
+    const hasTiers = Object.keys(rule.tiers).length > 0;
+    let identityIndex = -1;
+    if (rule.identityKey !== undefined) {
+      for (let i = 0; i < rule.match.length && identityIndex === -1; i++)
+        if (rule.match[i].key === rule.identityKey) identityIndex = i;
+    }
+    this.identityIndex = identityIndex;
+    this.simple =
+      rule.behaviour !== "shadow" && rule.dynamic === undefined && this.blockedDecision === undefined;
+    // Resolved ahead exactly as effectiveLimits would resolve them (see resolve()).
+    this.#ruleLimits = rule.unlimited
+      ? Object.freeze({ source: "rule" as const, limits: "unlimited" as const, entry: undefined })
+      : this.own === undefined
+        ? undefined
+        : Object.freeze({ source: "rule" as const, limits: rule.limits, entry: this.own });
+    for (let t = 0; t < tierNames.length; t++) {
+      const tier = tierNames[t];
+      if (!Object.hasOwn(rule.tiers, tier)) {
+        this.#tierLimits.push(undefined);
+        continue;
+      }
+      const limits = rule.tiers[tier];
+      const entry = limits === "unlimited" ? undefined : this.#tiers.get(tier);
+      this.#tierLimits.push(Object.freeze({ source: "tier" as const, limits, entry }));
+    }
+    // Without an identity entry, or without tiers and overrides, every identity gets the rule's own limits.
+    this.#fixedLimits =
+      this.blockedDecision === undefined && (identityIndex === -1 || (!hasTiers && !overridable))
+        ? this.#ruleLimits
         : undefined;
+    this.#tierOf = hasTiers && rule.identityKey !== undefined ? tierIndex.get(rule.identityKey) : undefined;
     if (rule.dynamic !== undefined) {
       const w = rule.dynamic.windowMs;
       const max = Number.MAX_SAFE_INTEGER;
@@ -155,6 +238,25 @@ export class RuleState {
         false,
       );
     }
+  }
+
+  /**
+   * The limits of the identity of `desc` (a descriptor this rule matched), as `effectiveLimits` resolves them,
+   * without building the identity's `key:value` string: the tier is looked up by value in the rule's tier index.
+   * Undefined when an override may apply, or for a blocked rule: the caller then uses `effectiveLimits`.
+   */
+  resolve(desc: Descriptor): Resolved | undefined {
+    const fixed = this.#fixedLimits;
+    if (fixed !== undefined) return fixed;
+    if (this.overridable || this.blockedDecision !== undefined || this.identityIndex === -1) return undefined;
+    const tier = this.#tierOf?.get(desc[this.identityIndex].value);
+    return (tier === undefined ? undefined : this.#tierLimits[tier]) ?? this.#ruleLimits;
+  }
+
+  /** The resolved form of `eff`, limits computed by `effectiveLimits` for `identity`. */
+  resolvedOf(eff: EffectiveLimits, identity: string | undefined): Resolved {
+    if (eff.limits === "unlimited") return { source: eff.source, limits: "unlimited", entry: undefined };
+    return { source: eff.source, limits: eff.limits, entry: this.entryFor(eff, identity) };
   }
 
   /** The entry for `eff` (not unlimited) of `identity`: own, tier or override, built once and cached. */
@@ -320,6 +422,8 @@ export interface CompiledConfig {
   readonly overrides: OverrideIndex;
   /** Per rule, its compiled state. */
   readonly states: ReadonlyMap<Rule, RuleState>;
+  /** The same states by position in `config.rules` (the matcher's `find`). */
+  readonly stateAt: readonly RuleState[];
   /** Whether any rule replaces another (skips the replaces pass otherwise). */
   readonly anyReplaces: boolean;
   /** Version number (1 for the first configuration). */
@@ -348,6 +452,27 @@ export function compileConfig(
   const states = new Map<Rule, RuleState>();
   const ids = new Set<string>();
   let anyReplaces = false;
+  // Overrides that may apply to every rule, and rule ids named by some override.
+  let genericOverride = false;
+  const overridden = new Set<string>();
+  for (const o of config.overrides) {
+    if (o.rule === undefined) genericOverride = true;
+    else overridden.add(o.rule);
+  }
+  const tiersByKey = new Map<string, Set<string>>();
+  for (const rule of config.rules) {
+    const tiers = Object.keys(rule.tiers);
+    if (rule.identityKey === undefined || tiers.length === 0) continue;
+    let set = tiersByKey.get(rule.identityKey);
+    if (set === undefined) {
+      set = new Set();
+      tiersByKey.set(rule.identityKey, set);
+    }
+    for (const t of tiers) set.add(t);
+  }
+  const tierNames = [...new Set([...tiersByKey.values()].flatMap((set) => [...set]))];
+  const tierIndex = tierIndexOf(config.identities, tiersByKey, tierNames);
+  const stateAt: RuleState[] = [];
   config.rules.forEach((rule, i) => {
     const key = `${rule.domain}\u0000${rule.id}`;
     if (ids.has(key)) {
@@ -361,13 +486,15 @@ export function compileConfig(
     ids.add(key);
     if (rule.replaces.length > 0) anyReplaces = true;
     const { store, sync } = targetOf(rule);
-    const overridable = config.overrides.some((o) => o.rule === undefined || o.rule === rule.id);
-    states.set(rule, new RuleState(rule, i, store, sync, overridable));
+    const overridable = genericOverride || overridden.has(rule.id);
+    const state = new RuleState(rule, i, store, sync, overridable, tierIndex, tierNames);
+    states.set(rule, state);
+    stateAt.push(state);
   });
   config.overrides.forEach((o, i) => {
     if (o.limits !== "unlimited") {
       wrap(`overrides[${i}].limits`, () => createLimitSet(`override:${o.identity}`, o.limits as LimitSpec[]));
     }
   });
-  return Object.freeze({ config, rules, overrides, states, anyReplaces, version, loadedAtMs });
+  return Object.freeze({ config, rules, overrides, states, stateAt, anyReplaces, version, loadedAtMs });
 }

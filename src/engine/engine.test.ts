@@ -1,9 +1,11 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { LimitSet } from "../algorithms/limit-set.js";
 import type { Decision } from "../core/decision.js";
 import { StoreUnavailableError } from "../core/errors.js";
 import { type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
 import { ManualClock } from "../core/manual-clock.js";
+import { effectiveLimits } from "../rules/effective-limits.js";
 import { parseConfig } from "../rules/load-config.js";
 import type { Descriptor, SluiceConfig } from "../rules/rule.js";
 import { any, exact, makeConfig, makeOverride, makeRule, makeRules, path } from "../rules/testing-rules.js";
@@ -108,7 +110,8 @@ describe("engine — matching and counting", () => {
     expect(r.allowed).toBe(true);
     expect(r.descriptors.map((d) => d.match?.rule.id)).toEqual(["health", "per-user", "per-endpoint"]);
     expect(r.descriptors[1]).toMatchObject({ code: "OK", source: "rule", decision: { remaining: 2 } });
-    expect(r.descriptors[1].match?.counterKey).toBe("user=42");
+    // One variable entry: its value is the key (the rule's namespace keeps it apart from other rules').
+    expect(r.descriptors[1].match?.counterKey).toBe("42");
     // The path pattern is shared: every order endpoint counts together.
     expect(r.descriptors[2].match?.counterKey).toBe("endpoint=/orders/*");
     expect(r.decision).toMatchObject({ allowed: true, policy: "orders", remaining: 1 });
@@ -323,6 +326,105 @@ describe("engine — tiers and overrides", () => {
       source: "tier",
       decision: { policy: "premium", remaining: 4 },
     });
+  });
+});
+
+describe("engine — limits resolved as effectiveLimits resolves them", () => {
+  // Tiers and overrides are looked up without building the identity string (by identity key, then value); this
+  // checks that every check still reports the source and limits effectiveLimits gives, on both the one-descriptor
+  // path and the general one, with identity keys holding ":", tiers no rule defines, unlimited tiers and rules,
+  // rule-specific and generic overrides, expired ones.
+  const lim = (name: string, limit: number) =>
+    spec({ name, algorithm: "fixed_window", limit, periodMs: 60_000 });
+  const tierName = fc.constantFrom("gold", "silver", "bronze");
+  const tierLimits = fc.oneof(
+    fc.constant("unlimited" as const),
+    fc.integer({ min: 1, max: 9 }).map((n) => [lim("t", n)]),
+  );
+  const keyName = fc.constantFrom("user", "a:b", "a");
+  const valueText = fc.constantFrom("1", "2", "b:1", "x", "");
+  const ruleArb = fc.record({
+    key: keyName,
+    second: fc.boolean(),
+    tiers: fc.dictionary(tierName, tierLimits, { maxKeys: 3 }),
+    unlimited: fc.boolean(),
+    noIdentity: fc.boolean(),
+  });
+  const identityArb = fc.tuple(keyName, valueText, fc.constantFrom("gold", "silver", "bronze", "none"));
+  const overrideArb = fc.record({
+    key: keyName,
+    value: valueText,
+    rule: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+    expired: fc.boolean(),
+    unlimited: fc.boolean(),
+  });
+
+  it("reports the same source and limits for every identity", () => {
+    fc.assert(
+      fc.property(
+        fc.array(ruleArb, { minLength: 1, maxLength: 4 }),
+        fc.array(identityArb, { maxLength: 8 }),
+        fc.array(overrideArb, { maxLength: 3 }),
+        fc.array(fc.tuple(fc.nat(), valueText), { minLength: 1, maxLength: 6 }),
+        (ruleInputs, ids, overrideInputs, queries) => {
+          const rules = ruleInputs.map((r, i) =>
+            makeRule({
+              id: `r${i}`,
+              domain: "api",
+              // Distinct entry counts keep the rules apart: rule i matches descriptors of i + 1 entries.
+              match: [
+                any(r.key),
+                ...Array.from({ length: i }, (_, j) => (r.second ? any(`k${j}`) : exact(`k${j}`, "v"))),
+              ],
+              ...(r.noIdentity ? { identityKey: undefined } : {}),
+              unlimited: r.unlimited,
+              limits: r.unlimited ? [] : [lim("rule", 5)],
+              tiers: r.tiers,
+            }),
+          );
+          const config = makeConfig({
+            rules,
+            identities: new Map(ids.map(([k, v, t]) => [`${k}:${v}`, t])),
+            overrides: overrideInputs.map((o) =>
+              makeOverride({
+                identity: `${o.key}:${o.value}`,
+                rule: o.rule === undefined ? undefined : `r${o.rule}`,
+                limits: o.unlimited ? "unlimited" : [lim("override", 3)],
+                expiresAtMs: o.expired ? T0 - 1 : undefined,
+              }),
+            ),
+          });
+          const { engine } = setup(config);
+          const descriptorOf = (n: number, value: string): Descriptor => {
+            const r = ruleInputs[n];
+            return [
+              { key: r.key, value },
+              ...Array.from({ length: n }, (_, j) => ({ key: `k${j}`, value: "v" })),
+            ];
+          };
+          const want = (n: number, value: string) => {
+            const rule = rules[n];
+            const identity = rule.identityKey === undefined ? undefined : `${rule.identityKey}:${value}`;
+            const eff = effectiveLimits(config, rule, identity, T0);
+            return { source: eff.source, limits: eff.limits };
+          };
+          for (const [pick, value] of queries) {
+            const n = pick % rules.length;
+            const one = engine.checkSync({ domain: "api", descriptors: [descriptorOf(n, value)], cost: 0 });
+            const got = one.descriptors[0];
+            expect({ source: got.source, limits: got.limits }).toEqual(want(n, value));
+          }
+          // The general path (several descriptors at once).
+          const many = queries.map(([pick, value]) => descriptorOf(pick % rules.length, value));
+          const all = engine.checkSync({ domain: "api", descriptors: many, cost: 0 });
+          queries.forEach(([pick, value], i) => {
+            const got = all.descriptors[i];
+            expect({ source: got.source, limits: got.limits }).toEqual(want(pick % rules.length, value));
+          });
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 

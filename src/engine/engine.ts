@@ -67,13 +67,19 @@ import { InvalidArgumentError, SluiceError } from "../core/errors.js";
 import type { LimitSpec } from "../core/limit-spec.js";
 import { ceilMs } from "../core/time-math.js";
 import { dynamicLimit } from "../rules/dynamic-limit.js";
-import { type EffectiveLimits, effectiveLimits, type LimitSource } from "../rules/effective-limits.js";
+import { effectiveLimits, type LimitSource } from "../rules/effective-limits.js";
 import type { RuleMatch } from "../rules/matcher.js";
 import type { Descriptor, Rule, RuleFailurePolicy, SluiceConfig } from "../rules/rule.js";
 import { type MemoryStore, memoryStore } from "../stores/memory/memory-store.js";
 import { type ResilientOptions, ResilientStore, resilientStore } from "../stores/resilient-store.js";
 import { isSyncStore, type Store, type StoreItem, type SyncStore } from "../stores/store.js";
-import { type CompiledConfig, compileConfig, type RuleState, type SetEntry } from "./engine-compile.js";
+import {
+  type CompiledConfig,
+  compileConfig,
+  type Resolved,
+  type RuleState,
+  type SetEntry,
+} from "./engine-compile.js";
 import { Emitter, IdempotencyRecords, validateRequest } from "./engine-support.js";
 
 export { RATE_SCHEME } from "./engine-compile.js";
@@ -259,7 +265,7 @@ class Item implements StoreItem {
     readonly index: number,
     readonly rs: RuleState,
     public entry: SetEntry,
-    readonly eff: EffectiveLimits,
+    readonly source: LimitSource,
     readonly match: RuleMatch,
   ) {}
 }
@@ -307,10 +313,26 @@ function notEvaluated(it: Item): DescriptorResult {
     code: "OK",
     match: it.match,
     limits: it.entry.specs,
-    source: it.eff.source,
+    source: it.source,
     shadowed: false,
     delayMs: 0,
   };
+}
+
+/**
+ * The limits of matched descriptor `desc` under rule state `rs`: resolved ahead by the rule state (no override
+ * can apply), else by `effectiveLimits` from the identity string.
+ */
+function resolveLimits(
+  c: CompiledConfig,
+  rs: RuleState,
+  m: RuleMatch,
+  desc: Descriptor,
+  nowMs: number,
+): Resolved {
+  const r = rs.resolve(desc);
+  if (r !== undefined) return r;
+  return rs.resolvedOf(effectiveLimits(c.config, rs.rule, m.identity, nowMs, c.overrides), m.identity);
 }
 
 /** Throws when fractional `cost` (named `field`) is not allowed for `entry` of `rule`. */
@@ -567,7 +589,10 @@ class SluiceEngine implements Engine {
 
   /**
    * The hot path: one descriptor whose rule is neither shadow nor dynamic, on a synchronous store — no plan, no
-   * item, one bound store call. Undefined when the general path must decide (it matches again; those are rare).
+   * item, one bound store call. The rule's state is found by its position (`find`), its limits without the
+   * identity string when no override can apply (`RuleState.resolve`), and the counter key is, for a rule with one
+   * variable entry, the caller's value string itself. Undefined when the general path must decide (it matches
+   * again; those are rare).
    */
   #oneSync(
     sync: SyncStore,
@@ -575,39 +600,42 @@ class SluiceEngine implements Engine {
     request: CheckRequest,
     nowMs: number,
   ): CheckResult | undefined {
-    const m = c.rules.match(request.domain, request.descriptors[0]);
-    if (m === undefined) return this.#answer([NO_MATCH], NO_LIMIT_DECISION, true, 0);
-    const rule = m.rule;
-    const rs = c.states.get(rule) as RuleState;
-    if (rule.behaviour === "shadow" || rs.rateCurrent !== undefined || rs.blockedDecision !== undefined) {
-      return undefined;
-    }
-    const eff = rs.fixed ?? effectiveLimits(c.config, rule, m.identity, nowMs, c.overrides);
-    if (eff.limits === "unlimited") {
+    const desc = request.descriptors[0];
+    const index = c.rules.find(request.domain, desc);
+    if (index === -1) return this.#answer([NO_MATCH], NO_LIMIT_DECISION, true, 0);
+    const rs = c.stateAt[index];
+    if (!rs.simple) return undefined;
+    const m = c.rules.matchAt(index, desc);
+    const res = resolveLimits(c, rs, m, desc, nowMs);
+    const entry = res.entry;
+    if (entry === undefined) {
       const r: DescriptorResult = {
         code: "OK",
         match: m,
         limits: "unlimited",
-        source: eff.source,
+        source: res.source,
         shadowed: false,
         delayMs: 0,
       };
       return this.#answer([r], NO_LIMIT_DECISION, true, 0);
     }
-    const entry = rs.entryFor(eff, m.identity);
     const costs = request.costs;
     const cost = (costs === undefined ? undefined : costs[0]) ?? request.cost ?? 1;
     if (!Number.isInteger(cost))
-      checkFractional(entry, rule, cost, costs?.[0] === undefined ? "cost" : "costs[0]");
-    entry.consume ??= sync.bindSync(entry.set);
-    const d = entry.consume(m.counterKey, cost, nowMs);
+      checkFractional(entry, rs.rule, cost, costs?.[0] === undefined ? "cost" : "costs[0]");
+    let consume = entry.consume;
+    if (consume === undefined) {
+      consume = sync.bindSync(entry.set);
+      entry.consume = consume;
+    }
+    const d = consume(m.counterKey, cost, nowMs);
     const allowed = d.allowed;
     const delayMs = allowed && entry.delayBaseMs !== undefined ? delayOf(entry, d) : 0;
     const r: DescriptorResult = {
       code: allowed ? "OK" : "OVER_LIMIT",
       match: m,
       limits: entry.specs,
-      source: eff.source,
+      source: res.source,
       decision: d,
       shadowed: false,
       delayMs,
@@ -732,23 +760,23 @@ class SluiceEngine implements Engine {
         };
         continue;
       }
-      const eff = rs.fixed ?? effectiveLimits(c.config, rule, m.identity, nowMs, c.overrides);
-      if (eff.limits === "unlimited") {
+      const res = resolveLimits(c, rs, m, descriptors[i], nowMs);
+      const entry = res.entry;
+      if (entry === undefined) {
         results[i] = {
           code: "OK",
           match: m,
           limits: "unlimited",
-          source: eff.source,
+          source: res.source,
           shadowed: false,
           delayMs: 0,
         };
         continue;
       }
-      const entry = rs.entryFor(eff, m.identity);
       const cost = costs === undefined ? defaultCost : (costs[i] ?? defaultCost);
       if (!Number.isInteger(cost))
         checkFractional(entry, rule, cost, costs?.[i] === undefined ? "cost" : `costs[${i}]`);
-      const item = new Item(entry.set, m.counterKey, cost, i, rs, entry, eff, m);
+      const item = new Item(entry.set, m.counterKey, cost, i, rs, entry, res.source, m);
       if (rs.rateCurrent !== undefined && rs.rateTwo !== undefined) {
         item.rates = [
           { limits: rs.rateCurrent, key: m.counterKey, cost },
@@ -858,7 +886,7 @@ class SluiceEngine implements Engine {
         code: own ? "OK" : "OVER_LIMIT",
         match: it.match,
         limits: it.entry.specs,
-        source: it.eff.source,
+        source: it.source,
         decision: d,
         shadowed: false,
         delayMs: delay,
@@ -875,7 +903,7 @@ class SluiceEngine implements Engine {
         code: "OK",
         match: it.match,
         limits: it.entry.specs,
-        source: it.eff.source,
+        source: it.source,
         decision: d,
         shadowed: !own,
         delayMs: 0,

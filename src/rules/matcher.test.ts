@@ -313,18 +313,35 @@ describe("structure", () => {
 describe("counterKey and identity", () => {
   const key = (rules: Rule[], desc: Descriptor) => compileRules(rules).match("default", desc)?.counterKey;
 
-  it("is the entries as key=value joined by |", () => {
+  it("with one variable entry, is that entry's value itself: the very string passed", () => {
     const rules = makeRules([{ match: [any("user"), exact("endpoint", "/x")] }]);
-    expect(key(rules, d(["user", "42"], ["endpoint", "/x"]))).toBe("user=42|endpoint=/x");
+    const value = ["4", "2"].join(""); // a string object of its own
+    const got = key(rules, d(["user", value], ["endpoint", "/x"]));
+    expect(got).toBe("42");
+    expect(Object.is(got, value)).toBe(true);
+  });
+
+  it("with one variable entry, prepends % to the empty value and to values starting with %", () => {
+    const rules = makeRules([{ match: [any("user")] }]);
+    expect(key(rules, d(["user", ""]))).toBe("%");
+    expect(key(rules, d(["user", "%"]))).toBe("%%");
+    expect(key(rules, d(["user", "%41"]))).toBe("%%41");
+    expect(key(rules, d(["user", "a%"]))).toBe("a%");
+    expect(key(rules, d(["user", "a|b=c"]))).toBe("a|b=c");
+  });
+
+  it("with no variable entry, is the entries as key=value joined by | (one counter per rule)", () => {
+    const rules = makeRules([{ match: [exact("tenant", "acme"), exact("endpoint", "/x")] }]);
+    expect(key(rules, d(["tenant", "acme"], ["endpoint", "/x"]))).toBe("tenant=acme|endpoint=/x");
   });
 
   it("a shared entry contributes the pattern, so every matching value shares one counter", () => {
     const rules = makeRules([{ match: [any("user"), path("endpoint", "/api/v1/orders/*")] }]);
-    expect(key(rules, d(["user", "1"], ["endpoint", "/api/v1/orders/7"]))).toBe(
-      "user=1|endpoint=/api/v1/orders/*",
-    );
-    expect(key(rules, d(["user", "1"], ["endpoint", "/api/v1/orders/8/items"]))).toBe(
-      "user=1|endpoint=/api/v1/orders/*",
+    expect(key(rules, d(["user", "1"], ["endpoint", "/api/v1/orders/7"]))).toBe("1");
+    expect(key(rules, d(["user", "1"], ["endpoint", "/api/v1/orders/8/items"]))).toBe("1");
+    const two = makeRules([{ match: [any("user"), any("ip"), path("endpoint", "/api/v1/orders/*")] }]);
+    expect(key(two, d(["user", "1"], ["ip", "::1"], ["endpoint", "/api/v1/orders/7"]))).toBe(
+      "user=1|ip=::1|endpoint=/api/v1/orders/*",
     );
     const shared = makeRules([
       { match: [glob("host", "*.example.com", true)] },
@@ -340,27 +357,52 @@ describe("counterKey and identity", () => {
     const rules = makeRules([
       { match: [path("endpoint", "/users/:id", false)] },
       { match: [glob("g", "a*")] },
+      { match: [any("u"), path("endpoint", "/orders/:id", false)] },
     ]);
-    expect(key(rules, d(["endpoint", "/users/1"]))).toBe("endpoint=/users/1");
-    expect(key(rules, d(["endpoint", "/users/1/?a=1"]))).toBe("endpoint=/users/1");
-    expect(key(rules, d(["endpoint", "//users//1"]))).toBe("endpoint=/users/1");
-    expect(key(rules, d(["g", "abc"]))).toBe("g=abc");
-    expect(key(rules, d(["g", "abd"]))).toBe("g=abd");
+    expect(key(rules, d(["endpoint", "/users/1"]))).toBe("/users/1");
+    expect(key(rules, d(["endpoint", "/users/1/?a=1"]))).toBe("/users/1");
+    expect(key(rules, d(["endpoint", "//users//1"]))).toBe("/users/1");
+    expect(key(rules, d(["g", "abc"]))).toBe("abc");
+    expect(key(rules, d(["g", "abd"]))).toBe("abd");
+    expect(key(rules, d(["u", "7"], ["endpoint", "/orders//1?x"]))).toBe("u=7|endpoint=/orders/1");
   });
 
-  it("escapes |, = and % so distinct descriptors never collide", () => {
+  it("escapes |, = and % in joins so distinct descriptors never collide", () => {
     const rules = makeRules([
       { match: [any("a"), any("b")] },
-      { match: [any("a=b")] },
-      { match: [any("a")] },
+      { match: [exact("a=b", "c")] },
+      { match: [any("a"), any("b"), any("c")] },
     ]);
     expect(key(rules, d(["a", "x|b=y"], ["b", "z"]))).toBe("a=x%7Cb%3Dy|b=z");
     expect(key(rules, d(["a", "x"], ["b", "y|b=z"]))).toBe("a=x|b=y%7Cb%3Dz");
     expect(key(rules, d(["a=b", "c"]))).toBe("a%3Db=c");
-    expect(key(rules, d(["a", "b=c"]))).toBe("a=b%3Dc");
-    expect(key(rules, d(["a", "%7C"]))).toBe("a=%257C");
-    expect(key(rules, d(["a", "|"]))).toBe("a=%7C");
-    expect(key(rules, d(["a", "plain"]))).toBe("a=plain");
+    expect(key(rules, d(["a", "b=c"], ["b", ""]))).toBe("a=b%3Dc|b=");
+    expect(key(rules, d(["a", "%7C"], ["b", "|"]))).toBe("a=%257C|b=%7C");
+    expect(key(rules, d(["a", "plain"], ["b", "x"], ["c", "y"]))).toBe("a=plain|b=x|c=y");
+  });
+
+  it("never gives two descriptors of one rule the same key unless they share a counter", () => {
+    const value = fc.string({ maxLength: 6, unit: fc.constantFrom("a", "%", "|", "=", "/", "?", "") });
+    const rules = makeRules([
+      { match: [any("u")] },
+      { match: [any("u"), any("v")] },
+      { match: [path("p", "/x/:id", false)] },
+    ]);
+    const compiled = compileRules(rules);
+    fc.assert(
+      fc.property(fc.tuple(value, value), fc.tuple(value, value), ([a1, a2], [b1, b2]) => {
+        const k = (desc: Descriptor) => compiled.match("default", desc)?.counterKey;
+        expect(k(d(["u", a1])) === k(d(["u", b1]))).toBe(a1 === b1);
+        expect(k(d(["u", a1], ["v", a2])) === k(d(["u", b1], ["v", b2]))).toBe(a1 === b1 && a2 === b2);
+        const pa = compiled.match("default", d(["p", `/x/a${a1}`]));
+        const pb = compiled.match("default", d(["p", `/x/a${b1}`]));
+        if (pa !== undefined && pb !== undefined) {
+          const norm = (s: string) => `/${oracleSegments(s).join("/")}`;
+          expect(pa.counterKey === pb.counterKey).toBe(norm(`/x/a${a1}`) === norm(`/x/a${b1}`));
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("identity is identityKey:value of the identity entry (default: the first non-exact entry)", () => {
@@ -462,24 +504,28 @@ function oracleEscape(s: string): string {
 }
 
 function oracleKey(rule: Rule, desc: Descriptor): string {
-  return rule.match
-    .map((m, i) => {
-      const shared = m.shared && m.value.kind !== "exact";
-      const v = m.value;
-      const text = shared
-        ? v.kind === "prefix"
-          ? `${v.prefix}*`
-          : v.kind === "any"
-            ? "*"
-            : v.kind === "exact"
-              ? v.value
-              : v.pattern
-        : v.kind === "path"
-          ? `/${oracleSegments(desc[i].value).join("/")}`
-          : desc[i].value;
-      return `${oracleEscape(m.key)}=${oracleEscape(text)}`;
-    })
-    .join("|");
+  const variable = (m: Rule["match"][number]) => !m.shared && m.value.kind !== "exact";
+  const texts = rule.match.map((m, i) => {
+    const shared = m.shared && m.value.kind !== "exact";
+    const v = m.value;
+    return shared
+      ? v.kind === "prefix"
+        ? `${v.prefix}*`
+        : v.kind === "any"
+          ? "*"
+          : v.kind === "exact"
+            ? v.value
+            : v.pattern
+      : v.kind === "path"
+        ? `/${oracleSegments(desc[i].value).join("/")}`
+        : desc[i].value;
+  });
+  // One variable entry: its value as is ("%" prepended to "" and to values starting with "%").
+  if (rule.match.filter(variable).length === 1) {
+    const text = texts[rule.match.findIndex(variable)];
+    return text === "" || text.startsWith("%") ? `%${text}` : text;
+  }
+  return rule.match.map((m, i) => `${oracleEscape(m.key)}=${oracleEscape(texts[i])}`).join("|");
 }
 
 function bruteForce(rules: readonly Rule[], domain: string, desc: Descriptor): Rule | undefined {
@@ -492,6 +538,34 @@ function bruteForce(rules: readonly Rule[], domain: string, desc: Descriptor): R
   });
   return best?.rule;
 }
+
+describe("path nodes with many literal children (looked up by hash)", () => {
+  it("match as a linear scan does, hash collisions included", () => {
+    // "Aa" and "BB" (and "AaAa", "BBBB", "AaBB") share a hash; more than 8 siblings take the hashed lookup.
+    const names = ["Aa", "BB", "AaAa", "BBBB", "AaBB", ...Array.from({ length: 20 }, (_, i) => `r${i}`)];
+    const patterns = [
+      ...names.map((n) => `/api/${n}/:id`),
+      ...names.slice(0, 6).map((n) => `/api/${n}/*`),
+      "/api/:any",
+      "/api/*",
+    ];
+    const rules = makeRules(patterns.map((p) => ({ match: [path("endpoint", p)] })));
+    const compiled = compileRules(rules);
+    const values = [];
+    for (const n of [...names, "Ab", "BBB", "r20", "", "r1x"]) {
+      for (const tail of ["", "/7", "/7/8", "//7?x=1", "?q", "/"])
+        values.push(`/api/${n}${tail}`, `//api//${n}${tail}`);
+    }
+    let matched = 0;
+    for (const v of values) {
+      const desc = d(["endpoint", v]);
+      const want = bruteForce(rules, "default", desc);
+      expect(compiled.match("default", desc)?.rule.id, v).toBe(want?.id);
+      if (want !== undefined) matched++;
+    }
+    expect(matched).toBeGreaterThan(values.length / 2);
+  });
+});
 
 describe("property: match() agrees with a brute-force linear scan", () => {
   const char = fc.constantFrom("/", "/", "a", "b", "1", "?", "|", "=", "%");
@@ -539,6 +613,10 @@ describe("property: match() agrees with a brute-force linear scan", () => {
             const got = compiled.match(domain, desc);
             const want = bruteForce(rules, domain, desc);
             expect(got?.rule.id, JSON.stringify({ domain, desc })).toBe(want?.id);
+            // find + matchAt answer the same, by position in the rules array.
+            const at = compiled.find(domain, desc);
+            expect(at === -1 ? undefined : rules[at]).toBe(got?.rule);
+            if (at !== -1) expect(compiled.matchAt(at, desc)).toEqual(got);
             if (want !== undefined && got !== undefined) {
               matched++;
               expect(got.counterKey).toBe(oracleKey(want, desc));

@@ -42,10 +42,21 @@ export interface RuleMatch {
   /** The most specific matching rule. */
   readonly rule: Rule;
   /**
-   * Identity of the counter in the store: the descriptor's entries as `key=value` joined by "|", where an entry
-   * matched by a `shared` pattern contributes the pattern instead of the value (so all matching values share one
-   * counter). `%`, `|` and `=` in keys, values and patterns are percent-encoded, so distinct descriptors never
-   * produce the same key.
+   * Identity of the counter in the store, unique within the rule's namespace (`${domain}/${rule.id}`, plus the
+   * tier or override suffix), so it only has to tell apart the descriptors that match this one rule. Entries
+   * matched by an `exact` pattern are the same for all of them, and so is a `shared` entry (every matching value
+   * shares one counter); the other entries are *variable*. By the number of variable entries:
+   * - **one** (the common case, e.g. `[user (any), endpoint (shared path)]`): that entry's value itself (its
+   *   normalised path for a non-shared path pattern), as the very string the caller passed, so a store that
+   *   hashes it reuses the hash V8 cached on it. The empty value and values starting with `%` get one more `%` in
+   *   front (`""` → `"%"`, `"%x"` → `"%%x"`), so the key is never empty and distinct values never share a key;
+   * - **none**: the entries as `key=value` joined by "|", where a shared entry contributes its pattern
+   *   (`endpoint=/orders/*`): one constant key per rule;
+   * - **several**: the same join with each variable entry's value (`user=42|ip=10.0.0.1`).
+   * In joins, `%`, `|` and `=` in keys, values and patterns are percent-encoded, so distinct descriptors never
+   * produce the same key. The form depends on the rule's match list: a reload that changes a rule's entries but
+   * keeps its id (and so its namespace) may find an old counter under an equal key, as it keeps counters when the
+   * limits change.
    */
   readonly counterKey: string;
   /** `${identityKey}:${value}` of the rule's identity entry, or undefined when the rule has none. */
@@ -56,6 +67,13 @@ export interface RuleMatch {
 export interface CompiledRules {
   /** The best rule for one descriptor of `domain`, or undefined. */
   match(domain: string, descriptor: Descriptor): RuleMatch | undefined;
+  /**
+   * The position, in the array given to {@link compileRules}, of the best rule for one descriptor of `domain`,
+   * or -1: `match` without building the answer, for callers that keep per-rule state in an array.
+   */
+  find(domain: string, descriptor: Descriptor): number;
+  /** The {@link RuleMatch} of the rule at `index` for `descriptor`, a descriptor that {@link find} gave it. */
+  matchAt(index: number, descriptor: Descriptor): RuleMatch;
   /** Every domain that has rules. */
   readonly domains: readonly string[];
 }
@@ -197,6 +215,13 @@ interface CompiledRule {
   readonly shared: readonly boolean[];
   /** Per position: the value is keyed by its normalised path (a non-shared path pattern). */
   readonly pathValue: readonly boolean[];
+  /**
+   * The counter key's form (see {@link RuleMatch.counterKey}): the position of the only variable entry (its value
+   * is the key), {@link KEY_CONSTANT} (no variable entry: `constantKey`), or {@link KEY_JOINED} (several).
+   */
+  readonly variable: number;
+  /** The key of every descriptor, when no entry is variable. */
+  readonly constantKey: string;
   /** Position of the identity entry, or -1. */
   readonly identityIndex: number;
   /** `${identityKey}:`. */
@@ -207,6 +232,9 @@ interface TrieNode {
   /** The best rule whose match ends at this node (all such rules have identical patterns). */
   best: CompiledRule | undefined;
   readonly keys: Map<string, KeyNode>;
+  /** The only key of `keys` (the common case), compared without a `Map` lookup; undefined otherwise. */
+  onlyKey: string | undefined;
+  onlyKeyNode: KeyNode | undefined;
 }
 
 interface PrefixGroup {
@@ -227,10 +255,25 @@ interface PathTerminal {
   readonly node: TrieNode;
 }
 
+interface LiteralChild {
+  readonly text: string;
+  /** `text.charCodeAt(0)`: most candidates are rejected on it without reading the text. */
+  readonly first: number;
+  readonly node: PathNode;
+}
+
 interface PathNode {
   readonly literals: Map<string, PathNode>;
   /** The same children as a list, scanned when short. */
-  readonly literalList: { readonly text: string; readonly node: PathNode }[];
+  readonly literalList: LiteralChild[];
+  /** `literalList.length`, read without touching the list. */
+  literalCount: number;
+  /**
+   * The same children by {@link segmentHash} of their text, looked up when the list is long: an open hash table
+   * of `literalMask + 1` buckets (a power of two, at least twice the children), each the children of that hash.
+   */
+  literalTable: (LiteralChild[] | undefined)[];
+  literalMask: number;
   param: PathNode | undefined;
   /** Patterns ending exactly here. */
   end: PathTerminal | undefined;
@@ -246,14 +289,29 @@ interface KeyNode {
   readonly globs: GlobEntry[];
   path: PathNode | undefined;
   any: TrieNode | undefined;
+  /** Which of `exact`, `prefixes` and `globs` hold anything ({@link HAS_EXACT} …): a search skips the others unread. */
+  kinds: number;
 }
 
+const HAS_EXACT = 1;
+const HAS_PREFIX = 2;
+const HAS_GLOB = 4;
+
 function newTrieNode(): TrieNode {
-  return { best: undefined, keys: new Map() };
+  return { best: undefined, keys: new Map(), onlyKey: undefined, onlyKeyNode: undefined };
 }
 
 function newPathNode(): PathNode {
-  return { literals: new Map(), literalList: [], param: undefined, end: undefined, star: undefined };
+  return {
+    literals: new Map(),
+    literalList: [],
+    literalCount: 0,
+    literalTable: [],
+    literalMask: 0,
+    param: undefined,
+    end: undefined,
+    star: undefined,
+  };
 }
 
 /** Whether rule `a` beats rule `b` (same length): position by position, then priority, order, index. */
@@ -304,37 +362,108 @@ function sortHits(h: HitList): void {
   }
 }
 
-/** Literal children of a path node up to this many are scanned in place; beyond, looked up in the `Map`. */
+/** Literal children of a path node up to this many are scanned in place; beyond, looked up by hash. */
 const LITERAL_SCAN_MAX = 8;
 
+/** Rebuilds the hash table of `node`'s literal children (see {@link PathNode.literalTable}). */
+function indexLiterals(node: PathNode): void {
+  let size = 16;
+  while (size < 2 * node.literalList.length) size *= 2;
+  const table: (LiteralChild[] | undefined)[] = new Array(size).fill(undefined);
+  for (const l of node.literalList) {
+    const h = segmentHash(l.text, 0, l.text.length) & (size - 1);
+    const bucket = table[h];
+    if (bucket === undefined) table[h] = [l];
+    else bucket.push(l);
+  }
+  node.literalTable = table;
+  node.literalMask = size - 1;
+}
+
+/** A hash of `v[from..to)`: a small integer (the walk computes the same while it scans a segment). */
+function segmentHash(v: string, from: number, to: number): number {
+  let h = 0;
+  for (let i = from; i < to; i++) h = (Math.imul(h, 31) + v.charCodeAt(i)) | 0;
+  return h & 0x3fffffff;
+}
+
+/** Whether `v` holds `text` at `pos` from `text[from]` on (the caller checked that it fits, and `text[..from)`). */
+function sameSegment(v: string, pos: number, text: string, from: number): boolean {
+  for (let k = from; k < text.length; k++) if (v.charCodeAt(pos + k) !== text.charCodeAt(k)) return false;
+  return true;
+}
+
+/** Whether a path segment ends at `i` of `v`: the end of `v`, a `/`, or the `?` of a query string. */
+function segmentEndsAt(v: string, i: number): boolean {
+  if (i >= v.length) return true;
+  const c = v.charCodeAt(i);
+  return c === 47 /* / */ || c === 63 /* ? */;
+}
+
 /**
- * Adds every path terminal under `node` that matches the segments of `v` between `pos` and `end` to `out`.
- * Walks the string in place: a segment is sliced out only to look it up among many literal children.
+ * Adds every path terminal under `node` that matches the segments of `v` from `pos` to `v`'s end or first `?`
+ * to `out`. Walks the string in place with `charCodeAt` (which the JIT inlines): nothing is sliced or
+ * allocated, and a literal segment is compared without first scanning for its end.
  */
-function collectPath(node: PathNode, v: string, pos: number, end: number, out: HitList): void {
-  while (pos < end && v.charCodeAt(pos) === 47 /* / */) pos++;
-  if (pos >= end) {
+function collectPath(node: PathNode, v: string, pos: number, out: HitList): void {
+  const n = v.length;
+  let c = 0;
+  while (pos < n) {
+    c = v.charCodeAt(pos);
+    if (c !== 47 /* / */) break;
+    pos++;
+  }
+  if (pos === n || c === 63 /* ? */) {
     if (node.end !== undefined) out.items[out.n++] = node.end;
     return;
   }
   if (node.star !== undefined) out.items[out.n++] = node.star;
-  let segEnd = v.indexOf("/", pos);
-  if (segEnd === -1 || segEnd > end) segEnd = end;
-  const list = node.literalList;
-  if (list.length > LITERAL_SCAN_MAX) {
-    const lit = node.literals.get(v.slice(pos, segEnd));
-    if (lit !== undefined) collectPath(lit, v, segEnd, end, out);
-  } else {
-    const len = segEnd - pos;
-    for (let i = 0; i < list.length; i++) {
-      const l = list[i];
-      if (l.text.length === len && v.startsWith(l.text, pos)) {
-        collectPath(l.node, v, segEnd, end, out);
+  let segEnd = -1;
+  const count = node.literalCount;
+  if (count > LITERAL_SCAN_MAX) {
+    let h = 0;
+    let i = pos;
+    for (; i < n; i++) {
+      c = v.charCodeAt(i);
+      if (c === 47 || c === 63) break;
+      h = (Math.imul(h, 31) + c) | 0;
+    }
+    segEnd = i;
+    const bucket = node.literalTable[h & node.literalMask];
+    if (bucket !== undefined) {
+      for (let k = 0; k < bucket.length; k++) {
+        const l = bucket[k];
+        if (l.text.length === segEnd - pos && sameSegment(v, pos, l.text, 0)) {
+          collectPath(l.node, v, segEnd, out);
+          break;
+        }
+      }
+    }
+  } else if (count > 0) {
+    // `c` is the segment's first character (the walk stopped on it).
+    const list = node.literalList;
+    for (let k = 0; k < count; k++) {
+      const l = list[k];
+      if (l.first !== c) continue;
+      const e = pos + l.text.length;
+      if (e <= n && segmentEndsAt(v, e) && sameSegment(v, pos, l.text, 1)) {
+        segEnd = e;
+        collectPath(l.node, v, e, out);
         break;
       }
     }
   }
-  if (node.param !== undefined) collectPath(node.param, v, segEnd, end, out);
+  if (node.param !== undefined) {
+    if (segEnd === -1) {
+      segEnd = pos + 1;
+      while (segEnd < n) {
+        const ch = v.charCodeAt(segEnd);
+        if (ch === 47 || ch === 63) break;
+        segEnd++;
+      }
+    }
+    collectPath(node.param, v, segEnd, out);
+  }
 }
 
 function byScoreDesc(a: { score: number }, b: { score: number }): number {
@@ -349,13 +478,16 @@ function byScoreDesc(a: { score: number }, b: { score: number }): number {
 function search(node: TrieNode, desc: Descriptor, d: number, scratch: HitList[]): CompiledRule | undefined {
   if (d === desc.length) return node.best;
   const entry = desc[d];
-  const kn = node.keys.get(entry.key);
+  const key = entry.key;
+  const only = node.onlyKey;
+  const kn = only === undefined ? node.keys.get(key) : only === key ? node.onlyKeyNode : undefined;
   if (kn === undefined) return undefined;
   const value = entry.value;
   const next = d + 1;
   let found: CompiledRule | undefined;
 
-  if (kn.exact.size > 0) {
+  const kinds = kn.kinds;
+  if ((kinds & HAS_EXACT) !== 0) {
     const child = kn.exact.get(value);
     if (child !== undefined) {
       found = search(child, desc, next, scratch);
@@ -365,7 +497,7 @@ function search(node: TrieNode, desc: Descriptor, d: number, scratch: HitList[])
 
   // Each prefix length is its own specificity group: at most one prefix of a given length matches.
   const prefixes = kn.prefixes;
-  for (let i = 0; i < prefixes.length; i++) {
+  for (let i = 0; (kinds & HAS_PREFIX) !== 0 && i < prefixes.length; i++) {
     const g = prefixes[i];
     if (value.length < g.length) continue;
     const child = g.byPrefix.get(g.length === value.length ? value : value.slice(0, g.length));
@@ -382,8 +514,7 @@ function search(node: TrieNode, desc: Descriptor, d: number, scratch: HitList[])
       scratch[d] = hits;
     }
     hits.n = 0;
-    const q = value.indexOf("?");
-    collectPath(kn.path, value, 0, q === -1 ? value.length : q, hits);
+    collectPath(kn.path, value, 0, hits);
     if (hits.n > 1) sortHits(hits);
     const items = hits.items;
     const n = hits.n;
@@ -398,7 +529,7 @@ function search(node: TrieNode, desc: Descriptor, d: number, scratch: HitList[])
   }
 
   const globs = kn.globs;
-  for (let i = 0; i < globs.length; ) {
+  for (let i = 0; (kinds & HAS_GLOB) !== 0 && i < globs.length; ) {
     const score = globs[i].score;
     for (; i < globs.length && globs[i].score === score; i++) {
       const g = globs[i];
@@ -415,8 +546,11 @@ function search(node: TrieNode, desc: Descriptor, d: number, scratch: HitList[])
 function keyNodeOf(node: TrieNode, key: string): KeyNode {
   let kn = node.keys.get(key);
   if (kn === undefined) {
-    kn = { exact: new Map(), prefixes: [], globs: [], path: undefined, any: undefined };
+    kn = { exact: new Map(), prefixes: [], globs: [], path: undefined, any: undefined, kinds: 0 };
     node.keys.set(key, kn);
+    const only = node.keys.size === 1;
+    node.onlyKey = only ? key : undefined;
+    node.onlyKeyNode = only ? kn : undefined;
   }
   return kn;
 }
@@ -427,6 +561,7 @@ function childFor(node: TrieNode, m: EntryMatcher, score: number): TrieNode {
   const p = m.value;
   switch (p.kind) {
     case "exact": {
+      kn.kinds |= HAS_EXACT;
       let c = kn.exact.get(p.value);
       if (c === undefined) {
         c = newTrieNode();
@@ -435,6 +570,7 @@ function childFor(node: TrieNode, m: EntryMatcher, score: number): TrieNode {
       return c;
     }
     case "prefix": {
+      kn.kinds |= HAS_PREFIX;
       let g = kn.prefixes.find((x) => x.length === p.prefix.length);
       if (g === undefined) {
         g = { length: p.prefix.length, byPrefix: new Map() };
@@ -449,6 +585,7 @@ function childFor(node: TrieNode, m: EntryMatcher, score: number): TrieNode {
       return c;
     }
     case "glob": {
+      kn.kinds |= HAS_GLOB;
       let e = kn.globs.find((x) => x.pattern === p.pattern);
       if (e === undefined) {
         e = { pattern: p.pattern, score, parts: p.pattern.split("*"), node: newTrieNode() };
@@ -475,7 +612,9 @@ function childFor(node: TrieNode, m: EntryMatcher, score: number): TrieNode {
           if (c === undefined) {
             c = newPathNode();
             pn.literals.set(s.text, c);
-            pn.literalList.push({ text: s.text, node: c });
+            pn.literalList.push({ text: s.text, first: s.text.charCodeAt(0), node: c });
+            pn.literalCount = pn.literalList.length;
+            if (pn.literalList.length > LITERAL_SCAN_MAX) indexLiterals(pn);
           }
           pn = c;
         }
@@ -490,6 +629,11 @@ function childFor(node: TrieNode, m: EntryMatcher, score: number): TrieNode {
   }
 }
 
+/** {@link CompiledRule.variable} of a rule without variable entries. */
+const KEY_CONSTANT = -1;
+/** {@link CompiledRule.variable} of a rule with several variable entries. */
+const KEY_JOINED = -2;
+
 function compileRule(rule: Rule, index: number): CompiledRule {
   const n = rule.match.length;
   const scores: number[] = new Array(n);
@@ -497,6 +641,8 @@ function compileRule(rule: Rule, index: number): CompiledRule {
   const shared: boolean[] = new Array(n);
   const pathValue: boolean[] = new Array(n);
   let identityIndex = -1;
+  let variable = KEY_CONSTANT;
+  let constantKey = "";
   for (let i = 0; i < n; i++) {
     const m = rule.match[i];
     scores[i] = scoreOf(m.value);
@@ -506,8 +652,17 @@ function compileRule(rule: Rule, index: number): CompiledRule {
     parts[i] = isShared
       ? `${escapePart(m.key)}=${escapePart(patternText(m.value))}`
       : `${escapePart(m.key)}=`;
+    if (!isShared && m.value.kind !== "exact") variable = variable === KEY_CONSTANT ? i : KEY_JOINED;
     if (identityIndex === -1 && rule.identityKey !== undefined && m.key === rule.identityKey)
       identityIndex = i;
+  }
+  if (variable === KEY_CONSTANT) {
+    // Every entry is exact (its value is the pattern's) or shared (its part holds the pattern).
+    for (let i = 0; i < n; i++) {
+      const v = rule.match[i].value;
+      constantKey +=
+        (i > 0 ? "|" : "") + (shared[i] || v.kind !== "exact" ? parts[i] : parts[i] + escapePart(v.value));
+    }
   }
   return {
     rule,
@@ -516,12 +671,22 @@ function compileRule(rule: Rule, index: number): CompiledRule {
     parts,
     shared,
     pathValue,
+    variable,
+    constantKey,
     identityIndex,
     identityPrefix: rule.identityKey === undefined ? "" : `${rule.identityKey}:`,
   };
 }
 
+/** The counter key of `desc` under `c`; see {@link RuleMatch.counterKey}. */
 function counterKeyOf(c: CompiledRule, desc: Descriptor): string {
+  const only = c.variable;
+  if (only >= 0) {
+    let v = desc[only].value;
+    if (c.pathValue[only]) v = normalizePath(v);
+    return v.length === 0 || v.charCodeAt(0) === 37 /* % */ ? `%${v}` : v;
+  }
+  if (only === KEY_CONSTANT) return c.constantKey;
   let key = "";
   const n = desc.length;
   for (let i = 0; i < n; i++) {
@@ -541,9 +706,11 @@ function counterKeyOf(c: CompiledRule, desc: Descriptor): string {
  */
 export function compileRules(rules: readonly Rule[]): CompiledRules {
   const roots = new Map<string, TrieNode>();
+  const compiled: CompiledRule[] = new Array(rules.length);
   for (let index = 0; index < rules.length; index++) {
     const rule = rules[index];
     const c = compileRule(rule, index);
+    compiled[index] = c;
     let node = roots.get(rule.domain);
     if (node === undefined) {
       node = newTrieNode();
@@ -554,18 +721,27 @@ export function compileRules(rules: readonly Rule[]): CompiledRules {
   }
   const domains = Object.freeze([...roots.keys()]);
   const scratch: HitList[] = [];
+  const resultOf = (c: CompiledRule, descriptor: Descriptor): RuleMatch => ({
+    rule: c.rule,
+    counterKey: counterKeyOf(c, descriptor),
+    identity: c.identityIndex === -1 ? undefined : c.identityPrefix + descriptor[c.identityIndex].value,
+  });
   return Object.freeze({
     domains,
     match(domain: string, descriptor: Descriptor): RuleMatch | undefined {
       const root = roots.get(domain);
       if (root === undefined) return undefined;
       const c = search(root, descriptor, 0, scratch);
-      if (c === undefined) return undefined;
-      return {
-        rule: c.rule,
-        counterKey: counterKeyOf(c, descriptor),
-        identity: c.identityIndex === -1 ? undefined : c.identityPrefix + descriptor[c.identityIndex].value,
-      };
+      return c === undefined ? undefined : resultOf(c, descriptor);
+    },
+    find(domain: string, descriptor: Descriptor): number {
+      const root = roots.get(domain);
+      if (root === undefined) return -1;
+      const c = search(root, descriptor, 0, scratch);
+      return c === undefined ? -1 : c.index;
+    },
+    matchAt(index: number, descriptor: Descriptor): RuleMatch {
+      return resultOf(compiled[index], descriptor);
     },
   });
 }
