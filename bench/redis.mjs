@@ -1,0 +1,682 @@
+// `npm run bench -- redis [--seconds 5] [--rounds 3]`
+//
+// Redis-backed decisions/s from ONE Node process, following /work/shared/reference/baselines.md §2: a private
+// redis-server (`--save "" --appendonly no`) pinned to CPU 1, every Node client in its own fresh process
+// pinned to CPU 0, one ioredis connection with autopipelining OFF, 10,000 keys round-robin, allowed regime
+// (limit 1e9 per 60 s). N workers each keep one call in flight (N = 1, 16, 64, 256), for Sluice's gcra over
+// the batched and the unbatched Redis store and for rate-limiter-flexible's RateLimiterRedis. Per
+// configuration: decisions/s, p50/p99 latency (hdr-histogram), Node CPU % (process.cpuUsage) and Redis CPU %
+// (/proc/<pid>/stat utime+stime; 100 % = one core), all over the timed phase after a 1 s warm-up.
+//
+// In the same run:
+// - the one-script-per-decision ceiling: Sluice's OWN single-decision call (recorded from a real unbatched
+//   `limiter.limit()`, so the script, KEYS and ARGV are exactly what the store sends) driven by a C client
+//   on CPU 0: `redis-benchmark -n 200000 -c 50 -P 16 -r 10000 EVALSHA ...` when it can send the arguments.
+//   The store's ARGV is binary (little-endian doubles, with NUL bytes), which redis-benchmark cannot send
+//   (C strings; its -x truncates at the first NUL), so then the same 200,000 commands go as raw RESP through
+//   `redis-cli --pipe`, and a "ceiling tool check" compares the two tools on rate-limiter-flexible's script,
+//   which both can send;
+// - a machine reference, `redis-benchmark INCR -c 50 -P 16` (1.68 M/s on a quiet machine, baselines.md §2c);
+// - decisions per script call (INFO commandstats: EVALSHA + EVAL calls over the timed phase), which shows how
+//   much the batched store actually coalesced;
+// - the latency of Sluice batched under an open-loop load at half its best closed-loop throughput (latency
+//   from each call's scheduled send time, so a stalled loop shows up in the figures instead of slowing the
+//   load).
+// Rounds are interleaved across configurations so noise falls on all of them alike, and every ratio is taken
+// per round, then summarised (median, min, max).
+import { execFileSync, spawnSync } from "node:child_process";
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runChild } from "./lib/child.mjs";
+import {
+  benchTempDir,
+  clockTicks,
+  pinPrefix,
+  procCpuSeconds,
+  startRedisServer,
+  which,
+} from "./lib/redis-server.mjs";
+import { median, Report } from "./lib/report.mjs";
+
+const self = fileURLToPath(import.meta.url);
+const STORE_DIST = fileURLToPath(new URL("../dist/stores/redis/index.js", import.meta.url));
+const KEYS = 10_000;
+const PERIOD_MS = 60_000;
+const LIMIT = 1e9;
+const WARMUP_MS = 1000;
+const IN_FLIGHT = [1, 16, 64, 256];
+
+function arg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+// ---------------------------------------------------------------- child: one subject over one connection
+async function makeSubject(name, port) {
+  const { Redis } = await import("ioredis");
+  const client = new Redis({ host: "127.0.0.1", port, enableAutoPipelining: false, maxRetriesPerRequest: 1 });
+  await client.ping();
+  // Script calls Redis has run (EVALSHA + EVAL, server-wide), read over a second connection.
+  const stats = new Redis({ host: "127.0.0.1", port, enableAutoPipelining: false });
+  const scriptCalls = async () => {
+    const info = await stats.info("commandstats");
+    let n = 0;
+    for (const m of info.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)) n += Number(m[1]);
+    return n;
+  };
+  const subject = await makeCall(name, client);
+  return { call: subject.call, scriptCalls };
+}
+
+async function makeCall(name, client) {
+  if (name === "sluice-batched" || name === "sluice-unbatched") {
+    const { createLimiter } = await import("../dist/index.js");
+    const { redisStore } = await import("../dist/stores/redis/index.js");
+    const store = redisStore({ client, batch: name === "sluice-batched" });
+    const limiter = createLimiter({
+      store,
+      limits: { algorithm: "gcra", limit: LIMIT, periodMs: PERIOD_MS },
+    });
+    return {
+      call: async (k) => {
+        const d = await limiter.limit(k);
+        if (d.reason !== "store") throw new Error(`decision not from the store: ${d.reason}`);
+        return d.allowed;
+      },
+    };
+  }
+  if (name === "rate-limiter-flexible") {
+    const { RateLimiterRedis } = await import("rate-limiter-flexible");
+    const rl = new RateLimiterRedis({
+      storeClient: client,
+      useRedisPackage: false,
+      points: LIMIT,
+      duration: PERIOD_MS / 1000,
+      keyPrefix: "rlf",
+    });
+    return {
+      call: async (k) => {
+        try {
+          await rl.consume(k, 1);
+          return true;
+        } catch (e) {
+          if (e instanceof Error) throw e; // a Redis error, not a denial
+          return false;
+        }
+      },
+    };
+  }
+  throw new Error(`unknown subject ${name}`);
+}
+
+async function histogram() {
+  const hdr = await import("hdr-histogram-js");
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 60_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Closed loop: `inFlight` workers, each keeping one call in flight, over the keys round-robin. */
+async function closedChild(name, inFlight, seconds, port, redisPid) {
+  const s = await makeSubject(name, port);
+  const call = s.call;
+  const keys = Array.from({ length: KEYS }, (_, i) => `user:${i}`);
+  const hist = await histogram();
+  const tck = clockTicks();
+  let i = 0;
+  let phase = 0; // 0 warm-up, 1 measured, 2 stop
+  let ops = 0;
+  let allowed = 0;
+  const worker = async () => {
+    while (phase < 2) {
+      const k = keys[i];
+      i = i + 1 === KEYS ? 0 : i + 1;
+      const t0 = performance.now();
+      const ok = await call(k);
+      if (phase === 1) {
+        hist.recordValue(Math.max(1, Math.round((performance.now() - t0) * 1000)));
+        ops++;
+        if (ok) allowed++;
+      }
+    }
+  };
+  const workers = Array.from({ length: inFlight }, worker);
+  await sleep(WARMUP_MS);
+  const c0 = await s.scriptCalls();
+  const cpu0 = process.cpuUsage();
+  const r0 = procCpuSeconds(redisPid, tck);
+  const t0 = performance.now();
+  phase = 1;
+  await sleep(seconds * 1000);
+  phase = 2;
+  const t1 = performance.now();
+  const r1 = procCpuSeconds(redisPid, tck);
+  const cpu = process.cpuUsage(cpu0);
+  const c1 = await s.scriptCalls();
+  await Promise.all(workers);
+  const wallS = (t1 - t0) / 1000;
+  return {
+    opsPerS: ops / wallS,
+    decisionsPerCall: ops / Math.max(1, c1 - c0),
+    p50: hist.getValueAtPercentile(50),
+    p99: hist.getValueAtPercentile(99),
+    nodeCpuPct: ((cpu.user + cpu.system) / 1e6 / wallS) * 100,
+    redisCpuPct: ((r1 - r0) / wallS) * 100,
+    allowedFrac: ops === 0 ? 0 : allowed / ops,
+  };
+}
+
+/**
+ * Open loop at `rate` calls/s: calls are due at start + n/rate whatever happened to earlier ones; the
+ * latency of each is measured from its due time. Calls due during the first second are the warm-up.
+ */
+async function openChild(name, rate, seconds, port, redisPid) {
+  const s = await makeSubject(name, port);
+  const call = s.call;
+  const keys = Array.from({ length: KEYS }, (_, i) => `user:${i}`);
+  const hist = await histogram();
+  const tck = clockTicks();
+  const total = Math.round(((WARMUP_MS + seconds * 1000) * rate) / 1000);
+  const firstMeasured = Math.round((WARMUP_MS * rate) / 1000);
+  const maxOutstanding = 100_000;
+  let issued = 0;
+  let completed = 0;
+  let measured = 0;
+  let allowed = 0;
+  let skipped = 0;
+  let k = 0;
+  let r0;
+  let t0m;
+  let c0;
+  let failure;
+  let lastPump = 0;
+  let maxGap = 0; // longest pause of the load loop in the measured phase (GC, a busy CPU, long callbacks)
+  const start = performance.now();
+  const interval = 1000 / rate;
+  await new Promise((resolve) => {
+    const pump = () => {
+      const now = performance.now();
+      if (issued > firstMeasured && now - lastPump > maxGap) maxGap = now - lastPump;
+      lastPump = now;
+      const due = Math.min(total, Math.floor((now - start) / interval) + 1);
+      while (issued < due) {
+        const n = issued++;
+        if (n === firstMeasured) {
+          r0 = procCpuSeconds(redisPid, tck);
+          t0m = start + n * interval; // its due time: a loop running late shows as a lower achieved rate
+          c0 = s.scriptCalls();
+        }
+        if (issued - completed > maxOutstanding) {
+          skipped++;
+          completed++;
+          continue;
+        }
+        const dueAt = start + n * interval;
+        const key = keys[k];
+        k = k + 1 === KEYS ? 0 : k + 1;
+        call(key).then(
+          (ok) => {
+            if (n >= firstMeasured) {
+              hist.recordValue(Math.max(1, Math.round((performance.now() - dueAt) * 1000)));
+              measured++;
+              if (ok) allowed++;
+            }
+            if (++completed === total) resolve();
+          },
+          (e) => {
+            failure ??= e;
+            if (++completed === total) resolve();
+          },
+        );
+      }
+      if (issued < total) setImmediate(pump);
+      else if (completed === total) resolve();
+    };
+    pump();
+  });
+  if (failure) throw failure;
+  const wallS = (performance.now() - t0m) / 1000;
+  const r1 = procCpuSeconds(redisPid, tck);
+  const scriptCalls = (await s.scriptCalls()) - (await c0);
+  return {
+    rate,
+    achievedPerS: measured / wallS,
+    decisionsPerCall: measured / Math.max(1, scriptCalls),
+    maxGapUs: Math.round(maxGap * 1000),
+    p50: hist.getValueAtPercentile(50),
+    p99: hist.getValueAtPercentile(99),
+    p999: hist.getValueAtPercentile(99.9),
+    max: hist.maxValue,
+    redisCpuPct: ((r1 - r0) / wallS) * 100,
+    allowedFrac: measured === 0 ? 0 : allowed / measured,
+    skipped,
+  };
+}
+
+// ---------------------------------------------------------------- parent helpers
+/**
+ * Sluice's own single-decision gcra call, exactly as the unbatched store sends it: one real `limiter.limit()`
+ * through a client wrapper that records the EVALSHA (the store's EVAL fallback on NOSCRIPT also loads the
+ * script into our server). The identity is `__rand_int__`, replaced per command by the load generator.
+ * Returns { sha, argv: Buffer[] } for `EVALSHA sha ...argv` (argv = numKeys, key, ARGV...).
+ */
+async function sluiceCeilingCall(port) {
+  const { Redis } = await import("ioredis");
+  const { createLimiter } = await import("../dist/index.js");
+  const { redisStore } = await import(STORE_DIST);
+  const client = new Redis({ host: "127.0.0.1", port, enableAutoPipelining: false });
+  let sent;
+  const recorder = {
+    evalsha: (sha, numKeys, ...rest) => {
+      sent ??= { sha, numKeys, rest };
+      return client.evalsha(sha, numKeys, ...rest);
+    },
+    eval: (...a) => client.eval(...a),
+  };
+  try {
+    const store = redisStore({ client: recorder, batch: false });
+    const limiter = createLimiter({
+      store,
+      limits: { algorithm: "gcra", limit: LIMIT, periodMs: PERIOD_MS },
+    });
+    const d = await limiter.limit("__rand_int__");
+    if (!d.allowed || d.reason !== "store") throw new Error(`probe decision: ${JSON.stringify(d)}`);
+    if (!sent) throw new Error("the store sent no EVALSHA");
+    const [exists] = await client.script("EXISTS", sent.sha);
+    if (exists !== 1) throw new Error(`script ${sent.sha} is not loaded after the probe call`);
+    if (sent.numKeys !== 1) throw new Error(`expected 1 key for one gcra decision, got ${sent.numKeys}`);
+    return { sha: sent.sha, argv: checkLayout([sent.numKeys, ...sent.rest]) };
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** rate-limiter-flexible's own script and arguments (as RateLimiterRedis sends them), for the tool check. */
+async function rlfCeilingCall(redis) {
+  const { RateLimiterRedis } = await import("rate-limiter-flexible");
+  const rl = new RateLimiterRedis({
+    storeClient: { defineCommand() {} },
+    useRedisPackage: false,
+    points: LIMIT,
+    duration: PERIOD_MS / 1000,
+  });
+  const script = rl._incrTtlLuaScript;
+  if (typeof script !== "string") throw new Error("rate-limiter-flexible: no _incrTtlLuaScript");
+  const sha = redis.cli("SCRIPT", "LOAD", script);
+  const secs = String(PERIOD_MS / 1000);
+  return { sha, argv: checkLayout([1, "rlf:__rand_int__", "1", secs, String(LIMIT), secs]) };
+}
+
+/** The arguments as Buffers; `__rand_int__` must appear once, in the (only) key. */
+function checkLayout(argv) {
+  const bufs = argv.map((x) => (Buffer.isBuffer(x) ? x : Buffer.from(String(x))));
+  const at = bufs.map((b, i) => (b.includes("__rand_int__") ? i : -1)).filter((i) => i >= 0);
+  if (at.length !== 1 || at[0] !== 1) throw new Error(`unexpected call layout: ${bufs.map(String)}`);
+  return bufs;
+}
+
+/** Whether redis-benchmark can send these arguments (C strings: no NUL byte; its -x truncates at NUL too). */
+const benchmarkable = (argv) => argv.every((b) => !b.includes(0));
+
+/** Readable form of a command for the JSON lines: text as is, binary arguments as hex. */
+function describe(sha, argv) {
+  const text = (b) => !b.includes(0) && /^[\x20-\x7e]*$/.test(b.toString("latin1"));
+  return `EVALSHA ${sha} ${argv.map((b) => (text(b) ? b.toString() : `0x${b.toString("hex")}`)).join(" ")}`;
+}
+
+const CEILING_N = 200_000;
+
+/**
+ * One `redis-benchmark -n 200000 -c 50 -P 16 -r 10000 -q EVALSHA ...` run: requests/s. The C client runs
+ * pinned to CPU 0, like the Node clients.
+ */
+function redisBenchmark(port, sha, argv) {
+  return redisBenchmarkCommand(port, ["EVALSHA", sha, ...argv.map(String)]);
+}
+
+function redisBenchmarkCommand(port, command) {
+  const [cmd, ...rest] = [
+    ...pinPrefix(0),
+    "redis-benchmark",
+    ...["-h", "127.0.0.1", "-p", String(port), "-n", String(CEILING_N), "-c", "50", "-P", "16"],
+    ...["-r", String(KEYS), "-q", ...command],
+  ];
+  const out = execFileSync(cmd, rest, {
+    encoding: "utf8",
+    timeout: 120_000,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const m = [...out.matchAll(/([\d.]+) requests per second/g)].pop();
+  if (!m) throw new Error(`redis-benchmark printed no rate:\n${out}`);
+  return Number(m[1]);
+}
+
+/**
+ * The same load where redis-benchmark cannot send the arguments (binary, with NUL bytes): 200,000 EVALSHA
+ * commands, each key's `__rand_int__` replaced by a random 12-digit number below 10,000 (as redis-benchmark),
+ * written as raw RESP to a file and sent with `redis-cli --pipe` (one connection, pipelined without bound,
+ * binary-safe), pinned to CPU 0. Requests/s over the wall time of the redis-cli process.
+ */
+function redisPipe(port, sha, argv, dir) {
+  const file = join(dir, `pipe-${sha.slice(0, 8)}.resp`);
+  if (!existsSync(file)) {
+    const bulk = (b) => Buffer.concat([Buffer.from(`$${b.length}\r\n`), b, Buffer.from("\r\n")]);
+    const head = Buffer.concat([
+      Buffer.from(`*${argv.length + 2}\r\n`),
+      bulk(Buffer.from("EVALSHA")),
+      bulk(Buffer.from(sha)),
+      bulk(argv[0]),
+    ]);
+    const tail = Buffer.concat(argv.slice(2).map(bulk));
+    const [before, after] = argv[1].toString("latin1").split("__rand_int__");
+    const fd = openSync(file, "w");
+    try {
+      const chunk = [];
+      for (let i = 0; i < CEILING_N; i++) {
+        const id = String(Math.floor(Math.random() * KEYS)).padStart(12, "0");
+        chunk.push(head, bulk(Buffer.from(before + id + after, "latin1")), tail);
+        if (chunk.length >= 3 * 4096 || i === CEILING_N - 1) {
+          writeSync(fd, Buffer.concat(chunk));
+          chunk.length = 0;
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+  const [cmd, ...rest] = [...pinPrefix(0), "redis-cli", "-h", "127.0.0.1", "-p", String(port), "--pipe"];
+  const input = openSync(file, "r");
+  try {
+    const t0 = performance.now();
+    const r = spawnSync(cmd, rest, { stdio: [input, "pipe", "pipe"], encoding: "utf8", timeout: 120_000 });
+    const ms = performance.now() - t0;
+    const m = /errors: (\d+), replies: (\d+)/.exec(r.stdout);
+    if (r.status !== 0 || !m || Number(m[1]) !== 0 || Number(m[2]) < CEILING_N)
+      throw new Error(`redis-cli --pipe failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+    return (CEILING_N / ms) * 1000;
+  } finally {
+    closeSync(input);
+  }
+}
+
+/** Report whose table shows throughput in k/s (Redis rates are far below 1 M/s); same JSON lines. */
+class RedisReport extends Report {
+  print() {
+    const value = (r) => {
+      if (r.metric === "ops_per_s") return `${(r.value / 1e3).toFixed(1)} k/s`;
+      if (r.metric === "ratio") return `${r.value.toFixed(2)}×`;
+      if (r.metric.endsWith("_pct")) return `${r.value.toFixed(0)} %`;
+      if (r.metric.endsWith("_us")) return `${Math.round(r.value)} µs`;
+      if (!Number.isInteger(r.value)) return r.value.toFixed(1);
+      return String(r.value);
+    };
+    const fmt = (r) => `${value(r)}${r.target !== undefined ? `  (target ${r.target})` : ""}`;
+    const cols = [
+      ["case", (r) => r.case],
+      ["subject", (r) => r.subject],
+      ["metric", (r) => r.metric],
+      ["value", fmt],
+    ];
+    const widths = cols.map(([h, f]) => Math.max(h.length, ...this.rows.map((r) => f(r).length)));
+    const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
+    console.log(line(cols.map(([h]) => h)));
+    console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+    for (const r of this.rows) console.log(line(cols.map(([, f]) => f(r))));
+    console.log("");
+    for (const r of this.rows) console.log(JSON.stringify(r));
+  }
+}
+
+// ---------------------------------------------------------------- main
+/** How many CPUs' worth of time the machine spent busy over half a second (from /proc/stat), 0 if unknown. */
+async function busyCpus() {
+  const sample = () => {
+    try {
+      const f = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+      return { idle: f[3] + f[4], total: f.reduce((a, b) => a + b, 0) };
+    } catch {
+      return undefined;
+    }
+  };
+  const a = sample();
+  await new Promise((r) => setTimeout(r, 500));
+  const b = sample();
+  if (!a || !b || b.total === a.total) return 0;
+  const cpus = availableParallelism();
+  return (1 - (b.idle - a.idle) / (b.total - a.total)) * cpus;
+}
+
+function progress(line) {
+  process.stderr.write(`  ${line}\n`);
+}
+
+if (process.argv.includes("--child")) {
+  const [mode, name, a, b, port, pid] = process.argv.slice(process.argv.indexOf("--child") + 1);
+  const result =
+    mode === "closed"
+      ? await closedChild(name, Number(a), Number(b), Number(port), Number(pid))
+      : await openChild(name, Number(a), Number(b), Number(port), Number(pid));
+  console.log(JSON.stringify(result));
+  process.exit(0);
+} else {
+  const rounds = arg("rounds", 3);
+  const seconds = arg("seconds", 5);
+  for (const bin of ["redis-server", "redis-cli", "redis-benchmark"])
+    if (!which(bin)) throw new Error(`${bin} not found: apt-get install -y redis-server redis-tools`);
+  const haveStore = existsSync(STORE_DIST);
+  const subjects = [...(haveStore ? ["sluice-batched", "sluice-unbatched"] : []), "rate-limiter-flexible"];
+  if (!haveStore)
+    progress(`${STORE_DIST} is missing (npm run build): Sluice subjects and the ceiling skipped`);
+  const busy = await busyCpus();
+  if (busy > 0.3)
+    progress(
+      `WARNING: ${busy.toFixed(1)} of the CPUs were busy before the run: other load skews these figures`,
+    );
+  const redis = await startRedisServer({ cpu: 1 });
+  const work = benchTempDir("load");
+  const report = new RedisReport("redis");
+  try {
+    progress(
+      `redis-server pid ${redis.pid} on 127.0.0.1:${redis.port}${redis.pinned ? " (CPU 1)" : " (not pinned)"}`,
+    );
+    const child = (mode, subject, a) =>
+      runChild(self, [
+        "--child",
+        mode,
+        subject,
+        String(a),
+        String(seconds),
+        String(redis.port),
+        String(redis.pid),
+      ]);
+
+    // The one-script-per-decision ceiling: Sluice's own call, by redis-benchmark when it can send it.
+    const ceiling = haveStore ? await sluiceCeilingCall(redis.port) : undefined;
+    let ceilingName;
+    let ceilingRun;
+    if (ceiling) {
+      const tool = benchmarkable(ceiling.argv) ? "redis-benchmark" : "redis-cli --pipe";
+      ceilingName = `ceiling (${tool})`;
+      ceilingRun = () =>
+        tool === "redis-benchmark"
+          ? redisBenchmark(redis.port, ceiling.sha, ceiling.argv)
+          : redisPipe(redis.port, ceiling.sha, ceiling.argv, work);
+      progress(`ceiling by ${tool}: ${describe(ceiling.sha, ceiling.argv)}`);
+    }
+    // When the ceiling needs redis-cli --pipe, compare that tool with redis-benchmark on a script both can send.
+    const check = ceiling && !benchmarkable(ceiling.argv) ? await rlfCeilingCall(redis) : undefined;
+
+    const samples = new Map();
+    const push = (key, v) => {
+      if (!samples.has(key)) samples.set(key, []);
+      samples.get(key).push(v);
+    };
+    const expectKeys = (what) => {
+      const n = Number(redis.cli("DBSIZE"));
+      if (n < KEYS * 0.99)
+        throw new Error(`${what} left ${n} keys, expected ~${KEYS}: not every call was allowed`);
+    };
+    for (let r = 0; r < rounds; r++) {
+      for (const n of IN_FLIGHT) {
+        for (const s of subjects) {
+          redis.cli("FLUSHALL");
+          const res = child("closed", s, n);
+          if (res.allowedFrac !== 1) throw new Error(`${s} @${n}: allowed fraction ${res.allowedFrac}`);
+          push(`${n}|${s}`, res);
+          progress(
+            `round ${r + 1} ${s} @${n}: ${(res.opsPerS / 1e3).toFixed(1)} k/s p50 ${res.p50} µs p99 ${res.p99} µs ` +
+              `node ${res.nodeCpuPct.toFixed(0)} % redis ${res.redisCpuPct.toFixed(0)} % ` +
+              `${res.decisionsPerCall.toFixed(1)} decisions/script call`,
+          );
+        }
+      }
+      if (ceiling) {
+        redis.cli("FLUSHALL");
+        const v = ceilingRun();
+        expectKeys(ceilingName);
+        push("ceiling", v);
+        progress(`round ${r + 1} ${ceilingName}: ${(v / 1e3).toFixed(1)} k/s`);
+      }
+      redis.cli("FLUSHALL");
+      const incr = redisBenchmarkCommand(redis.port, ["INCR", "cnt:__rand_int__"]);
+      push("incr", incr);
+      progress(
+        `round ${r + 1} machine reference, redis-benchmark INCR -P 16: ${(incr / 1e3).toFixed(1)} k/s`,
+      );
+      if (check) {
+        redis.cli("FLUSHALL");
+        const b = redisBenchmark(redis.port, check.sha, check.argv);
+        expectKeys("redis-benchmark rlf");
+        redis.cli("FLUSHALL");
+        const p = redisPipe(redis.port, check.sha, check.argv, work);
+        expectKeys("redis-cli --pipe rlf");
+        push("check|redis-benchmark", b);
+        push("check|redis-cli --pipe", p);
+        progress(
+          `round ${r + 1} rlf script: redis-benchmark ${(b / 1e3).toFixed(1)} k/s, --pipe ${(p / 1e3).toFixed(1)} k/s`,
+        );
+      }
+    }
+
+    const stat = (list) => ({ median: median(list), min: Math.min(...list), max: Math.max(...list), rounds });
+    const opsOf = (n, s) => samples.get(`${n}|${s}`).map((x) => x.opsPerS);
+    // A ratio is taken per round (its two figures measured minutes apart at most), then summarised:
+    // load from outside the benchmark then weighs on both sides of each ratio alike.
+    const ratio = (caseName, a, listA, b, listB, target) => {
+      if (!listA || !listB) return;
+      const { median: v, ...spread } = stat(listA.map((x, i) => x / listB[i]));
+      report.add(caseName, `${a}/${b}`, "ratio", v, { ...spread, ...(target ? { target } : {}) });
+    };
+    const has = (s) => subjects.includes(s);
+    const best = new Map();
+    for (const n of IN_FLIGHT) {
+      const caseName = `${n} in flight`;
+      for (const s of subjects) {
+        const list = samples.get(`${n}|${s}`);
+        const { median: ops, ...spread } = stat(list.map((x) => x.opsPerS));
+        report.add(caseName, s, "ops_per_s", ops, spread);
+        report.add(caseName, s, "p50_us", median(list.map((x) => x.p50)));
+        report.add(caseName, s, "p99_us", median(list.map((x) => x.p99)));
+        report.add(caseName, s, "node_cpu_pct", median(list.map((x) => x.nodeCpuPct)));
+        report.add(caseName, s, "redis_cpu_pct", median(list.map((x) => x.redisCpuPct)));
+        report.add(caseName, s, "decisions_per_script_call", median(list.map((x) => x.decisionsPerCall)));
+        if (!best.has(s) || ops > best.get(s).value) best.set(s, { value: ops, inFlight: n, ...spread });
+      }
+      if (has("sluice-batched")) {
+        const b = opsOf(n, "sluice-batched");
+        ratio(
+          caseName,
+          "sluice-batched",
+          b,
+          "rate-limiter-flexible",
+          opsOf(n, "rate-limiter-flexible"),
+          ">= 2",
+        );
+        ratio(caseName, "sluice-batched", b, "sluice-unbatched", opsOf(n, "sluice-unbatched"));
+      }
+    }
+
+    // Best vs best: each subject at the in-flight level with its highest median, compared round by round.
+    const bestCase = "best in-flight level";
+    const bestOps = (s) => (has(s) ? opsOf(best.get(s).inFlight, s) : undefined);
+    for (const s of subjects) {
+      const { value, ...extra } = best.get(s);
+      report.add(bestCase, s, "ops_per_s", value, extra);
+    }
+    if (ceiling) {
+      const list = samples.get("ceiling");
+      const { median: v, ...spread } = stat(list);
+      const cmd = describe(ceiling.sha, ceiling.argv);
+      report.add(bestCase, ceilingName, "ops_per_s", v, { ...spread, command: cmd, requests: CEILING_N });
+      ratio(bestCase, "sluice-batched", bestOps("sluice-batched"), ceilingName, list, ">= 1.5");
+      ratio(bestCase, "sluice-unbatched", bestOps("sluice-unbatched"), ceilingName, list);
+      ratio(bestCase, "rate-limiter-flexible", bestOps("rate-limiter-flexible"), ceilingName, list);
+    }
+    const rlfBest = bestOps("rate-limiter-flexible");
+    ratio(bestCase, "sluice-batched", bestOps("sluice-batched"), "rate-limiter-flexible", rlfBest, ">= 2");
+    ratio(
+      bestCase,
+      "sluice-batched",
+      bestOps("sluice-batched"),
+      "sluice-unbatched",
+      bestOps("sluice-unbatched"),
+    );
+
+    if (check) {
+      const caseName = "ceiling tool check: rlf script";
+      for (const tool of ["redis-benchmark", "redis-cli --pipe"]) {
+        const { median: v, ...spread } = stat(samples.get(`check|${tool}`));
+        report.add(caseName, tool, "ops_per_s", v, { ...spread, command: describe(check.sha, check.argv) });
+      }
+      const pipe = samples.get("check|redis-cli --pipe");
+      ratio(caseName, "redis-cli --pipe", pipe, "redis-benchmark", samples.get("check|redis-benchmark"));
+    }
+
+    {
+      // How fast this machine is right now: baselines.md §2c measured 1.68 M/s here on a quiet machine.
+      const { median: v, ...spread } = stat(samples.get("incr"));
+      report.add("machine reference", "redis-benchmark INCR -c 50 -P 16", "ops_per_s", v, {
+        ...spread,
+        quietMachine: 1.68e6,
+      });
+    }
+
+    // Latency at half load: open loop at 50% of Sluice batched's best closed-loop throughput.
+    if (best.has("sluice-batched")) {
+      const rate = Math.round(best.get("sluice-batched").value / 2);
+      const caseName = "open loop at 50% of best";
+      const runs = [];
+      for (let r = 0; r < rounds; r++) {
+        redis.cli("FLUSHALL");
+        const res = child("open", "sluice-batched", rate);
+        if (res.allowedFrac !== 1) throw new Error(`open loop: allowed fraction ${res.allowedFrac}`);
+        runs.push(res);
+        progress(
+          `round ${r + 1} open loop sluice-batched @${(rate / 1e3).toFixed(1)} k/s: achieved ` +
+            `${(res.achievedPerS / 1e3).toFixed(1)} k/s p50 ${res.p50} µs p99 ${res.p99} µs p99.9 ${res.p999} µs ` +
+            `redis ${res.redisCpuPct.toFixed(0)} % ${res.decisionsPerCall.toFixed(1)} decisions/script call` +
+            `, longest loop pause ${(res.maxGapUs / 1e3).toFixed(1)} ms${res.skipped ? `, skipped ${res.skipped}` : ""}`,
+        );
+      }
+      const sub = "sluice-batched";
+      const spread = { offered: rate, rounds, skipped: runs.map((x) => x.skipped) };
+      report.add(caseName, sub, "ops_per_s", median(runs.map((x) => x.achievedPerS)), spread);
+      report.add(caseName, sub, "p50_us", median(runs.map((x) => x.p50)));
+      report.add(caseName, sub, "p99_us", median(runs.map((x) => x.p99)), { target: "<= 2000" });
+      report.add(caseName, sub, "p999_us", median(runs.map((x) => x.p999)));
+      report.add(caseName, sub, "redis_cpu_pct", median(runs.map((x) => x.redisCpuPct)));
+      report.add(caseName, sub, "decisions_per_script_call", median(runs.map((x) => x.decisionsPerCall)));
+      report.add(caseName, sub, "max_loop_pause_us", median(runs.map((x) => x.maxGapUs)));
+    }
+  } finally {
+    redis.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+  report.print();
+}
