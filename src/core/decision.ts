@@ -177,3 +177,24 @@ function moreRestrictive(a: PolicyStatus, b: PolicyStatus): boolean {
   if (a.remaining !== b.remaining) return a.remaining < b.remaining;
   return a.resetAfterMs > b.resetAfterMs;
 }
+
+/**
+ * `d` as reported when another part of the same all-or-nothing call was denied and everything was rolled back:
+ * not allowed, throttled, holding no leases; its per-policy statuses stay as each limit answered.
+ */
+export function deniedDecision(d: Decision): Decision {
+  if (!d.allowed && d.leases === undefined) return d;
+  return Object.freeze({
+    policy: d.policy,
+    allowed: false,
+    limit: d.limit,
+    remaining: d.remaining,
+    resetAfterMs: d.resetAfterMs,
+    retryAfterMs: d.retryAfterMs,
+    state: "throttled",
+    periodMs: d.periodMs,
+    reason: d.reason,
+    leases: undefined,
+    policies: d.policies,
+  });
+}

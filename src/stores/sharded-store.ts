@@ -23,7 +23,7 @@
  * only denying early, until the state expires).
  */
 import type { LimitSet } from "../algorithms/limit-set.js";
-import type { Decision } from "../core/decision.js";
+import { type Decision, deniedDecision } from "../core/decision.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { Store, StoreItem, StoreOp } from "./store.js";
 
@@ -200,7 +200,7 @@ async function settleConsume(
     const replies = result.value;
     if (!admitted[gi]) {
       g.indexes.forEach((itemIndex, j) => {
-        out[itemIndex] = denied(replies[j]);
+        out[itemIndex] = deniedDecision(replies[j]);
       });
       return;
     }
@@ -216,7 +216,7 @@ async function settleConsume(
     );
     const refunded = await store.apply(groupItems, "refund", nowMs);
     g.indexes.forEach((itemIndex, j) => {
-      out[itemIndex] = denied(refunded[j]);
+      out[itemIndex] = deniedDecision(refunded[j]);
     });
   });
   const rolledBack = await Promise.allSettled(rollbacks);
@@ -244,27 +244,6 @@ function groupByOwner(owners: Uint32Array): Group[] {
     g.indexes.push(i);
   });
   return groups;
-}
-
-/**
- * The decision of an item denied because another item was: its own limits' statuses stay as reported (the
- * memory store's convention for an item that would have passed alone), the top level is denied, no leases.
- */
-function denied(d: Decision): Decision {
-  if (!d.allowed && d.leases === undefined) return d;
-  return Object.freeze({
-    policy: d.policy,
-    allowed: false,
-    limit: d.limit,
-    remaining: d.remaining,
-    resetAfterMs: d.resetAfterMs,
-    retryAfterMs: d.retryAfterMs,
-    state: "throttled",
-    periodMs: d.periodMs,
-    reason: d.reason,
-    leases: undefined,
-    policies: d.policies,
-  });
 }
 
 function buildRing(shards: readonly Shard[], vnodes: number): Ring {

@@ -30,7 +30,7 @@
  * and the failure policy (resilient store) decides. Script and argument errors are never retried.
  */
 import { createHash } from "node:crypto";
-import type { Decision } from "../../core/decision.js";
+import { type Decision, deniedDecision } from "../../core/decision.js";
 import { InvalidArgumentError, StoreUnavailableError } from "../../core/errors.js";
 import type { StoreItem } from "../store.js";
 import { decodeBatch, type EncodedBatch, encodeBatch, type Group, type KeyNamer } from "./protocol.js";
@@ -335,7 +335,7 @@ export class ClusterRouter {
         const result = settled[k];
         if (result.status === "rejected") return;
         if (!admitted[k]) {
-          put(part, result.value.map(denied));
+          put(part, result.value.map(deniedDecision));
           return;
         }
         const partItems = (part.indexes ?? []).map((i) => group.items[i]);
@@ -347,7 +347,10 @@ export class ClusterRouter {
               : this.#submit({ op: "release", items: [item], now: group.now, leases });
           }),
         );
-        put(part, (await this.#submit({ op: "refund", items: partItems, now: group.now })).map(denied));
+        put(
+          part,
+          (await this.#submit({ op: "refund", items: partItems, now: group.now })).map(deniedDecision),
+        );
       }),
     );
     if (failure !== undefined) throw failure.reason;
@@ -420,25 +423,4 @@ export class ClusterRouter {
     };
     promise.then(forget, forget);
   }
-}
-
-/**
- * The decision of an item denied because another node's items were: its own statuses as reported (the memory
- * store's convention for an item that would have passed alone), denied at the top level, no leases.
- */
-function denied(d: Decision): Decision {
-  if (!d.allowed && d.leases === undefined) return d;
-  return Object.freeze({
-    policy: d.policy,
-    allowed: false,
-    limit: d.limit,
-    remaining: d.remaining,
-    resetAfterMs: d.resetAfterMs,
-    retryAfterMs: d.retryAfterMs,
-    state: "throttled",
-    periodMs: d.periodMs,
-    reason: d.reason,
-    leases: undefined,
-    policies: d.policies,
-  });
 }
