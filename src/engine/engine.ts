@@ -108,6 +108,22 @@ export interface CheckRequest {
   readonly nowMs?: number;
 }
 
+/** One request to {@link Engine.reset}: the counters the same check would touch. */
+export interface ResetRequest {
+  /** The domain whose rules apply. */
+  readonly domain: string;
+  /** The descriptors whose matched counters are forgotten. */
+  readonly descriptors: readonly Descriptor[];
+  /** Reset at this time instead of the clock's (tests, replays). */
+  readonly nowMs?: number;
+}
+
+/** The answer to a reset. */
+export interface ResetResult {
+  /** Counters forgotten (one per matched, counted descriptor; dynamic traffic counters not included). */
+  readonly counters: number;
+}
+
 /** Envoy's per-descriptor status code. */
 export type DescriptorCode = "OK" | "OVER_LIMIT";
 
@@ -208,6 +224,11 @@ export interface Engine {
   check(request: CheckRequest): Promise<CheckResult>;
   /** Synchronous {@link Engine.check}; needs a store with a synchronous path (memory). */
   checkSync(request: CheckRequest): CheckResult;
+  /**
+   * Forgets the counters the same check would count (every matched rule's key, shadow ones included): the
+   * identity starts fresh (seed 002's ResetLimit). Descriptors that match nothing are ignored.
+   */
+  reset(request: ResetRequest): Promise<ResetResult>;
   /** Resolves after `result.delayMs` on the engine's scheduler (at once when 0). */
   waitFor(result: CheckResult, signal?: AbortSignal): Promise<void>;
   /** Applies a new configuration atomically, keeping counters; throws (and reports) when it is invalid. */
@@ -526,6 +547,20 @@ class SluiceEngine implements Engine {
       this.#idem.drop(key, pending);
       throw error;
     }
+  }
+
+  async reset(request: ResetRequest): Promise<ResetResult> {
+    validateRequest("reset", {
+      domain: (request as Partial<ResetRequest> | null)?.domain,
+      descriptors: (request as Partial<ResetRequest> | null)?.descriptors,
+      nowMs: (request as Partial<ResetRequest> | null)?.nowMs,
+    });
+    const nowMs = request.nowMs ?? this.#clock.nowMs();
+    const plan = this.#plan(this.#compiled, { domain: request.domain, descriptors: request.descriptors }, nowMs);
+    const items = [...plan.enforce, ...plan.shadow];
+    if (items.length === 0) return { counters: 0 };
+    await Promise.all(groupsOf(items).map((g) => g.store.apply(storeItemsOf(g.items), "reset", nowMs)));
+    return { counters: items.length };
   }
 
   #replay(first: CheckResult): CheckResult {
