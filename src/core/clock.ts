@@ -48,3 +48,11 @@ export const systemScheduler: Scheduler = Object.freeze({
     });
   },
 });
+
+/**
+ * A monotonic clock for measuring durations (latency histograms): milliseconds with sub-millisecond fractions
+ * since an arbitrary origin, never stepping backwards. Not aligned with the epoch: never use it for limits.
+ */
+export const monotonicClock: Clock = Object.freeze({
+  nowMs: (): number => performance.now(),
+});
