@@ -1,0 +1,99 @@
+/**
+ * `POST /v1/check`: the check API over HTTP. The body is an `ApiCheckRequest` (check-api.ts) as JSON; the answer
+ * is 200 with an `ApiCheckResponse` whether the request is allowed or not (the caller decides what to do with a
+ * denial), plus the `RateLimit-Policy` / `RateLimit` / `RateLimit-State` headers of the answer. `Retry-After` is
+ * not sent: this 200 is not itself throttled, and the body carries `retry_after`.
+ *
+ * **Body.** Only `application/json` (any parameters, e.g. `charset=utf-8`) is accepted (415 otherwise), at most
+ * `bounds.maxBodyBytes` (413). The bytes must be valid UTF-8 and valid JSON (400 `body …`); no lenient decoding
+ * replaces bad bytes, so what is counted is exactly what was sent.
+ *
+ * **Idempotency.** The `X-Idempotency-Key` header is the `idempotency_key` field: either may be given; when both
+ * are, they must be equal (400 naming `idempotency_key` otherwise), so a client can never be unsure which one
+ * was used.
+ */
+import { isUtf8 } from "node:buffer";
+import type { FastifyInstance } from "fastify";
+import { InvalidArgumentError } from "../../core/errors.js";
+import { checkResponseOf, parseCheckRequest } from "../check-api.js";
+import { rateLimitHeaders } from "../rate-limit-headers.js";
+import type { RouteKit } from "./http-reply.js";
+
+/** The request header that carries the idempotency key. */
+export const IDEMPOTENCY_HEADER = "x-idempotency-key";
+
+/** Longest JSON error detail quoted back (V8's messages quote part of the input). */
+const MAX_JSON_ERROR = 200;
+
+/** Decodes a JSON body strictly: valid UTF-8 (a leading BOM allowed), then `JSON.parse`. */
+export function parseJsonBody(body: Buffer): unknown {
+  if (!isUtf8(body)) throw new InvalidArgumentError("body is not valid UTF-8");
+  let text = body.toString("utf8");
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.trim() === "") throw new InvalidArgumentError("body is empty; a JSON object is expected");
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const m = e instanceof Error ? e.message : String(e);
+    throw new InvalidArgumentError(
+      `body is not valid JSON: ${m.length > MAX_JSON_ERROR ? `${m.slice(0, MAX_JSON_ERROR)}…` : m}`,
+    );
+  }
+}
+
+/** Merges the `X-Idempotency-Key` header into the body (see the module comment); the body itself is not changed. */
+function withIdempotencyHeader(body: unknown, header: string | string[] | undefined): unknown {
+  if (header === undefined) return body;
+  const key = Array.isArray(header) ? header.join(", ") : header;
+  if (key === "") return body;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return body; // refused by the parser
+  const field = (body as { idempotency_key?: unknown }).idempotency_key;
+  if (field !== undefined && field !== null && field !== "" && field !== key) {
+    throw new InvalidArgumentError(
+      "idempotency_key differs from the X-Idempotency-Key header; give one of them, or the same key in both",
+    );
+  }
+  return { ...body, idempotency_key: key };
+}
+
+/**
+ * Registers `POST /v1/check` (and 405 for its other methods) in an encapsulated context whose only body parser
+ * is the strict JSON one.
+ */
+export function registerCheckRoute(
+  app: FastifyInstance,
+  kit: RouteKit,
+  defaultDomain: string | undefined,
+): void {
+  const { ctx } = kit;
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      "application/json",
+      { parseAs: "buffer", bodyLimit: ctx.bounds.maxBodyBytes },
+      (_request, body, done) => {
+        try {
+          done(null, parseJsonBody(body as Buffer));
+        } catch (e) {
+          done(e as Error, undefined);
+        }
+      },
+    );
+    scope.post("/v1/check", (request, reply) =>
+      kit.gated("http_check", request, reply, async () => {
+        if (request.body === undefined) {
+          throw new InvalidArgumentError("body is required: a JSON object (Content-Type: application/json)");
+        }
+        const input = withIdempotencyHeader(request.body, request.headers[IDEMPOTENCY_HEADER]);
+        const checkRequest = parseCheckRequest(input, ctx, defaultDomain);
+        const result = await ctx.engine.check(checkRequest);
+        ctx.metrics.recordDecision(checkRequest.domain, result);
+        const headers = rateLimitHeaders(result, kit.headerOptions);
+        delete headers["Retry-After"];
+        const body = checkResponseOf(result, ctx.clock.nowMs());
+        kit.record("http_check", result.allowed ? "ok" : "over_limit", request);
+        return reply.code(200).headers(headers).type("application/json").send(JSON.stringify(body));
+      }),
+    );
+  });
+}

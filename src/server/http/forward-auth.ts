@@ -1,0 +1,206 @@
+/**
+ * `/v1/auth`: forward-auth for reverse proxies — nginx `auth_request`, Caddy `forward_auth`, Traefik
+ * `ForwardAuth`. The proxy sends a subrequest (any method: GET, HEAD, POST, … are treated alike; a body is read
+ * within `bounds.maxBodyBytes` and ignored) carrying the original request's attributes in headers; Sluice checks
+ * one unit against the forward-auth domain and answers:
+ * - allowed: 200 with an empty body and the `RateLimit-Policy` / `RateLimit` / `RateLimit-State` headers (nginx
+ *   can copy them onto the response with `auth_request_set $rl $upstream_http_ratelimit;`); when a `delay` rule
+ *   shapes the request, the 200 is sent after its delay (at most the rule's `maxDelay`), holding its in-flight slot;
+ * - denied: 429 (or 403 when configured: nginx `auth_request` passes on only 2xx, 401 and 403), with the same
+ *   headers, `Retry-After`, and a `quota-exceeded` problem body.
+ *
+ * **Attributes** (see client-address.ts for the address):
+ * - `remote_address`: the client address (`X-Real-IP`, else `X-Forwarded-For` honouring the trusted hops);
+ * - `user`: the configured user header (e.g. `X-User-Id`, set by an authentication step before);
+ * - `endpoint`: `X-Forwarded-Uri` (Caddy, Traefik), else `X-Original-URI` (nginx), query string and fragment
+ *   dropped;
+ * - `method`: `X-Forwarded-Method` (Caddy, Traefik), else `X-Original-Method` (nginx), upper-cased;
+ * - `header:<name>`: any request header, under the key `<name>` (lower case).
+ *
+ * **Descriptors** are built from templates, one descriptor per template whose attributes are all present, the
+ * entry keys being the attribute names: the default `[["remote_address"], ["user"], ["user", "endpoint"]]` checks
+ * the address, the user, and the user on the endpoint. A template with an absent attribute (no user header, no
+ * valid address) is skipped; with none left the request is allowed without a check. An attribute longer than the
+ * engine's value limit (1024 characters) is refused with 400 naming its header (never truncated: two long values
+ * would share a counter).
+ */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { InvalidArgumentError } from "../../core/errors.js";
+import { MAX_ENTRY_KEY_LENGTH, MAX_VALUE_LENGTH } from "../../engine/engine.js";
+import type { Descriptor, DescriptorEntry } from "../../rules/rule.js";
+import { quotaExceededProblem } from "../problem-details.js";
+import { appliedPolicies, rateLimitHeaders } from "../rate-limit-headers.js";
+import { type ClientAddressOptions, clientAddress } from "./client-address.js";
+import { type RouteKit, sendProblem } from "./http-reply.js";
+
+/** An attribute of the original request a template may name. */
+export type ForwardAuthAttribute = "remote_address" | "user" | "endpoint" | "method" | `header:${string}`;
+
+/** The default descriptor templates: the client address, the user, the user on the endpoint. */
+export const DEFAULT_FORWARD_AUTH_TEMPLATES: readonly (readonly ForwardAuthAttribute[])[] = Object.freeze([
+  Object.freeze(["remote_address"] as const),
+  Object.freeze(["user"] as const),
+  Object.freeze(["user", "endpoint"] as const),
+]);
+
+/** One compiled template entry: the descriptor key and how to read its value. */
+interface TemplateEntry {
+  readonly key: string;
+  readonly attribute: ForwardAuthAttribute;
+  /** For `header:<name>`: the header name, lower case. */
+  readonly header?: string;
+}
+
+/** What the forward-auth route needs, resolved by `createHttpServer`. */
+export interface ForwardAuthSetup {
+  /** The domain whose rules apply. */
+  readonly domain: string;
+  /** The compiled templates. */
+  readonly templates: readonly (readonly TemplateEntry[])[];
+  /** The user header, lower case. */
+  readonly userHeader: string;
+  /** Status of a denial. */
+  readonly denyStatus: 429 | 403;
+  /** How the client address is read. */
+  readonly address: ClientAddressOptions;
+}
+
+const ATTRIBUTES = new Set(["remote_address", "user", "endpoint", "method"]);
+/** A header name as RFC 9110 allows it (a token). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * Compiles templates, each a list of attribute names or one string of names separated by `,` (the settings'
+ * form, e.g. `"user,endpoint"`); throws `InvalidArgumentError` naming `forwardAuth.descriptors[i]`.
+ */
+export function compileTemplates(
+  templates: readonly (string | readonly string[])[],
+): readonly (readonly TemplateEntry[])[] {
+  if (!Array.isArray(templates) || templates.length === 0 || templates.length > 64) {
+    throw new InvalidArgumentError("forwardAuth.descriptors must hold 1 to 64 templates");
+  }
+  return templates.map((t, i) => {
+    const names = (typeof t === "string" ? t.split(",") : [...t])
+      .map((n) => n.trim())
+      .filter((n) => n !== "");
+    const where = `forwardAuth.descriptors[${i}]`;
+    if (names.length === 0 || names.length > 64) {
+      throw new InvalidArgumentError(`${where} must name 1 to 64 attributes, got ${JSON.stringify(t)}`);
+    }
+    return names.map((name): TemplateEntry => {
+      if (ATTRIBUTES.has(name)) return { key: name, attribute: name as ForwardAuthAttribute };
+      if (name.startsWith("header:")) {
+        const header = name.slice("header:".length).toLowerCase();
+        if (TOKEN.test(header) && header.length <= MAX_ENTRY_KEY_LENGTH) {
+          return { key: header, attribute: name as ForwardAuthAttribute, header };
+        }
+      }
+      throw new InvalidArgumentError(
+        `${where} names ${JSON.stringify(name)}; attributes are remote_address, user, endpoint, method and header:<name>`,
+      );
+    });
+  });
+}
+
+type Headers = FastifyRequest["headers"];
+
+function header(headers: Headers, name: string): string | undefined {
+  const v = headers[name];
+  const s = Array.isArray(v) ? v.join(", ") : v;
+  return s === undefined || s === "" ? undefined : s;
+}
+
+/** Reads one attribute, or undefined when absent; throws naming the header when it is too long. */
+function attributeOf(entry: TemplateEntry, headers: Headers, setup: ForwardAuthSetup): string | undefined {
+  let name: string;
+  let value: string | undefined;
+  switch (entry.attribute) {
+    case "remote_address":
+      return clientAddress(headers, setup.address);
+    case "user":
+      name = setup.userHeader;
+      value = header(headers, name);
+      break;
+    case "endpoint": {
+      const fwd = header(headers, "x-forwarded-uri");
+      name = fwd !== undefined ? "x-forwarded-uri" : "x-original-uri";
+      const uri = fwd ?? header(headers, "x-original-uri");
+      if (uri !== undefined) {
+        const cut = uri.search(/[?#]/);
+        value = cut === -1 ? uri : uri.slice(0, cut);
+        if (value === "") value = undefined;
+      }
+      break;
+    }
+    case "method": {
+      const fwd = header(headers, "x-forwarded-method");
+      name = fwd !== undefined ? "x-forwarded-method" : "x-original-method";
+      value = (fwd ?? header(headers, "x-original-method"))?.toUpperCase();
+      break;
+    }
+    default:
+      name = entry.header as string;
+      value = header(headers, name);
+  }
+  if (value !== undefined && value.length > MAX_VALUE_LENGTH) {
+    throw new InvalidArgumentError(
+      `${name} header must be at most ${MAX_VALUE_LENGTH} characters, got ${value.length}`,
+    );
+  }
+  return value;
+}
+
+/** The descriptors of a subrequest: one per template whose attributes are all present. */
+export function forwardAuthDescriptors(headers: Headers, setup: ForwardAuthSetup): Descriptor[] {
+  const cache = new Map<string, string | undefined>();
+  const out: Descriptor[] = [];
+  for (const template of setup.templates) {
+    const entries: DescriptorEntry[] = [];
+    for (const entry of template) {
+      let v: string | undefined;
+      if (cache.has(entry.attribute)) v = cache.get(entry.attribute);
+      else {
+        v = attributeOf(entry, headers, setup);
+        cache.set(entry.attribute, v);
+      }
+      if (v === undefined) break;
+      entries.push({ key: entry.key, value: v });
+    }
+    if (entries.length === template.length) out.push(entries);
+  }
+  return out;
+}
+
+/** Registers `/v1/auth` for every method, in a context that reads and ignores any body. */
+export function registerForwardAuthRoute(app: FastifyInstance, kit: RouteKit, setup: ForwardAuthSetup): void {
+  const { ctx } = kit;
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      "*",
+      { parseAs: "buffer", bodyLimit: ctx.bounds.maxBodyBytes },
+      (_r, _b, done) => done(null, undefined),
+    );
+    scope.all("/v1/auth", (request, reply) =>
+      kit.gated("http_auth", request, reply, async () => {
+        const descriptors = forwardAuthDescriptors(request.headers, setup);
+        if (descriptors.length === 0) {
+          kit.record("http_auth", "ok", request);
+          return reply.code(200).send();
+        }
+        const result = await ctx.engine.check({ domain: setup.domain, descriptors });
+        ctx.metrics.recordDecision(setup.domain, result);
+        const headers = rateLimitHeaders(result, kit.headerOptions);
+        if (result.allowed) {
+          // A `delay` rule shapes: the proxy cannot wait on its own, so the answer waits (at most the rule's maxDelay).
+          if (result.delayMs > 0) await ctx.engine.waitFor(result);
+          kit.record("http_auth", "ok", request);
+          return reply.code(200).headers(headers).send();
+        }
+        kit.record("http_auth", "over_limit", request);
+        const problem = quotaExceededProblem(result, setup.denyStatus, appliedPolicies(result));
+        return sendProblem(reply, problem, headers);
+      }),
+    );
+  });
+}

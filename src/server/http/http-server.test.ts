@@ -1,0 +1,504 @@
+import { readFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import type { FastifyInstance } from "fastify";
+import pino from "pino";
+import { request } from "undici";
+import { afterEach, describe, expect, it } from "vitest";
+import { StoreUnavailableError } from "../../core/errors.js";
+import type { Engine } from "../../engine/engine.js";
+import { QUOTA_EXCEEDED_TYPE } from "../problem-details.js";
+import {
+  createHttpServer,
+  DEFAULT_FORWARD_AUTH_DOMAIN,
+  type HttpServerOptions,
+  type Readiness,
+} from "./http-server.js";
+import { TEST_T0_MS, testServiceContext } from "./testing-http.js";
+
+const CONFIG = `
+version: 1
+rules:
+  - id: per-user
+    domain: api
+    match: [{ key: user }]
+    limits: [{ name: per-second, algorithm: fixed_window, limit: 2, period: 1s }]
+  - id: per-tenant
+    domain: api
+    match: [{ key: tenant }]
+    limits: [{ name: per-second, algorithm: fixed_window, limit: 5, period: 1s }]
+  - id: per-ip
+    domain: edge
+    match: [{ key: remote_address }]
+    limits: [{ name: per-second, algorithm: fixed_window, limit: 2, period: 1s }]
+  - id: user-everywhere
+    domain: edge
+    match: [{ key: user }]
+    limits: [{ name: per-minute, algorithm: fixed_window, limit: 100, period: 1m }]
+  - id: user-orders
+    domain: edge
+    match: [{ key: user }, { key: endpoint, path: "/orders/*" }]
+    limits: [{ name: orders, algorithm: fixed_window, limit: 1, period: 1m }]
+  - id: per-method
+    domain: methods
+    match: [{ key: method }, { key: x-api-key }]
+    limits: [{ name: per-minute, algorithm: fixed_window, limit: 1, period: 1m }]
+`;
+
+const READY = async (): Promise<Readiness> => ({ ready: true, checks: { store: { ok: true } } });
+
+const apps: FastifyInstance[] = [];
+afterEach(async () => {
+  while (apps.length > 0) await apps.pop()?.close();
+});
+
+function setup(
+  options: Partial<HttpServerOptions> = {},
+  ctxOptions: Parameters<typeof testServiceContext>[1] = {},
+) {
+  const t = testServiceContext(CONFIG, ctxOptions);
+  const app = createHttpServer(t.ctx, {
+    defaultDomain: "api",
+    readiness: READY,
+    forwardAuth: { domain: "edge" },
+    ...options,
+  });
+  apps.push(app);
+  const check = (payload: unknown, headers: Record<string, string> = {}) =>
+    app.inject({ method: "POST", url: "/v1/check", payload: payload as object, headers });
+  const auth = (headers: Record<string, string>, method: "GET" | "HEAD" | "POST" = "GET") =>
+    app.inject({ method, url: "/v1/auth", headers });
+  const metric = async (line: string) => {
+    const body = (await app.inject({ url: "/metrics" })).body;
+    const hit = body.split("\n").find((l) => l.startsWith(`${line} `));
+    return hit === undefined ? undefined : Number(hit.slice(line.length + 1));
+  };
+  return { ...t, app, check, auth, metric };
+}
+
+const user = (id: string) => ({ identifier: id, dimension: "user" });
+
+describe("POST /v1/check", () => {
+  it("answers 200 with the check response and the RateLimit headers, allowed or not", async () => {
+    const { check, metric } = setup();
+    const first = await check(user("1"));
+    expect(first.statusCode).toBe(200);
+    expect(first.headers["content-type"]).toMatch(/^application\/json/);
+    expect(first.json()).toMatchObject({
+      allowed: true,
+      limit: 2,
+      remaining: 1,
+      current_count: 1,
+      state: "normal",
+    });
+    expect(first.headers["ratelimit-policy"]).toBe('"per-second";q=2;w=1');
+    expect(first.headers.ratelimit).toBe('"per-second";r=1;t=1');
+    expect(first.headers["ratelimit-state"]).toBe("normal");
+    await check(user("1"));
+    const denied = await check(user("1"));
+    expect(denied.statusCode).toBe(200);
+    expect(denied.json()).toMatchObject({ allowed: false, remaining: 0, retry_after: 1, state: "throttled" });
+    expect(denied.headers["ratelimit-state"]).toBe("throttled");
+    expect(denied.headers["retry-after"]).toBeUndefined();
+    expect(await metric('sluice_requests_total{api="http_check",code="ok"}')).toBe(2);
+    expect(await metric('sluice_requests_total{api="http_check",code="over_limit"}')).toBe(1);
+    expect(await metric('sluice_decisions_total{domain="api",rule="per-user",outcome="denied"}')).toBe(1);
+    expect(await metric('sluice_request_duration_seconds_count{api="http_check"}')).toBe(3);
+  });
+
+  it("sends the legacy trio when asked, and no headers when no limit applied", async () => {
+    const { check } = setup({ legacyHeaders: true });
+    const r = await check(user("1"));
+    expect(r.headers["x-ratelimit-limit"]).toBe("2");
+    expect(r.headers["x-ratelimit-remaining"]).toBe("1");
+    expect(r.headers["x-ratelimit-reset"]).toBe("1");
+    const none = await check({ identifier: "1", dimension: "nothing" });
+    expect(none.statusCode).toBe(200);
+    expect(none.json()).toMatchObject({ allowed: true, limit: 0, policies: [] });
+    expect(none.headers["ratelimit-policy"]).toBeUndefined();
+    expect(none.headers["x-ratelimit-limit"]).toBeUndefined();
+  });
+
+  it("answers 400 problems naming the field, and counts nothing", async () => {
+    const { check, engine, metric } = setup();
+    const cases: [unknown, string][] = [
+      [{ identifier: "1" }, "dimension"],
+      [{ ...user("1"), cost: -1 }, "cost"],
+      [{ ...user("1"), cost: "2" }, "cost"],
+      [{ ...user("1"), timestamp: 5 }, "timestamp"],
+      [{ ...user("1"), colour: "red" }, '"colour"'],
+      [{ descriptors: [{ entries: [{ key: 7 }] }] }, "descriptors[0].entries[0].key"],
+      [[1, 2], "request"],
+      [{ domain: "", identifier: "1" }, "dimension"],
+    ];
+    for (const [payload, field] of cases) {
+      const r = await check(payload);
+      expect(r.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(r.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      const p = r.json();
+      expect(p).toMatchObject({ type: "about:blank", title: "Bad Request", status: 400 });
+      expect(p["invalid-params"][0].name).toBe(field);
+      expect(p.detail.startsWith(field)).toBe(true);
+    }
+    expect(engine.stats.checks).toBe(0);
+    expect(await metric('sluice_requests_total{api="http_check",code="invalid"}')).toBe(cases.length);
+  });
+
+  it("refuses a fractional cost for a counting algorithm with the engine's message", async () => {
+    const { check } = setup();
+    const r = await check({ ...user("1"), cost: 0.5 });
+    expect(r.statusCode).toBe(400);
+    expect(r.json().detail).toMatch(/^cost must be a whole number for rule "per-user"/);
+  });
+
+  it("needs a domain when there is no default one", async () => {
+    const { check } = setup({ defaultDomain: undefined });
+    const r = await check(user("1"));
+    expect(r.statusCode).toBe(400);
+    expect(r.json().detail).toMatch(/^domain is required/);
+    expect((await check({ ...user("1"), domain: "api" })).statusCode).toBe(200);
+  });
+
+  it("turns bad bodies into 400, 413 and 415 problems", async () => {
+    const { app, engine } = setup();
+    const post = (payload: string | Buffer, type?: string) =>
+      app.inject({
+        method: "POST",
+        url: "/v1/check",
+        payload,
+        headers: type === undefined ? {} : { "content-type": type },
+      });
+    const bad = [
+      [await post("{not json", "application/json"), 400, /^body is not valid JSON/],
+      [
+        await post(Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x7d]), "application/json"),
+        400,
+        /^body is not valid UTF-8/,
+      ],
+      [await post("", "application/json"), 400, /^body is empty/],
+      [await post('{"a":1}', "text/plain"), 415, /Content-Type: application\/json/],
+      [
+        await post(`{"identifier":"${"x".repeat(20_000)}"}`, "application/json"),
+        413,
+        /larger than 16384 bytes/,
+      ],
+      [await app.inject({ method: "POST", url: "/v1/check" }), 400, /^body is required/],
+    ] as const;
+    for (const [r, status, detail] of bad) {
+      expect(r.statusCode).toBe(status);
+      expect(r.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      expect(r.json().status).toBe(status);
+      expect(r.json().detail).toMatch(detail);
+    }
+    const ok = await post(`\ufeff${JSON.stringify(user("1"))}`, "application/json; charset=utf-8");
+    expect(ok.statusCode).toBe(200);
+    expect(engine.stats.checks).toBe(1);
+  });
+
+  it("takes the idempotency key from the header or the body, and refuses two different ones", async () => {
+    const { check, engine } = setup();
+    const a = await check(user("1"), { "x-idempotency-key": "k1" });
+    const b = await check(user("1"), { "x-idempotency-key": "k1" });
+    expect(b.json()).toMatchObject({ replayed: true, remaining: a.json().remaining });
+    const c = await check({ ...user("1"), idempotency_key: "k1" }, { "x-idempotency-key": "k1" });
+    expect(c.json().replayed).toBe(true);
+    const d = await check({ ...user("1"), idempotency_key: "k2" }, { "x-idempotency-key": "k1" });
+    expect(d.statusCode).toBe(400);
+    expect(d.json()["invalid-params"][0].name).toBe("idempotency_key");
+    expect(engine.stats.replayed).toBe(2);
+  });
+
+  it("answers 503 at once when the gate is full, and releases its slot after each request", async () => {
+    const { check, ctx, metric } = setup({}, { maxInflight: 1 });
+    expect((await check(user("1"))).statusCode).toBe(200);
+    expect(ctx.gate.inflight).toBe(0);
+    ctx.gate.tryEnter();
+    const r = await check(user("2"));
+    expect(r.statusCode).toBe(503);
+    expect(r.headers["retry-after"]).toBe("1");
+    expect(r.json()).toMatchObject({ status: 503, title: "Service Unavailable" });
+    expect(await metric('sluice_requests_total{api="http_check",code="overloaded"}')).toBe(1);
+    ctx.gate.leave();
+    expect((await check(user("2"))).statusCode).toBe(200);
+  });
+
+  it("answers 503 when the store is unavailable and 500 (logged) for anything unexpected", async () => {
+    let fail: Error = new StoreUnavailableError("redis", "connection refused");
+    const { check, ctx, metric } = setup(
+      {},
+      {
+        engine: (real: Engine) =>
+          new Proxy(real, {
+            get(target, key) {
+              if (key === "check") return () => Promise.reject(fail);
+              const v: unknown = Reflect.get(target, key, target);
+              return typeof v === "function" ? v.bind(target) : v;
+            },
+          }),
+      },
+    );
+    const lines: string[] = [];
+    (ctx as { log: unknown }).log = pino({ level: "error" }, { write: (s: string) => void lines.push(s) });
+    const unavailable = await check(user("1"));
+    expect(unavailable.statusCode).toBe(503);
+    expect(unavailable.json().detail).toMatch(/store is unavailable/);
+    expect(await metric('sluice_requests_total{api="http_check",code="unavailable"}')).toBe(1);
+    fail = new TypeError("secret internals");
+    const boom = await check(user("1"));
+    expect(boom.statusCode).toBe(500);
+    expect(boom.body).not.toContain("secret");
+    expect(lines.join("")).toContain("secret internals");
+    expect(await metric('sluice_requests_total{api="http_check",code="error"}')).toBe(1);
+  });
+
+  it("answers 405 with Allow for other methods", async () => {
+    const { app } = setup();
+    for (const method of ["GET", "PUT", "DELETE", "PATCH"] as const) {
+      const r = await app.inject({ method, url: "/v1/check" });
+      expect(r.statusCode).toBe(405);
+      expect(r.headers.allow).toBe("POST");
+      expect(r.json().status).toBe(405);
+    }
+  });
+});
+
+describe("/v1/auth (forward-auth)", () => {
+  it("allows with 200, an empty body and the RateLimit headers; denies with 429, Retry-After and a problem", async () => {
+    const { auth, metric } = setup();
+    const h = { "x-forwarded-for": "6.6.6.6, 192.0.2.1" };
+    const ok = await auth(h);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.body).toBe("");
+    expect(ok.headers["ratelimit-policy"]).toBe('"per-second";q=2;w=1');
+    expect(ok.headers.ratelimit).toBe('"per-second";r=1;t=1');
+    expect((await auth(h, "HEAD")).statusCode).toBe(200);
+    const denied = await auth(h, "POST");
+    expect(denied.statusCode).toBe(429);
+    expect(denied.headers["retry-after"]).toBe("1");
+    expect(denied.headers["ratelimit-state"]).toBe("throttled");
+    expect(denied.headers["content-type"]).toMatch(/^application\/problem\+json/);
+    expect(denied.json()).toMatchObject({
+      type: QUOTA_EXCEEDED_TYPE,
+      status: 429,
+      "violated-policies": ["per-second"],
+      "retry-after": 1,
+    });
+    // Another client behind the same proxy has its own counter.
+    expect((await auth({ "x-forwarded-for": "6.6.6.6, 192.0.2.2" })).statusCode).toBe(200);
+    expect(await metric('sluice_requests_total{api="http_auth",code="over_limit"}')).toBe(1);
+    expect(await metric('sluice_decisions_total{domain="edge",rule="per-ip",outcome="denied"}')).toBe(1);
+  });
+
+  it("denies with 403 when configured (nginx auth_request)", async () => {
+    const { auth } = setup({ forwardAuth: { domain: "edge", denyStatus: 403 } });
+    const h = { "x-real-ip": "192.0.2.9" };
+    await auth(h);
+    await auth(h);
+    const r = await auth(h);
+    expect(r.statusCode).toBe(403);
+    expect(r.json()).toMatchObject({ status: 403, type: QUOTA_EXCEEDED_TYPE });
+  });
+
+  it("honours trusted proxy hops and the address header", async () => {
+    const { auth, engine } = setup({
+      forwardAuth: { domain: "edge", trustedProxyHops: 1, addressHeader: "" },
+    });
+    // The client forges X-Real-IP and a left XFF entry; the entry one hop from the right is the real one.
+    for (let i = 0; i < 2; i++) {
+      expect(
+        (await auth({ "x-real-ip": `10.0.0.${i}`, "x-forwarded-for": `9.9.9.${i}, 192.0.2.5, 10.1.1.1` }))
+          .statusCode,
+      ).toBe(200);
+    }
+    expect((await auth({ "x-forwarded-for": "192.0.2.5, 10.1.1.1" })).statusCode).toBe(429);
+    expect(engine.stats.denied).toBe(1);
+  });
+
+  it("builds user and user+endpoint descriptors, the query string dropped", async () => {
+    const { auth } = setup({ forwardAuth: { domain: "edge", userHeader: "X-User-Id" } });
+    const h = { "x-user-id": "42", "x-forwarded-uri": "/orders/7?page=2#top" };
+    const ok = await auth(h);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.headers["ratelimit-policy"]).toBe('"per-minute";q=100;w=60, "orders";q=1;w=60');
+    const denied = await auth({ "x-user-id": "42", "x-original-uri": "/orders/8?x" });
+    expect(denied.statusCode).toBe(429);
+    expect(denied.json()["violated-policies"]).toEqual(["orders"]);
+    expect((await auth({ "x-user-id": "42", "x-forwarded-uri": "/profile" })).statusCode).toBe(200);
+  });
+
+  it("supports method and header:<name> attributes in templates given as strings", async () => {
+    const { auth } = setup({ forwardAuth: { domain: "methods", descriptors: ["method, header:X-Api-Key"] } });
+    const h = { "x-forwarded-method": "post", "x-api-key": "k" };
+    expect((await auth(h)).statusCode).toBe(200);
+    expect((await auth({ "x-original-method": "POST", "x-api-key": "k" })).statusCode).toBe(429);
+    expect((await auth({ "x-original-method": "GET", "x-api-key": "k" })).statusCode).toBe(200);
+  });
+
+  it("answers a request shaped by a delay rule after its delay", async () => {
+    const yaml = `${CONFIG}
+  - id: shaped
+    domain: shaped
+    match: [{ key: remote_address }]
+    behaviour: delay
+    maxDelay: 2s
+    limits: [{ name: per-second, algorithm: gcra, limit: 1, period: 1s, burst: 1 }]
+`;
+    const t = testServiceContext(yaml);
+    const app = createHttpServer(t.ctx, {
+      defaultDomain: undefined,
+      readiness: READY,
+      forwardAuth: { domain: "shaped" },
+    });
+    apps.push(app);
+    const h = { "x-real-ip": "192.0.2.1" };
+    expect((await app.inject({ url: "/v1/auth", headers: h })).statusCode).toBe(200);
+    let answered = false;
+    const second = app.inject({ url: "/v1/auth", headers: h }).then((r) => {
+      answered = true;
+      return r;
+    });
+    while (t.clock.pendingSleeps === 0) await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(false);
+    t.clock.advance(1000);
+    expect((await second).statusCode).toBe(200);
+    expect(t.ctx.gate.inflight).toBe(0);
+  });
+
+  it("allows without a check when no template has all its attributes", async () => {
+    const { auth, engine } = setup();
+    const r = await auth({ "x-forwarded-for": "not-an-address" });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers["ratelimit-policy"]).toBeUndefined();
+    expect(engine.stats.checks).toBe(0);
+  });
+
+  it("refuses an over-long attribute with 400 naming its header", async () => {
+    const { auth, engine } = setup();
+    const r = await auth({ "x-user-id": "u", "x-forwarded-uri": `/${"a".repeat(2000)}` });
+    expect(r.statusCode).toBe(400);
+    expect(r.json().detail).toMatch(/^x-forwarded-uri header must be at most 1024 characters/);
+    expect(engine.stats.checks).toBe(0);
+  });
+
+  it("ignores request bodies of any type", async () => {
+    const { app } = setup();
+    const r = await app.inject({
+      method: "POST",
+      url: "/v1/auth",
+      payload: "\u0000\u00ff garbage",
+      headers: { "content-type": "application/json", "x-real-ip": "192.0.2.1" },
+    });
+    expect(r.statusCode).toBe(200);
+  });
+
+  it("uses the default domain, else the edge domain, and validates its options", () => {
+    expect(DEFAULT_FORWARD_AUTH_DOMAIN).toBe("edge");
+    const t = testServiceContext(CONFIG);
+    expect(() =>
+      createHttpServer(t.ctx, {
+        defaultDomain: undefined,
+        readiness: READY,
+        forwardAuth: { descriptors: ["user,bogus"] },
+      }),
+    ).toThrow(/^forwardAuth\.descriptors\[0\] names "bogus"/);
+    expect(() =>
+      createHttpServer(t.ctx, {
+        defaultDomain: undefined,
+        readiness: READY,
+        forwardAuth: { trustedProxyHops: -1 },
+      }),
+    ).toThrow(/^forwardAuth\.trustedProxyHops must be/);
+  });
+
+  it("limits forward-auth traffic on examples/sluice.yaml out of the box", async () => {
+    const yaml = readFileSync(new URL("../../../examples/sluice.yaml", import.meta.url), "utf8");
+    const t = testServiceContext(yaml);
+    const app = createHttpServer(t.ctx, { defaultDomain: undefined, readiness: READY });
+    apps.push(app);
+    const banned = await app.inject({ url: "/v1/auth", headers: { "x-real-ip": "203.0.113.9" } });
+    expect(banned.statusCode).toBe(429);
+    expect(banned.json()["violated-policies"]).toEqual(["edge-banned-address"]);
+    const ok = await app.inject({ url: "/v1/auth", headers: { "x-real-ip": "198.51.100.1" } });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.headers["ratelimit-policy"]).toBe('"per-second";q=50;w=1');
+  });
+});
+
+describe("operational routes", () => {
+  it("answers /healthz, /readyz (200 or 503 with each check) and /metrics", async () => {
+    let ready: Readiness = {
+      ready: true,
+      checks: { store: { ok: true }, config: { ok: true, detail: "version 1" } },
+    };
+    let fail = false;
+    const { app } = setup({
+      readiness: async () => {
+        if (fail) throw new Error("probe crashed");
+        return ready;
+      },
+    });
+    const health = await app.inject({ url: "/healthz" });
+    expect(health.statusCode).toBe(200);
+    expect(health.json()).toEqual({ status: "ok" });
+    expect((await app.inject({ url: "/readyz" })).json()).toEqual({ status: "ready", checks: ready.checks });
+    ready = { ready: false, checks: { store: { ok: false, detail: "ECONNREFUSED" }, config: { ok: true } } };
+    const notReady = await app.inject({ url: "/readyz" });
+    expect(notReady.statusCode).toBe(503);
+    expect(notReady.json()).toEqual({ status: "not_ready", checks: ready.checks });
+    fail = true;
+    const crashed = await app.inject({ url: "/readyz" });
+    expect(crashed.statusCode).toBe(503);
+    expect(crashed.json().checks.readiness).toEqual({ ok: false, detail: "probe crashed" });
+    const metrics = await app.inject({ url: "/metrics" });
+    expect(metrics.statusCode).toBe(200);
+    expect(metrics.headers["content-type"]).toMatch(/^text\/plain/);
+    expect(metrics.body).toContain("# TYPE sluice_decisions_total counter");
+    expect((await app.inject({ method: "POST", url: "/healthz" })).statusCode).toBe(405);
+  });
+
+  it("stays up under overload (not gated) and answers 404 and bad URLs with problems", async () => {
+    const { app, ctx } = setup({}, { maxInflight: 1 });
+    ctx.gate.tryEnter();
+    expect((await app.inject({ url: "/healthz" })).statusCode).toBe(200);
+    expect((await app.inject({ url: "/metrics" })).statusCode).toBe(200);
+    const missing = await app.inject({ url: "/nope" });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ status: 404, title: "Not Found" });
+    const badUrl = await app.inject({ url: "/v1/%zz" });
+    expect(badUrl.statusCode).toBe(400);
+    expect(badUrl.json()["invalid-params"][0].name).toBe("url");
+  });
+});
+
+describe("over a real socket (undici)", () => {
+  it("serves checks, forward-auth and malformed HTTP", async () => {
+    const { app, clock } = setup();
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    const port = (app.server.address() as AddressInfo).port;
+    const base = `http://127.0.0.1:${port}`;
+    const r = await request(`${base}/v1/check`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...user("7"), timestamp: TEST_T0_MS }),
+    });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers.ratelimit).toBe('"per-second";r=1;t=1');
+    expect(await r.body.json()).toMatchObject({ allowed: true, reset_at_ms: TEST_T0_MS + 1000 });
+    clock.advance(1000);
+    const a = await request(`${base}/v1/auth`, { headers: { "x-real-ip": "192.0.2.1" } });
+    expect(a.statusCode).toBe(200);
+    await a.body.dump();
+    // Malformed HTTP never reaches fastify: answered by the client error handler, then the connection closes.
+    const { connect } = await import("node:net");
+    const raw = await new Promise<string>((resolve, reject) => {
+      const s = connect(port, "127.0.0.1", () => s.write("GARBAGE / HTTP/9.9\r\n\r\n"));
+      let out = "";
+      s.on("data", (d) => {
+        out += d.toString();
+      });
+      s.on("end", () => resolve(out));
+      s.on("error", reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4))).toMatchObject({ status: 400 });
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The in-flight gate shared by every API of the service (see `InflightGate` in service-context.ts): a counter
+ * with a cap. `tryEnter` takes a slot or refuses at once, so overload is shed instead of queued; `drain` refuses
+ * every later request and waits, on the injected scheduler, until the requests in flight have left.
+ *
+ * Invariants: `0 <= inflight <= max`; a `leave` without a matching `tryEnter` is ignored rather than driving the
+ * count negative (a double release must not open an extra slot).
+ */
+import { type Scheduler, systemScheduler } from "../core/clock.js";
+import { InvalidArgumentError } from "../core/errors.js";
+import type { InflightGate } from "./service-context.js";
+
+class Gate implements InflightGate {
+  #inflight = 0;
+  #draining = false;
+  /** Resolvers of `drain` calls waiting for the count to reach 0. */
+  #idle: (() => void)[] = [];
+
+  constructor(
+    readonly max: number,
+    readonly scheduler: Scheduler,
+  ) {}
+
+  get inflight(): number {
+    return this.#inflight;
+  }
+
+  tryEnter(): boolean {
+    if (this.#draining || this.#inflight >= this.max) return false;
+    this.#inflight++;
+    return true;
+  }
+
+  leave(): void {
+    if (this.#inflight === 0) return;
+    this.#inflight--;
+    if (this.#inflight === 0 && this.#idle.length > 0) {
+      const waiting = this.#idle;
+      this.#idle = [];
+      for (const resolve of waiting) resolve();
+    }
+  }
+
+  async drain(timeoutMs: number): Promise<boolean> {
+    this.#draining = true;
+    if (this.#inflight === 0) return true;
+    const abort = new AbortController();
+    let resolveIdle!: () => void;
+    const idle = new Promise<true>((resolve) => {
+      resolveIdle = () => resolve(true);
+    });
+    this.#idle.push(resolveIdle);
+    const timeout = this.scheduler.sleep(Math.max(0, timeoutMs), abort.signal).then(
+      () => false,
+      () => false,
+    );
+    const drained = await Promise.race([idle, timeout]);
+    abort.abort();
+    this.#idle = this.#idle.filter((r) => r !== resolveIdle);
+    return drained;
+  }
+}
+
+/**
+ * Creates an {@link InflightGate} admitting at most `max` requests at once (a whole number >= 1); `drain` times
+ * out on `scheduler` (default: the system scheduler).
+ */
+export function createInflightGate(max: number, scheduler: Scheduler = systemScheduler): InflightGate {
+  if (!Number.isInteger(max) || max < 1) {
+    throw new InvalidArgumentError(`createInflightGate: max must be a whole number >= 1, got ${max}`);
+  }
+  return new Gate(max, scheduler);
+}

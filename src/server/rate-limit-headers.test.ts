@@ -1,0 +1,207 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../core/manual-clock.js";
+import { type CheckRequest, createEngine } from "../engine/engine.js";
+import { parseConfig } from "../rules/load-config.js";
+import type { Descriptor } from "../rules/rule.js";
+import { MemoryStore } from "../stores/memory/memory-store.js";
+import {
+  appliedPolicies,
+  printableName,
+  rateLimitHeaders,
+  retryAfterSeconds,
+  SF_INTEGER_MAX,
+  sfString,
+} from "./rate-limit-headers.js";
+
+const T0 = 1_700_000_000_000;
+
+const CONFIG = `
+version: 1
+rules:
+  - id: per-user
+    domain: api
+    match: [{ key: user }]
+    limits:
+      - { name: per-second, algorithm: fixed_window, limit: 10, period: 1s }
+      - { name: per-day, algorithm: fixed_window, limit: 10000, period: 1d }
+  - id: user-endpoint
+    domain: api
+    match: [{ key: user }, { key: endpoint }]
+    limits: [{ name: per-second, algorithm: fixed_window, limit: 2, period: 1500ms }]
+  - id: bytes
+    domain: api
+    match: [{ key: tenant }]
+    strategy: bytes
+    limits: [{ name: bytes, algorithm: token_bucket, limit: 1000, period: 1s }]
+  - id: records
+    domain: api
+    match: [{ key: tenant }, { key: signal }]
+    strategy: records
+    limits: [{ name: records, algorithm: token_bucket, limit: 500, period: 1s }]
+  - id: uploads
+    domain: api
+    match: [{ key: apikey }]
+    limits: [{ name: in-flight, algorithm: concurrency, limit: 2, period: 30s }]
+  - id: odd-names
+    domain: api
+    match: [{ key: odd }]
+    limits: [{ name: 'say "hi" \\ né', algorithm: fixed_window, limit: 5, period: 1m }]
+  - id: huge
+    domain: api
+    match: [{ key: huge }]
+    limits: [{ name: huge, algorithm: gcra, limit: 9007199254740991, period: 1s }]
+  - id: banned
+    domain: api
+    match: [{ key: ip, value: 203.0.113.9 }]
+    blocked: true
+  - id: free
+    domain: api
+    match: [{ key: endpoint, value: /healthz }]
+    unlimited: true
+  - id: trial
+    domain: api
+    match: [{ key: trial }]
+    behaviour: shadow
+    limits: [{ name: trial, algorithm: fixed_window, limit: 1, period: 1m }]
+`;
+
+function setup() {
+  const clock = new ManualClock(T0);
+  const engine = createEngine({
+    config: parseConfig(CONFIG),
+    store: new MemoryStore({ capacity: 1000 }),
+    clock,
+    scheduler: clock,
+  });
+  const check = (descriptors: Descriptor[], extra: Partial<CheckRequest> = {}) =>
+    engine.checkSync({ domain: "api", descriptors, ...extra });
+  return { clock, engine, check };
+}
+
+const user = (id: string): Descriptor => [{ key: "user", value: id }];
+
+describe("rateLimitHeaders", () => {
+  it("lists every policy in draft-10 syntax, with the state", () => {
+    const { check, clock } = setup();
+    check([user("1")]);
+    clock.advance(400);
+    const h = rateLimitHeaders(check([user("1")]));
+    expect(h).toEqual({
+      "RateLimit-Policy": '"per-second";q=10;w=1, "per-day";q=10000;w=86400',
+      // Fixed windows align with the epoch: the day ends 6400 s after T0 + 400 ms.
+      RateLimit: '"per-second";r=8;t=1, "per-day";r=9998;t=6400',
+      "RateLimit-State": "normal",
+    });
+  });
+
+  it("sends nothing when no limit applied (no match, unlimited, shadow over its limit)", () => {
+    const { check } = setup();
+    expect(rateLimitHeaders(check([[{ key: "nothing", value: "x" }]]))).toEqual({});
+    expect(rateLimitHeaders(check([[{ key: "endpoint", value: "/healthz" }]]))).toEqual({});
+    check([[{ key: "trial", value: "t" }]]);
+    const over = check([[{ key: "trial", value: "t" }]]);
+    expect(over.descriptors[0].shadowed).toBe(true);
+    expect(rateLimitHeaders(over)).toEqual({});
+  });
+
+  it("sends Retry-After on denial: whole seconds rounded up, never earlier than any denied t", () => {
+    const { check, clock } = setup();
+    const ds = [user("1"), [...user("1"), { key: "endpoint", value: "/x" }]];
+    check(ds);
+    check(ds);
+    clock.advance(200);
+    const r = check(ds);
+    expect(r.allowed).toBe(false);
+    const h = rateLimitHeaders(r, { legacy: true });
+    // per-user/per-second and user-endpoint/per-second share a name: prefixed with their rule ids.
+    expect(h["RateLimit-Policy"]).toBe(
+      '"per-user/per-second";q=10;w=1, "per-day";q=10000;w=86400, "user-endpoint/per-second";q=2;w=2',
+    );
+    // The 1.5 s window (w rounded up to 2) aligned with the epoch ends 800 ms after T0 + 200 ms.
+    expect(h.RateLimit).toMatch(/"user-endpoint\/per-second";r=0;t=1$/);
+    expect(h["Retry-After"]).toBe("1");
+    expect(h["RateLimit-State"]).toBe("throttled");
+    expect(h["X-RateLimit-Limit"]).toBe("2");
+    expect(h["X-RateLimit-Remaining"]).toBe("0");
+    expect(h["X-RateLimit-Reset"]).toBe("1");
+    for (const item of h.RateLimit.split(", ")) {
+      const t = Number(/;t=(\d+)/.exec(item)?.[1] ?? 0);
+      if (item.includes("r=0")) expect(Number(h["Retry-After"])).toBeGreaterThanOrEqual(t);
+    }
+  });
+
+  it("uses qu for bytes and concurrency (no w), and a vendor parameter for records", () => {
+    const { check } = setup();
+    expect(
+      rateLimitHeaders(check([[{ key: "tenant", value: "a" }]], { cost: 100 }))["RateLimit-Policy"],
+    ).toBe('"bytes";q=1000;qu="content-bytes";w=1');
+    expect(
+      rateLimitHeaders(
+        check([
+          [
+            { key: "tenant", value: "a" },
+            { key: "signal", value: "logs" },
+          ],
+        ]),
+      )["RateLimit-Policy"],
+    ).toBe('"records";q=500;sluice-qu="records";w=1');
+    const conc = rateLimitHeaders(check([[{ key: "apikey", value: "k" }]]));
+    expect(conc["RateLimit-Policy"]).toBe('"in-flight";q=2;qu="concurrent-requests"');
+    expect(conc.RateLimit).toMatch(/^"in-flight";r=1/);
+  });
+
+  it("escapes quotes and backslashes and percent-encodes non-ASCII names", () => {
+    const { check } = setup();
+    const h = rateLimitHeaders(check([[{ key: "odd", value: "x" }]]));
+    expect(h["RateLimit-Policy"]).toBe('"say \\"hi\\" \\\\ n%C3%A9";q=5;w=60');
+    expect(sfString('a"b\\c')).toBe('"a\\"b\\\\c"');
+    expect(printableName("tab\there")).toBe("tab%09here");
+    expect(printableName("\ud800")).toBe("%EF%BF%BD");
+    expect(printableName("plain-name")).toBe("plain-name");
+  });
+
+  it("clamps integers to the sf-integer range", () => {
+    const { check } = setup();
+    const h = rateLimitHeaders(check([[{ key: "huge", value: "x" }]]));
+    expect(h["RateLimit-Policy"]).toBe(`"huge";q=${SF_INTEGER_MAX};w=1`);
+    expect(h.RateLimit).toMatch(new RegExp(`^"huge";r=${SF_INTEGER_MAX};t=\\d+$`));
+  });
+
+  it("omits Retry-After and t when the request can never pass (blocked, cost above the burst)", () => {
+    const { check } = setup();
+    const blocked = check([[{ key: "ip", value: "203.0.113.9" }]]);
+    const h = rateLimitHeaders(blocked);
+    expect(h["RateLimit-Policy"]).toBe('"banned";q=0');
+    expect(h.RateLimit).toBe('"banned";r=0');
+    expect(h["Retry-After"]).toBeUndefined();
+    expect(retryAfterSeconds(blocked)).toBeUndefined();
+    const tooBig = check([[{ key: "tenant", value: "b" }]], { cost: 5000 });
+    expect(tooBig.allowed).toBe(false);
+    expect(rateLimitHeaders(tooBig)["Retry-After"]).toBeUndefined();
+  });
+
+  it("can switch the draft fields and the state off, and reports warning", () => {
+    const { check } = setup();
+    for (let i = 0; i < 8; i++) check([user("w")]);
+    const r = check([user("w")]);
+    expect(rateLimitHeaders(r)["RateLimit-State"]).toBe("warning");
+    expect(rateLimitHeaders(r, { standard: false, state: false })).toEqual({});
+    expect(rateLimitHeaders(r, { standard: false, state: false, legacy: true })).toEqual({
+      "X-RateLimit-Limit": "10",
+      "X-RateLimit-Remaining": "1",
+      "X-RateLimit-Reset": "1",
+    });
+  });
+
+  it("keeps names unique when one rule matches two descriptors", () => {
+    const { check } = setup();
+    const names = appliedPolicies(check([user("1"), user("2")])).map((p) => p.name);
+    expect(names).toEqual([
+      "per-user/per-second#0",
+      "per-user/per-day#0",
+      "per-user/per-second#1",
+      "per-user/per-day#1",
+    ]);
+    expect(new Set(names).size).toBe(names.length);
+  });
+});

@@ -1,0 +1,254 @@
+/**
+ * The standard rate limit response fields of an engine answer, for HTTP responses and Envoy's
+ * `response_headers_to_add`:
+ *
+ * - `RateLimit-Policy` and `RateLimit` of draft-ietf-httpapi-ratelimit-headers-10: Structured-Field lists (RFC
+ *   9651) with one item per policy that applied, named by an sf-string:
+ *   `RateLimit-Policy: "per-second";q=10;w=1, "per-day";q=10000;w=86400` (`q` quota, `w` window in whole seconds,
+ *   rounded up, at least 1) and `RateLimit: "per-second";r=3;t=1, "per-day";r=9950;t=3600` (`r` remaining, `t`
+ *   seconds until more quota: for a denied policy until this request's cost could pass, otherwise until the key is
+ *   back to full — an upper bound, exact for windows). `qu` is sent when the unit is not the default `"requests"`:
+ *   `"content-bytes"` for rules of strategy `bytes`, `"concurrent-requests"` for concurrency limits (which then
+ *   have no `w`: their period is a lease lifetime, not a window). Rules of strategy `records` have no registered
+ *   unit, so they carry the vendor parameter `sluice-qu="records"` instead. A `blocked` rule is `q=0` without `w`
+ *   or `t`. Integers are clamped to the sf-integer range (15 digits). No `pk` (partition key) is sent: it would
+ *   disclose identities. No jitter is added to `t`: answers stay reproducible.
+ * - `Retry-After` (RFC 9110) on a denial: whole seconds, rounded up, at least 1, and never earlier than the `t` of
+ *   any denied policy (it is the largest of them). Omitted when a denied policy can never admit the request
+ *   (a `blocked` rule, or a cost above the burst).
+ * - The legacy trio `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (delta seconds) of the most
+ *   restrictive policy, when asked for (envoyproxy/ratelimit's and express-rate-limit's form).
+ * - `RateLimit-State: normal | warning | throttled`: seed 002's state (warning above 80% of a limit used, until
+ *   back below 70%; throttled when denied), the worst over the policies. Not part of any draft.
+ *
+ * A request no limit applied to (nothing matched, or only `unlimited` rules) gets no fields at all.
+ *
+ * **Policy names.** Each item is named after its limit (`LimitSpec.name`). Names must be unique within a field,
+ * so when two applied policies share a name, each of them is prefixed with its rule id (`api-per-user/per-second`),
+ * and when that still collides (one rule matched by two descriptors) suffixed with `#<descriptor index>`.
+ * Characters outside printable ASCII are percent-encoded (UTF-8), so every name is a valid sf-string; `"` and `\`
+ * are backslash-escaped when serialised. The same names appear in the check API's `policies` and in problem
+ * details' `violated-policies`.
+ */
+import type { PolicyStatus } from "../core/decision.js";
+import type { CheckResult } from "../engine/engine.js";
+
+/** The quota unit of a policy: the draft's registered `qu` values plus Sluice's `records`. */
+export type QuotaUnit = "requests" | "content-bytes" | "concurrent-requests" | "records";
+
+/** One policy that applied to a request, named uniquely within the answer. */
+export interface AppliedPolicy {
+  /** Unique within the answer; printable ASCII only (see the module comment). */
+  readonly name: string;
+  /** The id of the rule it belongs to. */
+  readonly ruleId: string;
+  /** The position of its descriptor in the request. */
+  readonly descriptorIndex: number;
+  /** What the limit answered. */
+  readonly status: PolicyStatus;
+  /** What its quota counts. */
+  readonly unit: QuotaUnit;
+}
+
+/** Options of {@link rateLimitHeaders}. */
+export interface RateLimitHeaderOptions {
+  /** Send draft-10's `RateLimit-Policy` and `RateLimit`. @default true */
+  readonly standard?: boolean;
+  /** Send the legacy `X-RateLimit-Limit/Remaining/Reset` of the most restrictive policy. @default false */
+  readonly legacy?: boolean;
+  /** Send `RateLimit-State` (seed 002's normal / warning / throttled). @default true */
+  readonly state?: boolean;
+}
+
+/** Largest sf-integer (RFC 9651: at most 15 digits). */
+export const SF_INTEGER_MAX = 999_999_999_999_999;
+
+/** Clamps a non-negative count to a whole sf-integer. */
+function sfInt(n: number): number {
+  if (!(n > 0)) return 0;
+  return n >= SF_INTEGER_MAX ? SF_INTEGER_MAX : Math.floor(n);
+}
+
+/** `s` with every character outside printable ASCII (0x20–0x7E) percent-encoded as UTF-8. */
+export function printableName(s: string): string {
+  let plain = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return s;
+  let out = "";
+  for (const ch of s) {
+    const c = ch.codePointAt(0) as number;
+    if (c >= 0x20 && c <= 0x7e) out += ch;
+    else {
+      // A lone surrogate has no UTF-8 form: Buffer encodes it as U+FFFD (EF BF BD).
+      for (const b of Buffer.from(ch, "utf8")) out += `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+    }
+  }
+  return out;
+}
+
+/** Serialises `s` (printable ASCII) as an sf-string: quoted, with `"` and `\` backslash-escaped. */
+export function sfString(s: string): string {
+  return `"${s.replace(/["\\]/g, "\\$&")}"`;
+}
+
+/**
+ * Every policy that applied to `result`, in descriptor order, uniquely named: the policies of each counted
+ * descriptor (a `blocked` rule's one included), except those of shadow descriptors over their limit (they were
+ * not enforced) and the unbounded pseudo-policy of "no limit".
+ */
+export function appliedPolicies(result: CheckResult): AppliedPolicy[] {
+  const out: AppliedPolicy[] = [];
+  const ds = result.descriptors;
+  for (let i = 0; i < ds.length; i++) {
+    const d = ds[i];
+    const dec = d.decision;
+    if (dec === undefined || d.shadowed || d.match === undefined) continue;
+    const rule = d.match.rule;
+    const specs = Array.isArray(d.limits) ? d.limits : undefined;
+    const ps = dec.policies;
+    for (let k = 0; k < ps.length; k++) {
+      const p = ps[k];
+      if (!Number.isFinite(p.limit)) continue;
+      const spec = specs === undefined ? undefined : (specs.find((s) => s.name === p.policy) ?? specs[k]);
+      const unit: QuotaUnit =
+        spec?.algorithm === "concurrency"
+          ? "concurrent-requests"
+          : rule.strategy === "bytes"
+            ? "content-bytes"
+            : rule.strategy === "records"
+              ? "records"
+              : "requests";
+      out.push({ name: printableName(p.policy), ruleId: rule.id, descriptorIndex: i, status: p, unit });
+    }
+  }
+  return out.length < 2 ? out : uniquelyNamed(out);
+}
+
+/** Renames colliding policies: rule id prefix first, then the descriptor index. */
+function uniquelyNamed(list: AppliedPolicy[]): AppliedPolicy[] {
+  const rename = (xs: AppliedPolicy[], by: (p: AppliedPolicy) => string): AppliedPolicy[] => {
+    const count = new Map<string, number>();
+    for (const p of xs) count.set(p.name, (count.get(p.name) ?? 0) + 1);
+    if (count.size === xs.length) return xs;
+    return xs.map((p) => ((count.get(p.name) as number) > 1 ? { ...p, name: by(p) } : p));
+  };
+  const once = rename(list, (p) => `${printableName(p.ruleId)}/${p.name}`);
+  const twice = rename(once, (p) => `${p.name}#${p.descriptorIndex}`);
+  // A renamed policy may still meet a literal name equal to its new one: number the later ones.
+  const seen = new Set<string>();
+  return twice.map((p) => {
+    let name = p.name;
+    for (let n = 2; seen.has(name); n++) name = `${p.name}~${n}`;
+    seen.add(name);
+    return name === p.name ? p : { ...p, name };
+  });
+}
+
+/**
+ * The most restrictive of `policies`: a denied one with the longest wait, else the one with the least remaining
+ * (ties: the longest to reset), as the engine picks its headline decision; undefined for an empty list.
+ */
+export function mostRestrictive(policies: readonly AppliedPolicy[]): AppliedPolicy | undefined {
+  let head: AppliedPolicy | undefined;
+  for (const p of policies) {
+    if (head === undefined) {
+      head = p;
+      continue;
+    }
+    const a = p.status;
+    const b = head.status;
+    const more =
+      a.allowed !== b.allowed
+        ? !a.allowed
+        : !a.allowed
+          ? a.retryAfterMs > b.retryAfterMs
+          : a.remaining !== b.remaining
+            ? a.remaining < b.remaining
+            : a.resetAfterMs > b.resetAfterMs;
+    if (more) head = p;
+  }
+  return head;
+}
+
+/** The `t` of a policy in whole seconds (rounded up), or undefined when it can never admit the request. */
+export function secondsUntilMore(s: PolicyStatus): number | undefined {
+  const ms = s.allowed ? s.resetAfterMs : s.retryAfterMs;
+  if (!Number.isFinite(ms)) return undefined;
+  return sfInt(Math.ceil(Math.max(0, ms) / 1000));
+}
+
+/**
+ * `Retry-After` seconds of a denied answer: the largest `t` of its denied policies, at least 1; undefined when
+ * the answer is allowed or a denied policy can never admit the request.
+ */
+export function retryAfterSeconds(
+  result: CheckResult,
+  policies: readonly AppliedPolicy[] = appliedPolicies(result),
+): number | undefined {
+  if (result.allowed) return undefined;
+  let max: number | undefined;
+  for (const p of policies) {
+    if (p.status.allowed) continue;
+    const t = secondsUntilMore(p.status);
+    if (t === undefined) return undefined;
+    if (max === undefined || t > max) max = t;
+  }
+  return max === undefined ? undefined : Math.max(1, max);
+}
+
+function policyItem(p: AppliedPolicy): string {
+  const s = p.status;
+  let item = `${sfString(p.name)};q=${s.limit > 0 ? Math.max(1, sfInt(s.limit)) : 0}`;
+  if (p.unit === "content-bytes" || p.unit === "concurrent-requests") item += `;qu="${p.unit}"`;
+  else if (p.unit === "records") item += ';sluice-qu="records"';
+  if (p.unit !== "concurrent-requests" && s.periodMs > 0) {
+    item += `;w=${Math.max(1, sfInt(Math.ceil(s.periodMs / 1000)))}`;
+  }
+  return item;
+}
+
+function limitItem(p: AppliedPolicy): string {
+  const s = p.status;
+  const t = secondsUntilMore(s);
+  return `${sfString(p.name)};r=${sfInt(s.remaining)}${t === undefined ? "" : `;t=${t}`}`;
+}
+
+/**
+ * The rate limit response fields of `result` (see the module comment): `RateLimit-Policy`, `RateLimit`,
+ * `Retry-After` on denial, the legacy trio when asked for, and `RateLimit-State`. Empty when no limit applied.
+ */
+export function rateLimitHeaders(
+  result: CheckResult,
+  options: RateLimitHeaderOptions = {},
+): Record<string, string> {
+  const policies = appliedPolicies(result);
+  const headers: Record<string, string> = {};
+  if (policies.length === 0) return headers;
+  if (options.standard !== false) {
+    headers["RateLimit-Policy"] = policies.map(policyItem).join(", ");
+    headers.RateLimit = policies.map(limitItem).join(", ");
+  }
+  const retry = retryAfterSeconds(result, policies);
+  if (retry !== undefined) headers["Retry-After"] = String(retry);
+  if (options.legacy === true) {
+    const head = mostRestrictive(policies) as AppliedPolicy;
+    const s = head.status;
+    headers["X-RateLimit-Limit"] = String(s.limit > 0 ? Math.max(1, sfInt(s.limit)) : 0);
+    headers["X-RateLimit-Remaining"] = String(sfInt(s.remaining));
+    const t = secondsUntilMore(s);
+    if (t !== undefined) headers["X-RateLimit-Reset"] = String(t);
+  }
+  if (options.state !== false) {
+    let state: PolicyStatus["state"] = "normal";
+    if (!result.allowed) state = "throttled";
+    else for (const p of policies) if (p.status.state === "warning") state = "warning";
+    headers["RateLimit-State"] = state;
+  }
+  return headers;
+}
