@@ -29,6 +29,9 @@ export interface WatchConfigOptions {
   readonly load?: (path: string) => SluiceConfig | Promise<SluiceConfig>;
 }
 
+/** What a watch applies changes to: an {@link Engine}, or anything with its two configuration methods. */
+export type ConfigTarget = Pick<Engine, "updateConfig" | "reportConfigError">;
+
 /** A running file watch. */
 export interface ConfigWatcher {
   /** Stops watching (a reload in progress finishes but applies nothing). */
@@ -48,7 +51,7 @@ function signature(path: string): string | undefined {
 /** Watches `path` and applies each valid change to `engine`; see the module comment. */
 export function watchConfigFile(
   path: string,
-  engine: Engine,
+  engine: ConfigTarget,
   options: WatchConfigOptions = {},
 ): ConfigWatcher {
   const file = resolve(path);

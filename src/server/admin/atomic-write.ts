@@ -1,0 +1,118 @@
+/**
+ * Crash-safe file replacement for the admin layer's files (the config file, the audit log's compaction).
+ *
+ * {@link writeFileAtomic} writes a temp file in the target's directory, `fsync`s it, renames it over the target
+ * and `fsync`s the directory. `rename(2)` within one file system is atomic, so a crash at any moment (SIGKILL,
+ * power loss after the fsyncs) leaves the old file or the new one, never a mix; the directory fsync makes the
+ * rename itself durable. A crash before the rename can leave the temp file behind: it is named
+ * `.<name>.<pid>.<random>.sluice-tmp`, never read by loaders (they read the target path only), and removed by
+ * {@link removeStaleTempFiles} once its writer is gone.
+ */
+import { randomBytes } from "node:crypto";
+import { type FileHandle, open, readdir, realpath, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+
+/** The suffix of every temp file {@link writeFileAtomic} creates. */
+export const TEMP_SUFFIX = ".sluice-tmp";
+
+/** Temp files this process is writing right now (never removed as stale). */
+const inFlight = new Set<string>();
+
+/** The path a symlinked target resolves to (so a rename replaces the file, not the link); `path` itself when it does not exist. */
+export async function resolveTarget(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * Replaces `path` with `data` atomically and durably (see the module comment). `data` may be a function that
+ * writes the content to the temp file's handle (to stream a large file). The new file keeps the old one's
+ * permission bits (`mode` when it did not exist, default 0o644 less the umask). On failure the temp file is
+ * removed and the target is untouched.
+ */
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array | ((handle: FileHandle) => Promise<void>),
+  options: { readonly mode?: number } = {},
+): Promise<void> {
+  const dir = dirname(path);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`);
+  let mode = options.mode;
+  try {
+    mode = (await stat(path)).mode & 0o7777;
+  } catch {
+    // a new file
+  }
+  inFlight.add(tmp);
+  try {
+    const handle = await open(tmp, "wx", options.mode ?? 0o644);
+    try {
+      if (mode !== undefined) await handle.chmod(mode);
+      if (typeof data === "function") await data(handle);
+      else await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+  } catch (error) {
+    await rm(tmp, { force: true });
+    throw error;
+  } finally {
+    inFlight.delete(tmp);
+  }
+  await syncDirectory(dir);
+}
+
+/** `fsync`s a directory so a rename in it is durable; a no-op where directories cannot be synced (Windows). */
+export async function syncDirectory(dir: string): Promise<void> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(dir, "r");
+    await handle.sync();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EISDIR" && code !== "EPERM" && code !== "EINVAL" && code !== "EBADF") throw error;
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** Whether process `pid` exists (EPERM: it exists but belongs to someone else). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes temp files of `path` left by writers that died mid-write (their pid is gone, or is this process but
+ * the file is not one of its writes in flight); returns the removed paths. Temp files of live writers stay.
+ */
+export async function removeStaleTempFiles(path: string): Promise<string[]> {
+  const dir = dirname(path);
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith(TEMP_SUFFIX)) continue;
+    const pid = Number(name.slice(prefix.length).split(".")[0]);
+    const full = join(dir, name);
+    if (inFlight.has(full)) continue;
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) continue;
+    await rm(full, { force: true });
+    removed.push(full);
+  }
+  return removed;
+}

@@ -1,0 +1,292 @@
+/**
+ * The embedded default {@link AuditLog}: a JSON-lines file, one entry per line, appended and `fdatasync`ed before
+ * `append` resolves.
+ *
+ * Ids: `<ms, 15 digits>-<sequence, 6 digits>` (e.g. `001714564800000-000003`), so they sort as strings and by
+ * time; the millisecond part never goes backwards (a clock stepping back reuses the last one with the next
+ * sequence), and the last id is read back from the file at start, so ids stay unique across restarts.
+ *
+ * Bounds: entries older than `retentionMs` are never listed, and at most `maxEntries` are kept. The file is
+ * compacted (the entries to keep copied to a temp file, fsynced, renamed over it: crash-safe, see
+ * `atomic-write.ts`) when the entries to drop — too old or beyond the count — reach a margin of a tenth of
+ * `maxEntries` (at least 1), checked at start and after every append; so the file never holds more than
+ * `maxEntries` plus the margin entries, plus expired ones that no append has come to drop yet.
+ *
+ * Memory: an index of (id, time, offset, length) per entry; `list` reads only the lines of the page asked for.
+ * A crash mid-append can leave a torn last line: it is cut off at the next start. Lines that are not entries
+ * (edited by hand) are skipped.
+ *
+ * One writer per file: two processes appending to the same file are not coordinated (use Redis mode).
+ */
+import { type FileHandle, mkdir, open } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { type Clock, systemClock } from "../../core/clock.js";
+import { InvalidArgumentError, SluiceError } from "../../core/errors.js";
+import { removeStaleTempFiles, writeFileAtomic } from "./atomic-write.js";
+import {
+  AUDIT_MAX_ENTRIES,
+  AUDIT_RETENTION_MS,
+  type AuditEntry,
+  type AuditListOptions,
+  type AuditLog,
+  type AuditPage,
+  auditFields,
+  pageLimit,
+  positiveOption,
+} from "./audit-log.js";
+import { Serializer } from "./config-repository.js";
+
+/** Options of {@link fileAuditLog}. */
+export interface FileAuditLogOptions {
+  /** The JSON-lines file; created (with its directory) when missing. */
+  readonly path: string;
+  /** Entries older than this are dropped, ms. @default 90 days */
+  readonly retentionMs?: number;
+  /** Most entries kept (the oldest go first). @default 100000 */
+  readonly maxEntries?: number;
+  /** Stamps entries. @default systemClock */
+  readonly clock?: Clock;
+}
+
+/** Where one entry is in the file. */
+interface Slot {
+  readonly id: string;
+  readonly atMs: number;
+  offset: number;
+  readonly length: number;
+}
+
+const ID = /^(\d{15})-(\d{6})$/;
+const MAX_SEQ = 999_999;
+const CHUNK = 1 << 20;
+
+function formatId(ms: number, seq: number): string {
+  return `${String(ms).padStart(15, "0")}-${String(seq).padStart(6, "0")}`;
+}
+
+class FileAuditLog implements AuditLog {
+  private readonly path: string;
+  private readonly retentionMs: number;
+  private readonly maxEntries: number;
+  private readonly margin: number;
+  private readonly clock: Clock;
+  private readonly serial = new Serializer();
+  private handle: FileHandle | undefined;
+  private slots: Slot[] = [];
+  private size = 0;
+  private lastMs = -1;
+  private lastSeq = 0;
+  private opened: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(options: FileAuditLogOptions) {
+    this.path = resolve(options.path);
+    this.retentionMs = positiveOption("retentionMs", options.retentionMs, AUDIT_RETENTION_MS);
+    this.maxEntries = positiveOption("maxEntries", options.maxEntries, AUDIT_MAX_ENTRIES);
+    this.margin = Math.max(1, Math.floor(this.maxEntries / 10));
+    this.clock = options.clock ?? systemClock;
+  }
+
+  async append(entry: Omit<AuditEntry, "id" | "atMs">): Promise<AuditEntry> {
+    const fields = auditFields(entry);
+    return this.serial.run(async () => {
+      const handle = await this.open();
+      const atMs = this.clock.nowMs();
+      const id = this.nextId(atMs);
+      const stored: AuditEntry = Object.freeze({ id, atMs, ...fields });
+      const bytes = Buffer.from(`${JSON.stringify(stored)}\n`, "utf8");
+      try {
+        await handle.write(bytes, 0, bytes.length);
+        await handle.datasync();
+      } catch (error) {
+        await handle.truncate(this.size).catch(() => undefined); // never leave a partial line to merge with the next
+        throw error;
+      }
+      this.slots.push({ id, atMs, offset: this.size, length: bytes.length });
+      this.size += bytes.length;
+      // The entry is stored: a compaction that fails (a full disk) is tried again after the next append.
+      await this.compactIfDue().catch(() => undefined);
+      return stored;
+    });
+  }
+
+  async list(options: AuditListOptions = {}): Promise<AuditPage> {
+    const limit = pageLimit(options.limit);
+    const cursor = options.cursor;
+    if (cursor !== undefined && !ID.test(cursor)) {
+      throw new InvalidArgumentError(
+        `cursor: must be the "next" of a previous page, got ${JSON.stringify(cursor)}`,
+      );
+    }
+    return this.serial.run(async () => {
+      const handle = await this.open();
+      const cutoffMs = this.clock.nowMs() - this.retentionMs;
+      let i = cursor === undefined ? this.slots.length : this.lowerBound(cursor);
+      const picked: Slot[] = [];
+      while (--i >= 0 && picked.length < limit) {
+        if (this.slots[i].atMs >= cutoffMs) picked.push(this.slots[i]);
+      }
+      let more = false;
+      for (; i >= 0; i--) {
+        if (this.slots[i].atMs >= cutoffMs) {
+          more = true;
+          break;
+        }
+      }
+      const entries = await this.readSlots(handle, picked);
+      return more && entries.length > 0 ? { entries, next: entries[entries.length - 1].id } : { entries };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.serial.idle();
+    await this.opened?.catch(() => undefined);
+    await this.handle?.close();
+    this.handle = undefined;
+  }
+
+  /** The index of the first slot whose id is >= `id`. */
+  private lowerBound(id: string): number {
+    let lo = 0;
+    let hi = this.slots.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.slots[mid].id < id) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private nextId(atMs: number): string {
+    let ms = Math.max(Math.floor(atMs), this.lastMs);
+    let seq = ms === this.lastMs ? this.lastSeq + 1 : 0;
+    if (seq > MAX_SEQ) {
+      ms += 1;
+      seq = 0;
+    }
+    this.lastMs = ms;
+    this.lastSeq = seq;
+    return formatId(ms, seq);
+  }
+
+  /** Reads `slots` (newest first) from the file in one read of the range they span. */
+  private async readSlots(handle: FileHandle, slots: readonly Slot[]): Promise<AuditEntry[]> {
+    if (slots.length === 0) return [];
+    const start = slots[slots.length - 1].offset;
+    const end = slots[0].offset + slots[0].length;
+    const buffer = Buffer.alloc(end - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    return slots.map((s) =>
+      Object.freeze(
+        JSON.parse(buffer.toString("utf8", s.offset - start, s.offset - start + s.length)) as AuditEntry,
+      ),
+    );
+  }
+
+  /** Opens the file and builds the index, once. */
+  private open(): Promise<FileHandle> {
+    if (this.closed) {
+      return Promise.reject(
+        new SluiceError("ERR_SLUICE_STORE_CLOSED", `${this.path}: the audit log is closed`),
+      );
+    }
+    this.opened ??= this.load();
+    return this.opened.then(() => this.handle as FileHandle);
+  }
+
+  private async load(): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true });
+    await removeStaleTempFiles(this.path);
+    const handle = await open(this.path, "a+");
+    this.handle = handle;
+    await this.index(handle);
+    await this.compactIfDue();
+  }
+
+  /** Scans the file: indexes every entry line, cuts off a torn last line. */
+  private async index(handle: FileHandle): Promise<void> {
+    const slots: Slot[] = [];
+    const buffer = Buffer.alloc(CHUNK);
+    let pending: Buffer = Buffer.alloc(0);
+    let position = 0;
+    let lineStart = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      let data = Buffer.concat([pending, buffer.subarray(0, bytesRead)]);
+      let nl = data.indexOf(10);
+      while (nl !== -1) {
+        const line = data.subarray(0, nl + 1);
+        const slot = this.parseSlot(line, lineStart);
+        if (slot !== undefined) slots.push(slot);
+        lineStart += line.length;
+        data = data.subarray(nl + 1);
+        nl = data.indexOf(10);
+      }
+      pending = Buffer.from(data);
+    }
+    if (pending.length > 0) await handle.truncate(lineStart); // a torn last line (crash mid-append)
+    this.size = lineStart;
+    let sorted = true;
+    for (let i = 1; i < slots.length && sorted; i++) sorted = slots[i - 1].id < slots[i].id;
+    if (!sorted) slots.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    this.slots = slots;
+    const last = slots.at(-1);
+    if (last !== undefined) {
+      const m = ID.exec(last.id) as RegExpExecArray;
+      this.lastMs = Number(m[1]);
+      this.lastSeq = Number(m[2]);
+    }
+  }
+
+  private parseSlot(line: Buffer, offset: number): Slot | undefined {
+    try {
+      const v = JSON.parse(line.toString("utf8")) as Partial<AuditEntry>;
+      if (typeof v.id !== "string" || !ID.test(v.id) || typeof v.atMs !== "number") return undefined;
+      return { id: v.id, atMs: v.atMs, offset, length: line.length };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Compacts when the entries to drop (expired, or beyond `maxEntries`) reach the margin. */
+  private async compactIfDue(): Promise<void> {
+    const cutoffMs = this.clock.nowMs() - this.retentionMs;
+    let drop = Math.max(0, this.slots.length - this.maxEntries);
+    while (drop < this.slots.length && this.slots[drop].atMs < cutoffMs) drop++;
+    if (drop < this.margin || drop === 0) return;
+    const old = this.handle as FileHandle;
+    const kept = this.slots.slice(drop);
+    const base = kept.length > 0 ? kept[0].offset : this.size;
+    await writeFileAtomic(this.path, async (target) => {
+      const buffer = Buffer.alloc(CHUNK);
+      for (let position = base; position < this.size; ) {
+        const { bytesRead } = await old.read(buffer, 0, Math.min(CHUNK, this.size - position), position);
+        if (bytesRead === 0) break;
+        await target.write(buffer, 0, bytesRead);
+        position += bytesRead;
+      }
+    });
+    // The file is replaced: the old handle points at the unlinked one. Any failure from here re-indexes on next use.
+    this.handle = undefined;
+    this.opened = undefined;
+    await old.close().catch(() => undefined);
+    const handle = await open(this.path, "a+");
+    for (const slot of kept) slot.offset -= base;
+    this.slots = kept;
+    this.size -= base;
+    this.handle = handle;
+    this.opened = Promise.resolve();
+  }
+}
+
+/**
+ * The embedded default audit log: a bounded JSON-lines file at `path` (see the module comment). Options:
+ * `retentionMs` (default 90 days), `maxEntries` (default 100000), `clock`.
+ */
+export function fileAuditLog(options: FileAuditLogOptions): AuditLog {
+  return new FileAuditLog(options);
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { renderYaml } from "./yaml-rewrite.js";
+
+const HEADER = { header: ["managed: version 2"], managedPrefixes: ["managed:"] };
+
+describe("renderYaml", () => {
+  it("prints a value afresh with the header when there is no previous text", () => {
+    const text = renderYaml({ version: 1, rules: [] }, HEADER);
+    expect(text.startsWith("# managed: version 2\n")).toBe(true);
+    expect(parse(text)).toEqual({ version: 1, rules: [] });
+  });
+
+  it("matches list items by id, so comments follow their rule when one in the middle goes", () => {
+    const previous = `# Team header
+
+rules:
+  # first rule
+  - id: a
+    limit: 1
+  # second rule
+  - id: b
+    limit: 2 # two
+  # third rule
+  - id: c
+    limit: 3
+`;
+    const text = renderYaml(
+      {
+        rules: [
+          { id: "c", limit: 30 },
+          { id: "a", limit: 1 },
+        ],
+      },
+      { ...HEADER, previous },
+    );
+    expect(parse(text)).toEqual({
+      rules: [
+        { id: "c", limit: 30 },
+        { id: "a", limit: 1 },
+      ],
+    });
+    expect(text).not.toContain("second rule");
+    expect(text).not.toContain("# two");
+    expect(text).toContain("# Team header");
+    expect(text).toContain("# first rule");
+    expect(text.split("\n")[0]).toBe("# managed: version 2");
+  });
+
+  it("matches overrides by identity and rule, and keeps quoting of unchanged scalars", () => {
+    const previous = `overrides:
+  - identity: "user:1" # vip
+    limits: unlimited
+  - identity: "user:2"
+    rule: r
+    limits: unlimited
+`;
+    const value = {
+      overrides: [
+        { identity: "user:2", rule: "r", limits: "unlimited" },
+        { identity: "user:1", limits: "unlimited" },
+      ],
+    };
+    const text = renderYaml(value, { ...HEADER, previous });
+    expect(parse(text)).toEqual(value);
+    expect(text).toContain('identity: "user:1" # vip');
+  });
+
+  it("replaces the managed header lines instead of accumulating them", () => {
+    const once = renderYaml({ a: 1 }, { ...HEADER, previous: "# mine\n\na: 0\n" });
+    const twice = renderYaml(
+      { a: 2 },
+      { header: ["managed: version 3"], managedPrefixes: ["managed:"], previous: once },
+    );
+    expect(twice.match(/# managed:/g)).toHaveLength(1);
+    expect(twice).toContain("# managed: version 3");
+    expect(twice).toContain("# mine");
+  });
+
+  it("falls back to a fresh print when anchors make an in-place edit unsafe", () => {
+    const previous = `base: &limits
+  limit: 1
+rules:
+  - id: a
+    limits: *limits
+`;
+    const value = { base: { limit: 5 }, rules: [{ id: "a", limits: { limit: 1 } }] };
+    const text = renderYaml(value, { ...HEADER, previous });
+    expect(parse(text)).toEqual(value);
+  });
+
+  it("ignores a previous text that does not parse", () => {
+    const text = renderYaml({ a: 1 }, { ...HEADER, previous: "a: [unclosed\n" });
+    expect(parse(text)).toEqual({ a: 1 });
+  });
+});
