@@ -1,10 +1,11 @@
-// `npm run bench -- redis [--seconds 5] [--rounds 3]`
+// `npm run bench -- redis [--seconds 5] [--rounds 3] [--open-rate N] [--generator thread|spin|both]`
 //
 // Redis-backed decisions/s from ONE Node process, following /work/shared/reference/baselines.md §2: a private
 // redis-server (`--save "" --appendonly no`) pinned to CPU 1, every Node client in its own fresh process
 // pinned to CPU 0, one ioredis connection with autopipelining OFF, 10,000 keys round-robin, allowed regime
 // (limit 1e9 per 60 s). N workers each keep one call in flight (N = 1, 16, 64, 256), for Sluice's gcra over
-// the batched and the unbatched Redis store and for rate-limiter-flexible's RateLimiterRedis. Per
+// the batched store (as shipped, and with per-tick batching: `maxInFlight` 10000), the unbatched store and
+// rate-limiter-flexible's RateLimiterRedis. Per
 // configuration: decisions/s, p50/p99 latency (hdr-histogram), Node CPU % (process.cpuUsage) and Redis CPU %
 // (/proc/<pid>/stat utime+stime; 100 % = one core), all over the timed phase after a 1 s warm-up.
 //
@@ -21,20 +22,39 @@
 //   much the batched store actually coalesced;
 // - the latency of Sluice batched under an open-loop load at half its best closed-loop throughput (latency
 //   from each call's scheduled send time, so a stalled loop shows up in the figures instead of slowing the
-//   load).
+//   load), for the store as shipped (adaptive batching: at most `maxInFlight` = 2 script calls in flight, the
+//   rest queued for the next answer) and, in the same run, for per-tick batching (`maxInFlight` 10000: every
+//   tick's calls leave at once, as the store did before adaptive batching). The load is paced by a worker
+//   thread of the client process (bench/lib/pacer-worker.mjs), which sleeps between arrivals and posts the calls
+//   due to the main thread, so the client's event loop sleeps between requests as a server's does
+//   (`--generator spin` paces it from the client's own loop with setImmediate instead, as before: that loop never
+//   sleeps, and on a CPU shared with other processes the kernel then runs it in slices of milliseconds;
+//   `--generator both` runs both, interleaved, and compares them). So that
+//   the generator cannot hide as store latency, each call's lateness (issued minus due) is reported apart, with
+//   the service time (issue to answer), the event loop's delay (monitorEventLoopDelay), GC pauses
+//   (PerformanceObserver), the Node CPU, and how long the client and redis-server waited for a CPU
+//   (/proc/<pid>/schedstat: the share of the time other load took from them).
+//
+// Every client uses the options the README recommends for the Redis store (no offline queue, no retries per
+// request, no resend), which also keeps the store from warning about them.
+// With --open-rate N only the open-loop runs are made, at N calls/s (for looking at latency alone).
 // Rounds are interleaved across configurations so noise falls on all of them alike, and every ratio is taken
 // per round, then summarised (median, min, max).
 import { execFileSync, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 import { runChild } from "./lib/child.mjs";
 import {
   benchTempDir,
   clockTicks,
   pinPrefix,
   procCpuSeconds,
+  runQueueWaitSeconds,
   startRedisServer,
   which,
 } from "./lib/redis-server.mjs";
@@ -42,21 +62,39 @@ import { median, Report } from "./lib/report.mjs";
 
 const self = fileURLToPath(import.meta.url);
 const STORE_DIST = fileURLToPath(new URL("../dist/stores/redis/index.js", import.meta.url));
+const PACER = new URL("./lib/pacer-worker.mjs", import.meta.url);
+/** Shortest sleep of the open-loop pacer thread between two posts of due calls, in ms. */
+const PACER_QUANTUM_MS = 0.05;
 const KEYS = 10_000;
 const PERIOD_MS = 60_000;
 const LIMIT = 1e9;
 const WARMUP_MS = 1000;
 const IN_FLIGHT = [1, 16, 64, 256];
+/** The ioredis options the README recommends behind a Redis store. */
+const CLIENT_OPTIONS = {
+  enableAutoPipelining: false,
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  autoResendUnfulfilledCommands: false,
+};
+/** Open-loop subjects: the store as shipped, and per-tick batching (every tick's calls leave at once). */
+const OPEN_SUBJECTS = ["sluice-batched", "sluice-batched-per-tick"];
 
 function arg(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
+function argText(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
 // ---------------------------------------------------------------- child: one subject over one connection
 async function makeSubject(name, port) {
   const { Redis } = await import("ioredis");
-  const client = new Redis({ host: "127.0.0.1", port, enableAutoPipelining: false, maxRetriesPerRequest: 1 });
+  const client = new Redis({ host: "127.0.0.1", port, ...CLIENT_OPTIONS });
+  if (client.status !== "ready") await once(client, "ready"); // no offline queue: wait until it can send
   await client.ping();
   // Script calls Redis has run (EVALSHA + EVAL, server-wide), read over a second connection.
   const stats = new Redis({ host: "127.0.0.1", port, enableAutoPipelining: false });
@@ -71,10 +109,22 @@ async function makeSubject(name, port) {
 }
 
 async function makeCall(name, client) {
-  if (name === "sluice-batched" || name === "sluice-unbatched") {
+  if (name.startsWith("sluice-")) {
     const { createLimiter } = await import("../dist/index.js");
     const { redisStore } = await import("../dist/stores/redis/index.js");
-    const store = redisStore({ client, batch: name === "sluice-batched" });
+    const options = {
+      "sluice-batched": {},
+      "sluice-unbatched": { batch: false },
+      "sluice-batched-per-tick": { maxInFlight: 10_000 },
+    }[name];
+    if (!options) throw new Error(`unknown subject ${name}`);
+    const store = redisStore({
+      client,
+      ...options,
+      onWarning: (w) => {
+        throw new Error(`redisStore warned: ${w.message}`);
+      },
+    });
     const limiter = createLimiter({
       store,
       limits: { algorithm: "gcra", limit: LIMIT, periodMs: PERIOD_MS },
@@ -151,12 +201,16 @@ async function closedChild(name, inFlight, seconds, port, redisPid) {
   const c0 = await s.scriptCalls();
   const cpu0 = process.cpuUsage();
   const r0 = procCpuSeconds(redisPid, tck);
+  const w0 = runQueueWaitSeconds();
+  const rw0 = runQueueWaitSeconds(redisPid);
   const t0 = performance.now();
   phase = 1;
   await sleep(seconds * 1000);
   phase = 2;
   const t1 = performance.now();
   const r1 = procCpuSeconds(redisPid, tck);
+  const w1 = runQueueWaitSeconds();
+  const rw1 = runQueueWaitSeconds(redisPid);
   const cpu = process.cpuUsage(cpu0);
   const c1 = await s.scriptCalls();
   await Promise.all(workers);
@@ -168,6 +222,8 @@ async function closedChild(name, inFlight, seconds, port, redisPid) {
     p99: hist.getValueAtPercentile(99),
     nodeCpuPct: ((cpu.user + cpu.system) / 1e6 / wallS) * 100,
     redisCpuPct: ((r1 - r0) / wallS) * 100,
+    nodeRunQueuePct: ((w1 - w0) / wallS) * 100,
+    redisRunQueuePct: ((rw1 - rw0) / wallS) * 100,
     allowedFrac: ops === 0 ? 0 : allowed / ops,
   };
 }
@@ -175,12 +231,30 @@ async function closedChild(name, inFlight, seconds, port, redisPid) {
 /**
  * Open loop at `rate` calls/s: calls are due at start + n/rate whatever happened to earlier ones; the
  * latency of each is measured from its due time. Calls due during the first second are the warm-up.
+ * Besides latency: each call's lateness (issued minus due: the generator's own delay, which it shares with the
+ * client as a server's handlers would), its service time (answered minus issued), the event loop's delay over
+ * the measured phase, and Node's CPU.
  */
-async function openChild(name, rate, seconds, port, redisPid) {
+async function openChild(name, rate, seconds, port, redisPid, generator) {
   const s = await makeSubject(name, port);
   const call = s.call;
   const keys = Array.from({ length: KEYS }, (_, i) => `user:${i}`);
   const hist = await histogram();
+  const lateHist = await histogram();
+  const serviceHist = await histogram();
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  // Garbage collection pauses during the measured phase.
+  let gcOn = false;
+  let gcMaxMs = 0;
+  let gcTotalMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    if (!gcOn) return;
+    for (const e of list.getEntries()) {
+      gcTotalMs += e.duration;
+      if (e.duration > gcMaxMs) gcMaxMs = e.duration;
+    }
+  });
+  gc.observe({ entryTypes: ["gc"] });
   const tck = clockTicks();
   const total = Math.round(((WARMUP_MS + seconds * 1000) * rate) / 1000);
   const firstMeasured = Math.round((WARMUP_MS * rate) / 1000);
@@ -192,25 +266,39 @@ async function openChild(name, rate, seconds, port, redisPid) {
   let skipped = 0;
   let k = 0;
   let r0;
+  let w0;
+  let rw0;
+  let cpu0;
   let t0m;
   let c0;
   let failure;
-  let lastPump = 0;
-  let maxGap = 0; // longest pause of the load loop in the measured phase (GC, a busy CPU, long callbacks)
-  const start = performance.now();
+  let lastArrival = 0;
+  let maxGap = 0; // longest gap between two arrivals of load in the measured phase (GC, a busy CPU, callbacks)
+  const us = (ms) => Math.max(1, Math.round(ms * 1000));
+  // One time base for both threads: process.hrtime (CLOCK_MONOTONIC), in ms.
+  const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+  const start = nowMs() + 50; // room for the pacer thread to start; the first second is warm-up anyway
   const interval = 1000 / rate;
-  await new Promise((resolve) => {
-    const pump = () => {
-      const now = performance.now();
-      if (issued > firstMeasured && now - lastPump > maxGap) maxGap = now - lastPump;
-      lastPump = now;
-      const due = Math.min(total, Math.floor((now - start) / interval) + 1);
+  await new Promise((resolve, reject) => {
+    const settle = () => {
+      if (completed === total) resolve();
+    };
+    /** Issues every call due up to (not including) call number `due`, each timed from its own due time. */
+    const issueTo = (due) => {
+      const now = nowMs();
+      if (issued > firstMeasured && now - lastArrival > maxGap) maxGap = now - lastArrival;
+      lastArrival = now;
       while (issued < due) {
         const n = issued++;
         if (n === firstMeasured) {
           r0 = procCpuSeconds(redisPid, tck);
+          w0 = runQueueWaitSeconds();
+          rw0 = runQueueWaitSeconds(redisPid);
+          cpu0 = process.cpuUsage();
+          gcOn = true;
           t0m = start + n * interval; // its due time: a loop running late shows as a lower achieved rate
           c0 = s.scriptCalls();
+          loopDelay.enable();
         }
         if (issued - completed > maxOutstanding) {
           skipped++;
@@ -218,34 +306,59 @@ async function openChild(name, rate, seconds, port, redisPid) {
           continue;
         }
         const dueAt = start + n * interval;
+        const issuedAt = nowMs();
+        if (n >= firstMeasured) lateHist.recordValue(us(issuedAt - dueAt));
         const key = keys[k];
         k = k + 1 === KEYS ? 0 : k + 1;
         call(key).then(
           (ok) => {
             if (n >= firstMeasured) {
-              hist.recordValue(Math.max(1, Math.round((performance.now() - dueAt) * 1000)));
+              const doneAt = nowMs();
+              hist.recordValue(us(doneAt - dueAt));
+              serviceHist.recordValue(us(doneAt - issuedAt));
               measured++;
               if (ok) allowed++;
             }
-            if (++completed === total) resolve();
+            completed++;
+            settle();
           },
           (e) => {
             failure ??= e;
-            if (++completed === total) resolve();
+            completed++;
+            settle();
           },
         );
       }
-      if (issued < total) setImmediate(pump);
-      else if (completed === total) resolve();
+      settle();
     };
-    pump();
+    if (generator === "spin") {
+      // The load paced by the client's own loop: setImmediate, issuing whatever is due on every turn.
+      const pump = () => {
+        issueTo(Math.min(total, Math.floor((nowMs() - start) / interval) + 1));
+        if (issued < total) setImmediate(pump);
+      };
+      setTimeout(pump, 50);
+    } else {
+      const pacer = new Worker(PACER, {
+        workerData: { startMs: start, intervalMs: interval, total, quantumMs: PACER_QUANTUM_MS },
+      });
+      pacer.on("message", issueTo);
+      pacer.on("error", reject);
+    }
   });
+  loopDelay.disable();
+  gcOn = false;
+  gc.disconnect();
   if (failure) throw failure;
-  const wallS = (performance.now() - t0m) / 1000;
+  const wallS = (nowMs() - t0m) / 1000;
   const r1 = procCpuSeconds(redisPid, tck);
+  const w1 = runQueueWaitSeconds();
+  const rw1 = runQueueWaitSeconds(redisPid);
+  const cpu = process.cpuUsage(cpu0);
   const scriptCalls = (await s.scriptCalls()) - (await c0);
   return {
     rate,
+    generator,
     achievedPerS: measured / wallS,
     decisionsPerCall: measured / Math.max(1, scriptCalls),
     maxGapUs: Math.round(maxGap * 1000),
@@ -253,7 +366,18 @@ async function openChild(name, rate, seconds, port, redisPid) {
     p99: hist.getValueAtPercentile(99),
     p999: hist.getValueAtPercentile(99.9),
     max: hist.maxValue,
+    latenessP50: lateHist.getValueAtPercentile(50),
+    latenessP99: lateHist.getValueAtPercentile(99),
+    serviceP50: serviceHist.getValueAtPercentile(50),
+    serviceP99: serviceHist.getValueAtPercentile(99),
+    loopDelayP99Us: Math.round(loopDelay.percentile(99) / 1000),
+    loopDelayMaxUs: Math.round(loopDelay.max / 1000),
+    nodeCpuPct: ((cpu.user + cpu.system) / 1e6 / wallS) * 100,
     redisCpuPct: ((r1 - r0) / wallS) * 100,
+    nodeRunQueuePct: ((w1 - w0) / wallS) * 100,
+    redisRunQueuePct: ((rw1 - rw0) / wallS) * 100,
+    gcMaxUs: Math.round(gcMaxMs * 1000),
+    gcPct: (gcTotalMs / 1000 / wallS) * 100,
     allowedFrac: measured === 0 ? 0 : allowed / measured,
     skipped,
   };
@@ -411,7 +535,7 @@ class RedisReport extends Report {
     const value = (r) => {
       if (r.metric === "ops_per_s") return `${(r.value / 1e3).toFixed(1)} k/s`;
       if (r.metric === "ratio") return `${r.value.toFixed(2)}×`;
-      if (r.metric.endsWith("_pct")) return `${r.value.toFixed(0)} %`;
+      if (r.metric.endsWith("_pct")) return `${r.value.toFixed(r.value < 10 ? 1 : 0)} %`;
       if (r.metric.endsWith("_us")) return `${Math.round(r.value)} µs`;
       if (!Number.isInteger(r.value)) return r.value.toFixed(1);
       return String(r.value);
@@ -457,20 +581,28 @@ function progress(line) {
 }
 
 if (process.argv.includes("--child")) {
-  const [mode, name, a, b, port, pid] = process.argv.slice(process.argv.indexOf("--child") + 1);
+  const [mode, name, a, b, port, pid, generator] = process.argv.slice(process.argv.indexOf("--child") + 1);
   const result =
     mode === "closed"
       ? await closedChild(name, Number(a), Number(b), Number(port), Number(pid))
-      : await openChild(name, Number(a), Number(b), Number(port), Number(pid));
+      : await openChild(name, Number(a), Number(b), Number(port), Number(pid), generator);
   console.log(JSON.stringify(result));
   process.exit(0);
 } else {
   const rounds = arg("rounds", 3);
   const seconds = arg("seconds", 5);
+  const openRate = arg("open-rate", 0);
+  const generatorArg = argText("generator", "thread");
+  if (!["thread", "spin", "both"].includes(generatorArg))
+    throw new Error(`--generator must be thread, spin or both, got ${generatorArg}`);
+  const generators = generatorArg === "both" ? ["thread", "spin"] : [generatorArg];
   for (const bin of ["redis-server", "redis-cli", "redis-benchmark"])
     if (!which(bin)) throw new Error(`${bin} not found: apt-get install -y redis-server redis-tools`);
   const haveStore = existsSync(STORE_DIST);
-  const subjects = [...(haveStore ? ["sluice-batched", "sluice-unbatched"] : []), "rate-limiter-flexible"];
+  const subjects = [
+    ...(haveStore ? ["sluice-batched", "sluice-batched-per-tick", "sluice-unbatched"] : []),
+    "rate-limiter-flexible",
+  ];
   if (!haveStore)
     progress(`${STORE_DIST} is missing (npm run build): Sluice subjects and the ceiling skipped`);
   const busy = await busyCpus();
@@ -485,7 +617,7 @@ if (process.argv.includes("--child")) {
     progress(
       `redis-server pid ${redis.pid} on 127.0.0.1:${redis.port}${redis.pinned ? " (CPU 1)" : " (not pinned)"}`,
     );
-    const child = (mode, subject, a) =>
+    const child = (mode, subject, a, generator = "thread") =>
       runChild(self, [
         "--child",
         mode,
@@ -494,6 +626,7 @@ if (process.argv.includes("--child")) {
         String(seconds),
         String(redis.port),
         String(redis.pid),
+        generator,
       ]);
 
     // The one-script-per-decision ceiling: Sluice's own call, by redis-benchmark when it can send it.
@@ -522,7 +655,19 @@ if (process.argv.includes("--child")) {
       if (n < KEYS * 0.99)
         throw new Error(`${what} left ${n} keys, expected ~${KEYS}: not every call was allowed`);
     };
-    for (let r = 0; r < rounds; r++) {
+    const stat = (list) => ({ median: median(list), min: Math.min(...list), max: Math.max(...list), rounds });
+    const opsOf = (n, s) => samples.get(`${n}|${s}`).map((x) => x.opsPerS);
+    // A ratio is taken per round (its two figures measured minutes apart at most), then summarised:
+    // load from outside the benchmark then weighs on both sides of each ratio alike.
+    const ratio = (caseName, a, listA, b, listB, target) => {
+      if (!listA || !listB) return;
+      const { median: v, ...spread } = stat(listA.map((x, i) => x / listB[i]));
+      report.add(caseName, `${a}/${b}`, "ratio", v, { ...spread, ...(target ? { target } : {}) });
+    };
+    const has = (s) => subjects.includes(s);
+    const best = new Map();
+    // --open-rate N: only the open-loop runs, at N calls/s (no closed loops, ceiling or machine reference).
+    for (let r = 0; r < (openRate ? 0 : rounds); r++) {
       for (const n of IN_FLIGHT) {
         for (const s of subjects) {
           redis.cli("FLUSHALL");
@@ -532,7 +677,8 @@ if (process.argv.includes("--child")) {
           progress(
             `round ${r + 1} ${s} @${n}: ${(res.opsPerS / 1e3).toFixed(1)} k/s p50 ${res.p50} µs p99 ${res.p99} µs ` +
               `node ${res.nodeCpuPct.toFixed(0)} % redis ${res.redisCpuPct.toFixed(0)} % ` +
-              `${res.decisionsPerCall.toFixed(1)} decisions/script call`,
+              `${res.decisionsPerCall.toFixed(1)} decisions/script call, waiting for a CPU: node ` +
+              `${res.nodeRunQueuePct.toFixed(1)} % redis ${res.redisRunQueuePct.toFixed(1)} %`,
           );
         }
       }
@@ -564,115 +710,168 @@ if (process.argv.includes("--child")) {
       }
     }
 
-    const stat = (list) => ({ median: median(list), min: Math.min(...list), max: Math.max(...list), rounds });
-    const opsOf = (n, s) => samples.get(`${n}|${s}`).map((x) => x.opsPerS);
-    // A ratio is taken per round (its two figures measured minutes apart at most), then summarised:
-    // load from outside the benchmark then weighs on both sides of each ratio alike.
-    const ratio = (caseName, a, listA, b, listB, target) => {
-      if (!listA || !listB) return;
-      const { median: v, ...spread } = stat(listA.map((x, i) => x / listB[i]));
-      report.add(caseName, `${a}/${b}`, "ratio", v, { ...spread, ...(target ? { target } : {}) });
-    };
-    const has = (s) => subjects.includes(s);
-    const best = new Map();
-    for (const n of IN_FLIGHT) {
-      const caseName = `${n} in flight`;
+    if (!openRate) {
+      for (const n of IN_FLIGHT) {
+        const caseName = `${n} in flight`;
+        for (const s of subjects) {
+          const list = samples.get(`${n}|${s}`);
+          const { median: ops, ...spread } = stat(list.map((x) => x.opsPerS));
+          report.add(caseName, s, "ops_per_s", ops, spread);
+          report.add(caseName, s, "p50_us", median(list.map((x) => x.p50)));
+          report.add(caseName, s, "p99_us", median(list.map((x) => x.p99)));
+          report.add(caseName, s, "node_cpu_pct", median(list.map((x) => x.nodeCpuPct)));
+          report.add(caseName, s, "redis_cpu_pct", median(list.map((x) => x.redisCpuPct)));
+          report.add(caseName, s, "decisions_per_script_call", median(list.map((x) => x.decisionsPerCall)));
+          report.add(caseName, s, "node_run_queue_pct", median(list.map((x) => x.nodeRunQueuePct)));
+          report.add(caseName, s, "redis_run_queue_pct", median(list.map((x) => x.redisRunQueuePct)));
+          if (!best.has(s) || ops > best.get(s).value) best.set(s, { value: ops, inFlight: n, ...spread });
+        }
+        if (has("sluice-batched")) {
+          const b = opsOf(n, "sluice-batched");
+          ratio(
+            caseName,
+            "sluice-batched",
+            b,
+            "rate-limiter-flexible",
+            opsOf(n, "rate-limiter-flexible"),
+            ">= 2",
+          );
+          ratio(caseName, "sluice-batched", b, "sluice-unbatched", opsOf(n, "sluice-unbatched"));
+          ratio(
+            caseName,
+            "sluice-batched",
+            b,
+            "sluice-batched-per-tick",
+            opsOf(n, "sluice-batched-per-tick"),
+          );
+        }
+      }
+
+      // Best vs best: each subject at the in-flight level with its highest median, compared round by round.
+      const bestCase = "best in-flight level";
+      const bestOps = (s) => (has(s) ? opsOf(best.get(s).inFlight, s) : undefined);
       for (const s of subjects) {
-        const list = samples.get(`${n}|${s}`);
-        const { median: ops, ...spread } = stat(list.map((x) => x.opsPerS));
-        report.add(caseName, s, "ops_per_s", ops, spread);
-        report.add(caseName, s, "p50_us", median(list.map((x) => x.p50)));
-        report.add(caseName, s, "p99_us", median(list.map((x) => x.p99)));
-        report.add(caseName, s, "node_cpu_pct", median(list.map((x) => x.nodeCpuPct)));
-        report.add(caseName, s, "redis_cpu_pct", median(list.map((x) => x.redisCpuPct)));
-        report.add(caseName, s, "decisions_per_script_call", median(list.map((x) => x.decisionsPerCall)));
-        if (!best.has(s) || ops > best.get(s).value) best.set(s, { value: ops, inFlight: n, ...spread });
+        const { value, ...extra } = best.get(s);
+        report.add(bestCase, s, "ops_per_s", value, extra);
       }
-      if (has("sluice-batched")) {
-        const b = opsOf(n, "sluice-batched");
-        ratio(
-          caseName,
-          "sluice-batched",
-          b,
-          "rate-limiter-flexible",
-          opsOf(n, "rate-limiter-flexible"),
-          ">= 2",
-        );
-        ratio(caseName, "sluice-batched", b, "sluice-unbatched", opsOf(n, "sluice-unbatched"));
+      if (ceiling) {
+        const list = samples.get("ceiling");
+        const { median: v, ...spread } = stat(list);
+        const cmd = describe(ceiling.sha, ceiling.argv);
+        report.add(bestCase, ceilingName, "ops_per_s", v, { ...spread, command: cmd, requests: CEILING_N });
+        ratio(bestCase, "sluice-batched", bestOps("sluice-batched"), ceilingName, list, ">= 1.5");
+        ratio(bestCase, "sluice-unbatched", bestOps("sluice-unbatched"), ceilingName, list);
+        ratio(bestCase, "rate-limiter-flexible", bestOps("rate-limiter-flexible"), ceilingName, list);
+      }
+      const rlfBest = bestOps("rate-limiter-flexible");
+      ratio(bestCase, "sluice-batched", bestOps("sluice-batched"), "rate-limiter-flexible", rlfBest, ">= 2");
+      ratio(
+        bestCase,
+        "sluice-batched",
+        bestOps("sluice-batched"),
+        "sluice-batched-per-tick",
+        bestOps("sluice-batched-per-tick"),
+      );
+      ratio(
+        bestCase,
+        "sluice-batched",
+        bestOps("sluice-batched"),
+        "sluice-unbatched",
+        bestOps("sluice-unbatched"),
+      );
+
+      if (check) {
+        const caseName = "ceiling tool check: rlf script";
+        for (const tool of ["redis-benchmark", "redis-cli --pipe"]) {
+          const { median: v, ...spread } = stat(samples.get(`check|${tool}`));
+          report.add(caseName, tool, "ops_per_s", v, { ...spread, command: describe(check.sha, check.argv) });
+        }
+        const pipe = samples.get("check|redis-cli --pipe");
+        ratio(caseName, "redis-cli --pipe", pipe, "redis-benchmark", samples.get("check|redis-benchmark"));
+      }
+
+      {
+        // How fast this machine is right now: baselines.md §2c measured 1.68 M/s here on a quiet machine.
+        const { median: v, ...spread } = stat(samples.get("incr"));
+        report.add("machine reference", "redis-benchmark INCR -c 50 -P 16", "ops_per_s", v, {
+          ...spread,
+          quietMachine: 1.68e6,
+        });
       }
     }
 
-    // Best vs best: each subject at the in-flight level with its highest median, compared round by round.
-    const bestCase = "best in-flight level";
-    const bestOps = (s) => (has(s) ? opsOf(best.get(s).inFlight, s) : undefined);
-    for (const s of subjects) {
-      const { value, ...extra } = best.get(s);
-      report.add(bestCase, s, "ops_per_s", value, extra);
-    }
-    if (ceiling) {
-      const list = samples.get("ceiling");
-      const { median: v, ...spread } = stat(list);
-      const cmd = describe(ceiling.sha, ceiling.argv);
-      report.add(bestCase, ceilingName, "ops_per_s", v, { ...spread, command: cmd, requests: CEILING_N });
-      ratio(bestCase, "sluice-batched", bestOps("sluice-batched"), ceilingName, list, ">= 1.5");
-      ratio(bestCase, "sluice-unbatched", bestOps("sluice-unbatched"), ceilingName, list);
-      ratio(bestCase, "rate-limiter-flexible", bestOps("rate-limiter-flexible"), ceilingName, list);
-    }
-    const rlfBest = bestOps("rate-limiter-flexible");
-    ratio(bestCase, "sluice-batched", bestOps("sluice-batched"), "rate-limiter-flexible", rlfBest, ">= 2");
-    ratio(
-      bestCase,
-      "sluice-batched",
-      bestOps("sluice-batched"),
-      "sluice-unbatched",
-      bestOps("sluice-unbatched"),
-    );
-
-    if (check) {
-      const caseName = "ceiling tool check: rlf script";
-      for (const tool of ["redis-benchmark", "redis-cli --pipe"]) {
-        const { median: v, ...spread } = stat(samples.get(`check|${tool}`));
-        report.add(caseName, tool, "ops_per_s", v, { ...spread, command: describe(check.sha, check.argv) });
-      }
-      const pipe = samples.get("check|redis-cli --pipe");
-      ratio(caseName, "redis-cli --pipe", pipe, "redis-benchmark", samples.get("check|redis-benchmark"));
-    }
-
-    {
-      // How fast this machine is right now: baselines.md §2c measured 1.68 M/s here on a quiet machine.
-      const { median: v, ...spread } = stat(samples.get("incr"));
-      report.add("machine reference", "redis-benchmark INCR -c 50 -P 16", "ops_per_s", v, {
-        ...spread,
-        quietMachine: 1.68e6,
-      });
-    }
-
-    // Latency at half load: open loop at 50% of Sluice batched's best closed-loop throughput.
-    if (best.has("sluice-batched")) {
-      const rate = Math.round(best.get("sluice-batched").value / 2);
-      const caseName = "open loop at 50% of best";
-      const runs = [];
+    // Latency at half load: open loop at 50% of Sluice batched's best closed-loop throughput, for the store as
+    // shipped and for per-tick batching, interleaved round by round.
+    if (openRate || best.has("sluice-batched")) {
+      const rate = openRate || Math.round(best.get("sluice-batched").value / 2);
+      const caseName = openRate ? `open loop at ${rate} calls/s` : "open loop at 50% of best";
+      // One configuration per subject and generator; labels name the generator only when several are compared.
+      const configs = OPEN_SUBJECTS.flatMap((sub) =>
+        generators.map((gen) => ({ sub, gen, label: generators.length > 1 ? `${sub} (${gen})` : sub })),
+      );
+      const runs = new Map(configs.map((c) => [c.label, []]));
       for (let r = 0; r < rounds; r++) {
-        redis.cli("FLUSHALL");
-        const res = child("open", "sluice-batched", rate);
-        if (res.allowedFrac !== 1) throw new Error(`open loop: allowed fraction ${res.allowedFrac}`);
-        runs.push(res);
-        progress(
-          `round ${r + 1} open loop sluice-batched @${(rate / 1e3).toFixed(1)} k/s: achieved ` +
-            `${(res.achievedPerS / 1e3).toFixed(1)} k/s p50 ${res.p50} µs p99 ${res.p99} µs p99.9 ${res.p999} µs ` +
-            `redis ${res.redisCpuPct.toFixed(0)} % ${res.decisionsPerCall.toFixed(1)} decisions/script call` +
-            `, longest loop pause ${(res.maxGapUs / 1e3).toFixed(1)} ms${res.skipped ? `, skipped ${res.skipped}` : ""}`,
-        );
+        for (const { sub, gen, label } of configs) {
+          redis.cli("FLUSHALL");
+          const res = child("open", sub, rate, gen);
+          if (res.allowedFrac !== 1)
+            throw new Error(`open loop ${label}: allowed fraction ${res.allowedFrac}`);
+          runs.get(label).push(res);
+          progress(
+            `round ${r + 1} open loop ${label} @${(rate / 1e3).toFixed(1)} k/s: achieved ` +
+              `${(res.achievedPerS / 1e3).toFixed(1)} k/s p50 ${res.p50} µs p99 ${res.p99} µs p99.9 ${res.p999} µs ` +
+              `(generator lateness p99 ${res.latenessP99} µs, service p99 ${res.serviceP99} µs, loop delay p99 ` +
+              `${res.loopDelayP99Us} µs max ${res.loopDelayMaxUs} µs) node ${res.nodeCpuPct.toFixed(0)} % ` +
+              `redis ${res.redisCpuPct.toFixed(0)} % ${res.decisionsPerCall.toFixed(1)} decisions/script call, ` +
+              `GC ${res.gcPct.toFixed(1)} % (max ${res.gcMaxUs} µs), waiting for a CPU: node ` +
+              `${res.nodeRunQueuePct.toFixed(1)} % redis ${res.redisRunQueuePct.toFixed(1)} %` +
+              `, longest gap between arrivals ${(res.maxGapUs / 1e3).toFixed(1)} ms` +
+              `${res.skipped ? `, skipped ${res.skipped}` : ""}`,
+          );
+        }
       }
-      const sub = "sluice-batched";
-      const spread = { offered: rate, rounds, skipped: runs.map((x) => x.skipped) };
-      report.add(caseName, sub, "ops_per_s", median(runs.map((x) => x.achievedPerS)), spread);
-      report.add(caseName, sub, "p50_us", median(runs.map((x) => x.p50)));
-      report.add(caseName, sub, "p99_us", median(runs.map((x) => x.p99)), { target: "<= 2000" });
-      report.add(caseName, sub, "p999_us", median(runs.map((x) => x.p999)));
-      report.add(caseName, sub, "redis_cpu_pct", median(runs.map((x) => x.redisCpuPct)));
-      report.add(caseName, sub, "decisions_per_script_call", median(runs.map((x) => x.decisionsPerCall)));
-      report.add(caseName, sub, "max_loop_pause_us", median(runs.map((x) => x.maxGapUs)));
+      for (const { sub, gen, label } of configs) {
+        const list = runs.get(label);
+        const add = (metric, field, extra) =>
+          report.add(caseName, label, metric, median(list.map((x) => x[field])), extra);
+        add("ops_per_s", "achievedPerS", {
+          offered: rate,
+          rounds,
+          generator: gen,
+          skipped: list.map((x) => x.skipped),
+        });
+        add("p50_us", "p50");
+        add("p99_us", "p99", {
+          ...(sub === "sluice-batched" && gen === "thread" ? { target: "<= 2000" } : {}),
+          rounds: list.map((x) => x.p99),
+        });
+        add("p999_us", "p999");
+        add("generator_lateness_p50_us", "latenessP50");
+        add("generator_lateness_p99_us", "latenessP99");
+        add("service_p99_us", "serviceP99");
+        add("loop_delay_p99_us", "loopDelayP99Us");
+        add("loop_delay_max_us", "loopDelayMaxUs");
+        add("max_arrival_gap_us", "maxGapUs");
+        add("gc_pct", "gcPct");
+        add("gc_max_us", "gcMaxUs");
+        add("node_cpu_pct", "nodeCpuPct");
+        add("redis_cpu_pct", "redisCpuPct");
+        add("node_run_queue_pct", "nodeRunQueuePct");
+        add("redis_run_queue_pct", "redisRunQueuePct");
+        add("decisions_per_script_call", "decisionsPerCall");
+      }
+      const p99s = (label) => runs.get(label).map((x) => x.p99);
+      const labelOf = (sub, gen) => configs.find((c) => c.sub === sub && c.gen === gen).label;
+      for (const gen of generators) {
+        const perTick = labelOf("sluice-batched-per-tick", gen);
+        const adaptive = labelOf("sluice-batched", gen);
+        ratio(caseName, `p99 ${perTick}`, p99s(perTick), adaptive, p99s(adaptive));
+      }
+      if (generators.length > 1) {
+        const spin = labelOf("sluice-batched", "spin");
+        const thread = labelOf("sluice-batched", "thread");
+        ratio(caseName, `p99 ${spin}`, p99s(spin), thread, p99s(thread));
+      }
     }
   } finally {
     redis.stop();

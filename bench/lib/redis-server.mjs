@@ -67,6 +67,20 @@ export function procCpuSeconds(pid, clkTck = 100) {
   }
 }
 
+/**
+ * Seconds `pid` (default: this process) has spent waiting on a run queue — runnable, but another process had
+ * its CPU — from /proc/<pid>/schedstat; NaN when unreadable. Over a measured phase it says how much of the
+ * time other load took from the process, which is where latency spikes on a shared machine come from.
+ */
+export function runQueueWaitSeconds(pid = "self") {
+  try {
+    const [, waitNs] = readFileSync(`/proc/${pid}/schedstat`, "utf8").trim().split(/\s+/).map(Number);
+    return waitNs / 1e9;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Clock ticks per second for /proc/<pid>/stat. */
 export function clockTicks() {
   try {

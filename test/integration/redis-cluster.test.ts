@@ -263,6 +263,77 @@ describe("redis cluster store: batching per master", () => {
   });
 });
 
+describe("redis cluster store: calls in flight per master", () => {
+  it("holds a master's calls behind its own unanswered call only, and sends them together on its answer", async () => {
+    const limits: LimitSpecInput[] = [{ name: "c", algorithm: "fixed_window", limit: 100, periodMs: 60_000 }];
+    const probe = store({ label: "gate-probe" });
+    const byMaster = new Map<string, string[]>();
+    for (let i = 0; i < 300; i++) {
+      const node = masterOf(client, probe.keysOf(set("n", limits[0]), `g${i}`)[0]);
+      byMaster.set(node, [...(byMaster.get(node) ?? []), `g${i}`]);
+    }
+    const [[held, heldIds], [free, freeIds]] = [...byMaster];
+    // The store's client: the shared Cluster, but EVALSHA answers of the `held` master wait while the gate is
+    // closed (the commands reach Redis at once). The cluster script declares one key, and the count of the others.
+    const sent = new Map<string, number[]>();
+    const waiting: (() => Promise<void>)[] = [];
+    let closed = false;
+    const evalsha = (
+      sha: string,
+      numKeys: number,
+      ...args: (string | number | Buffer)[]
+    ): Promise<unknown> => {
+      const node = masterOf(client, String(args[0]));
+      sent.set(node, [...(sent.get(node) ?? []), 1 + Number(args[1])]);
+      const reply = client.evalsha(sha, numKeys, ...args);
+      if (!closed || node !== held) return reply;
+      return new Promise((resolve, reject) => {
+        waiting.push(() => reply.then(resolve, reject));
+      });
+    };
+    const gated = new Proxy(client, {
+      get(target, property) {
+        if (property === "evalsha") return evalsha;
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const s = redisStore({
+      client: gated,
+      clock: "client",
+      maxInFlight: 1,
+      prefix: uniqueKeyPrefix("gate").slice(0, -1),
+    });
+    const limiter = createLimiter({ store: s, limits, name: "g", clock: new ManualClock(T0) });
+    await Promise.all([...byMaster.values()].map((ids) => limiter.peek(ids[0]))); // every master has the script
+    sent.clear();
+    closed = true;
+    const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    const onHeld: Promise<Decision>[] = [];
+    for (let i = 0; i < 4; i++) {
+      onHeld.push(limiter.limit(heldIds[i]));
+      await tick();
+    }
+    expect(sent.get(held)).toEqual([1]); // one call in flight there, three queued behind it
+    const onFree: Decision[] = [];
+    for (let i = 0; i < 4; i++) onFree.push(await limiter.limit(freeIds[i])); // another master is not held up
+    expect(onFree.map((d) => [d.allowed, d.remaining])).toEqual(Array.from({ length: 4 }, () => [true, 99]));
+    expect(sent.get(free)).toEqual([1, 1, 1, 1]);
+    expect(sent.get(held)).toEqual([1]);
+    await waiting.shift()?.();
+    await tick();
+    expect(sent.get(held)).toEqual([1, 3]); // the answer let the three queued calls leave as one script call
+    closed = false;
+    for (const release of waiting.splice(0)) await release();
+    const decisions = await Promise.all(onHeld);
+    expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual(
+      Array.from({ length: 4 }, () => [true, 99]),
+    );
+    await s.close();
+    await probe.close();
+  });
+});
+
 describe("redis cluster store: calls spanning masters", () => {
   /** Identities served by `count` distinct masters (one each), from `probe`'s key layout. */
   function identitiesOnDistinctMasters(keysOf: (id: string) => string, count: number): string[] {

@@ -16,14 +16,15 @@
 // The client options that make this work are RECOMMENDED_CLIENT_OPTIONS below. A last test shows why they matter:
 // with ioredis defaults, commands issued during the outage wait in ioredis's offline queue (and the ones in flight
 // at the crash in its resend queue), and are replayed once the server is back, consuming from keys for requests
-// the failure policy has already answered.
+// the failure policy has already answered; redisStore warns about both options when it is created (onWarning), and
+// about nothing with the recommended ones.
 import { once } from "node:events";
 import { performance } from "node:perf_hooks";
 import { Redis, type RedisOptions } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Decision, DecisionReason } from "../../src/core/decision.js";
 import { createLimiter } from "../../src/engine/limiter.js";
-import { redisStore } from "../../src/stores/redis/index.js";
+import { type RedisClientWarning, redisStore } from "../../src/stores/redis/index.js";
 import {
   type BreakerStateChange,
   type FailurePolicy,
@@ -147,13 +148,17 @@ async function setUp(policy: FailurePolicy, options: RedisOptions) {
     breaker: { failures: FAILURES, openMs: OPEN_MS },
     onStateChange: (change) => changes.push(change),
   };
-  const store = resilientStore(redisStore({ client, prefix: `faults-${policy}` }), failure);
+  const warnings: RedisClientWarning[] = [];
+  const store = resilientStore(
+    redisStore({ client, prefix: `faults-${policy}`, onWarning: (w) => warnings.push(w) }),
+    failure,
+  );
   const limiter = createLimiter({
     name: policy,
     limits: { name: "main", algorithm: "sliding_log", limit: LIMIT, periodMs: PERIOD_MS },
     store,
   });
-  return { server, client, store, limiter, changes, clientErrors: () => clientErrors };
+  return { server, client, store, limiter, changes, warnings, clientErrors: () => clientErrors };
 }
 
 /** LOOPS loops calling limit() (1 ms apart) until stop(); each call is recorded, each throw kept. */
@@ -312,7 +317,7 @@ describe("resilient Redis store: server SIGKILLed mid-load, then restarted", () 
 describe("ioredis client options during an outage", () => {
   /** Loads, kills, waits out an outage with the loops stopped, restarts, and counts keys written afterwards. */
   async function replayAfterOutage(options: RedisOptions) {
-    const { server, client, limiter } = await setUp("fallback", options);
+    const { server, client, limiter, warnings } = await setUp("fallback", options);
     const load = startLoad((key) => limiter.limit(key), client);
     let stopped = false;
     try {
@@ -332,7 +337,15 @@ describe("ioredis client options during an outage", () => {
       const reconnectMs = performance.now() - deadline + 10_000;
       await sleep(300);
       const keys = Number(await respCall(server.port, ["DBSIZE"]));
-      return { maxOffline, queuedAtRestart, keys, ready: client.status === "ready", reconnectMs, load };
+      return {
+        maxOffline,
+        queuedAtRestart,
+        keys,
+        ready: client.status === "ready",
+        reconnectMs,
+        load,
+        warned: warnings.map((w) => w.code),
+      };
     } finally {
       if (!stopped) await load.stop();
     }
@@ -351,6 +364,7 @@ describe("ioredis client options during an outage", () => {
     expect(r.ready).toBe(true);
     expect(r.maxOffline).toBe(0);
     expect(r.keys).toBe(0);
+    expect(r.warned).toEqual([]); // the store found nothing to warn about
     expect(unhandled).toEqual([]);
   });
 
@@ -367,6 +381,8 @@ describe("ioredis client options during an outage", () => {
     expect(r.maxOffline).toBeGreaterThan(0);
     expect(r.ready).toBe(true);
     expect(r.keys).toBeGreaterThan(0);
+    // The store warned, when it was created, about both options behind what was just seen.
+    expect(r.warned).toEqual(["SLUICE_REDIS_OFFLINE_QUEUE", "SLUICE_REDIS_RETRIES_PER_REQUEST"]);
     expect(unhandled).toEqual([]);
   });
 });

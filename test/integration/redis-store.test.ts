@@ -41,6 +41,42 @@ class CountingClient implements RedisScriptClient {
     return this.evalshaCalls + this.evalCalls;
   }
 }
+/**
+ * A client wrapper that holds back EVALSHA replies while closed (the commands reach Redis at once; only their
+ * answers wait for `open()`), recording how many keys each EVALSHA named: one per item here.
+ */
+class GatedClient implements RedisScriptClient {
+  readonly keyCounts: number[] = [];
+  #held: (() => Promise<void>)[] = [];
+  #closed = false;
+  constructor(readonly inner: RedisScriptClient) {}
+  evalsha(sha: string, numKeys: number, ...args: (string | number | Buffer)[]): Promise<unknown> {
+    this.keyCounts.push(numKeys);
+    const reply = this.inner.evalsha(sha, numKeys, ...args);
+    if (!this.#closed) return reply;
+    return new Promise((resolve, reject) => {
+      this.#held.push(() => reply.then(resolve, reject));
+    });
+  }
+  eval(script: string, numKeys: number, ...args: (string | number | Buffer)[]): Promise<unknown> {
+    return this.inner.eval(script, numKeys, ...args);
+  }
+  close(): void {
+    this.#closed = true;
+  }
+  /** Lets the held replies through (in order) and every later one. */
+  open(): void {
+    this.#closed = false;
+    for (const release of this.#held.splice(0)) release();
+  }
+  /** Lets the oldest held reply through once Redis has sent it; later ones stay held. */
+  async answerOne(): Promise<void> {
+    await this.#held.shift()?.();
+  }
+}
+
+const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 function store(options: Partial<RedisStoreOptions> & { label: string }) {
   const { label, ...rest } = options;
   return redisStore({ client, prefix: uniqueKeyPrefix(label).slice(0, -1), ...rest });
@@ -373,6 +409,56 @@ describe("redis store: batching", () => {
     expect(batchedClient.calls).toBeLessThanOrEqual(Math.ceil(200 / 64) + 1); // maxBatch 64
     await batched.close();
     await single.close();
+  });
+
+  it("holds calls while maxInFlight script calls await their answer, then sends them together in order", async () => {
+    const limits: LimitSpecInput[] = [{ name: "w", algorithm: "sliding_window", limit: 5, periodMs: 1000 }];
+    const call = (i: number) => ({ key: `u${i % 2}`, options: { cost: 1 + (i % 2), nowMs: T0 + i } });
+    for (const maxInFlight of [1, 2]) {
+      const gate = new GatedClient(client);
+      const s = redisStore({
+        client: gate,
+        clock: "client",
+        maxInFlight,
+        prefix: uniqueKeyPrefix(`inflight${maxInFlight}`).slice(0, -1),
+      });
+      const a = createLimiter({ store: s, limits, name: "f", clock: new ManualClock(T0) });
+      await a.peek("warm-up"); // the script is cached: from here on every call is one EVALSHA
+      gate.keyCounts.length = 0;
+      gate.close();
+      // Eight calls, each in its own tick: the first maxInFlight leave alone, the others wait for an answer.
+      const pending: Promise<Decision>[] = [];
+      for (let i = 0; i < 8; i++) {
+        pending.push(a.limit(call(i).key, call(i).options));
+        await nextTick();
+      }
+      expect(gate.keyCounts).toEqual(Array.from({ length: maxInFlight }, () => 1));
+      await gate.answerOne(); // one answer: everything queued meanwhile leaves as one script call
+      await nextTick();
+      expect(gate.keyCounts).toEqual([...Array.from({ length: maxInFlight }, () => 1), 8 - maxInFlight]);
+      gate.open();
+      const batched = await Promise.all(pending);
+
+      const single = redisStore({
+        client,
+        clock: "client",
+        batch: false,
+        prefix: uniqueKeyPrefix(`inflight-seq${maxInFlight}`).slice(0, -1),
+      });
+      const b = createLimiter({ store: single, limits, name: "f", clock: new ManualClock(T0) });
+      const sequential: Decision[] = [];
+      for (let i = 0; i < 8; i++) sequential.push(await b.limit(call(i).key, call(i).options));
+      expect(batched.map(plain)).toEqual(sequential.map(plain));
+      expect(batched.some((d) => !d.allowed)).toBe(true);
+      await s.close();
+      await single.close();
+    }
+  });
+
+  it("rejects a maxInFlight that is not a whole number from 1", () => {
+    for (const maxInFlight of [0, 1.5, -1, Number.NaN]) {
+      expect(() => redisStore({ client, maxInFlight })).toThrow(/maxInFlight must be a whole number/);
+    }
   });
 
   it("keeps each call its own all-or-nothing group within a batch", async () => {

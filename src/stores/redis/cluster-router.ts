@@ -6,13 +6,15 @@
  * always single-slot. {@link keySlot} computes the slot as Redis does (CRC16/XMODEM of the tag, mod 16384), and
  * the ioredis `Cluster`'s own slot table (`cluster.slots[slot][0]`) names the master serving it.
  *
- * One call per node: a flush partitions the queued calls by master and sends each master's share as one script
- * call (at most `maxBatch` items each). Redis Cluster refuses declared KEYS of several slots (CROSSSLOT), so the
- * call declares only its first key — which also makes the ioredis `Cluster` route it to that key's master and
- * follow MOVED / ASK for it — and passes the other keys in ARGV. The cluster variant of the script starts with
- * `#!lua flags=allow-cross-slot-keys` and a prelude that rebuilds `KEYS` and `ARGV` (see {@link loadClusterScript}),
- * so `apply.lua` runs unchanged. Redis checks each key the script touches: one no longer served by that node
- * fails the whole call ("non local key") before anything is written, since the script writes only at its end.
+ * One call per node: each call goes to the queue of its master (`batch-queue.ts`: at most `maxInFlight` script
+ * calls in flight per master, the others queued for the next answer), and what a master's queue holds leaves as
+ * one script call (at most `maxBatch` items each). Redis Cluster refuses declared KEYS of several slots
+ * (CROSSSLOT), so the call declares only its first key — which also makes the ioredis `Cluster` route it to that
+ * key's master and follow MOVED / ASK for it — and passes the other keys in ARGV. The cluster variant of the
+ * script starts with `#!lua flags=allow-cross-slot-keys` and a prelude that rebuilds `KEYS` and `ARGV` (see
+ * {@link loadClusterScript}), so `apply.lua` runs unchanged. Redis checks each key the script touches: one no
+ * longer served by that node fails the whole call ("non local key") before anything is written, since the script
+ * writes only at its end.
  *
  * All-or-nothing: the items of one `apply` on one node are one group of one script call, atomic as on a single
  * server. A call whose items live on several masters is split into one group per master, sent in parallel; a
@@ -25,14 +27,16 @@
  *
  * Resharding and failover: ioredis follows MOVED / ASK / CLUSTERDOWN / closed connections for the declared key
  * by itself (within its `maxRedirections`). When a node's call still fails with a cluster or connection error,
- * the router refreshes the slot table, waits a little (50, 100, 200 ms …), partitions that call's groups again
- * and resends them, at most `retries` times; after that the calls reject with `ERR_SLUICE_STORE_UNAVAILABLE`
- * and the failure policy (resilient store) decides. Script and argument errors are never retried.
+ * the router refreshes the slot table, waits a little (50, 100, 200 ms …), routes each of that call's groups
+ * again and resends it, at most `retries` times per group; after that the calls reject with
+ * `ERR_SLUICE_STORE_UNAVAILABLE` and the failure policy (resilient store) decides. Script and argument errors
+ * are never retried.
  */
 import { createHash } from "node:crypto";
 import { type Decision, deniedDecision } from "../../core/decision.js";
 import { InvalidArgumentError, StoreUnavailableError } from "../../core/errors.js";
 import type { StoreItem } from "../store.js";
+import { BatchQueue } from "./batch-queue.js";
 import { decodeBatch, type EncodedBatch, encodeBatch, type Group, type KeyNamer } from "./protocol.js";
 import { assembleScript, type RedisScript, type RedisScriptClient, runScript } from "./script.js";
 
@@ -175,8 +179,12 @@ export interface ClusterRouterOptions {
   readonly checkKeys: boolean;
   /** `ttlMarginMs` of the store. */
   readonly ttlMarginMs: number;
+  /** Queue calls per master (`false`: one script call per call and master). */
+  readonly batch: boolean;
   /** Most items per script call. */
   readonly maxBatch: number;
+  /** Script calls in flight per master before further calls queue for the next answer. */
+  readonly maxInFlight: number;
   /** How many times a failed node call is re-routed. */
   readonly retries: number;
   /** Queues a follow-up call (refund, release) through the store, batched with the others. */
@@ -189,18 +197,26 @@ interface Part {
   readonly indexes: number[] | undefined;
 }
 
+/** A call (or a split call's share) on its way to one master, with the re-routings it has had. */
+interface Routed extends PendingGroup {
+  readonly attempt: number;
+}
+
 /** Routes the Redis store's batches over a Redis Cluster; see the module comment. */
 export class ClusterRouter {
   readonly #client: ClusterScriptClient;
   readonly #keysOf: KeyNamer;
   readonly #checkKeys: boolean;
   readonly #margin: number;
+  readonly #batch: boolean;
   readonly #maxBatch: number;
+  readonly #maxInFlight: number;
   readonly #retries: number;
   readonly #submit: (group: Group) => Promise<Decision[]>;
   readonly #script = loadClusterScript();
   readonly #inFlight = new Set<Promise<unknown>>();
-  #masters = 1;
+  /** The queue of each master with calls queued or in flight (dropped once idle). */
+  readonly #queues = new Map<string, BatchQueue<Routed>>();
 
   /** Creates a router over `options.client`. */
   constructor(options: ClusterRouterOptions) {
@@ -208,55 +224,61 @@ export class ClusterRouter {
     this.#keysOf = options.keysOf;
     this.#checkKeys = options.checkKeys;
     this.#margin = options.ttlMarginMs;
+    this.#batch = options.batch;
     this.#maxBatch = options.maxBatch;
+    this.#maxInFlight = options.maxInFlight;
     this.#retries = options.retries;
     this.#submit = options.submit;
   }
 
-  /** How many items the store may queue before flushing: `maxBatch` per master (as of the last flush). */
-  get flushAt(): number {
-    return this.#maxBatch * this.#masters;
+  /** Routes one store call to its master's queue, splitting a call that spans masters. */
+  submit(pending: PendingGroup): void {
+    this.#route(pending, 0);
   }
 
-  /** Sends `pending`: one script call per master (per `maxBatch` items), splitting calls that span masters. */
-  dispatch(pending: readonly PendingGroup[], attempt = 0): void {
-    this.#masters = Math.max(1, this.#client.nodes("master").length);
-    const byNode = new Map<string, PendingGroup[]>();
-    const add = (node: string, p: PendingGroup): void => {
-      const list = byNode.get(node);
-      if (list === undefined) byNode.set(node, [p]);
-      else list.push(p);
-    };
-    for (const p of pending) {
-      let parts: Part[];
-      try {
-        parts = this.#partition(p.group.items);
-      } catch (error) {
-        p.reject(error);
-        continue;
-      }
-      if (parts.length === 1) add(parts[0].node, p);
-      else this.#split(p, parts, add);
-    }
-    for (const list of byNode.values()) {
-      let start = 0;
-      let items = 0;
-      for (let i = 0; i < list.length; i++) {
-        const n = list[i].group.items.length;
-        if (items > 0 && items + n > this.#maxBatch) {
-          this.#send(list.slice(start, i), attempt);
-          start = i;
-          items = 0;
-        }
-        items += n;
-      }
-      this.#send(start === 0 ? list : list.slice(start), attempt);
-    }
-  }
-
-  /** Resolves once nothing sent by this router is in flight (retries and rollbacks included). */
+  /** Resolves once nothing sent by this router is queued or in flight (retries and rollbacks included). */
   async idle(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    for (;;) {
+      for (const queue of this.#queues.values()) queue.flushAll();
+      if (this.#inFlight.size === 0) return;
+      await Promise.allSettled([...this.#inFlight]);
+    }
+  }
+
+  #route(p: PendingGroup, attempt: number): void {
+    let parts: Part[];
+    try {
+      parts = this.#partition(p.group.items);
+    } catch (error) {
+      p.reject(error);
+      return;
+    }
+    if (parts.length === 1)
+      this.#add(parts[0].node, { group: p.group, resolve: p.resolve, reject: p.reject, attempt });
+    else this.#split(p, parts, attempt);
+  }
+
+  /** Queues `routed` for `node` (sends it at once without batching). */
+  #add(node: string, routed: Routed): void {
+    if (!this.#batch) {
+      this.#send([routed]);
+      return;
+    }
+    let queue = this.#queues.get(node);
+    if (queue === undefined) {
+      const q = new BatchQueue<Routed>({
+        maxBatch: this.#maxBatch,
+        maxInFlight: this.#maxInFlight,
+        send: (batch, answered) =>
+          this.#send(batch, () => {
+            answered();
+            if (q.queued === 0 && q.inFlight === 0 && this.#queues.get(node) === q) this.#queues.delete(node);
+          }),
+      });
+      queue = q;
+      this.#queues.set(node, q);
+    }
+    queue.push(routed);
   }
 
   /** The node key of the master serving `item` (or `slot:<n>` while the slot table has no entry for it). */
@@ -296,13 +318,13 @@ export class ClusterRouter {
   }
 
   /** Queues one child group per master for a call spanning masters, and settles the call from theirs. */
-  #split(parent: PendingGroup, parts: readonly Part[], add: (node: string, p: PendingGroup) => void): void {
+  #split(parent: PendingGroup, parts: readonly Part[], attempt: number): void {
     const { op, now, items } = parent.group;
     const children = parts.map(
       (part) =>
         new Promise<Decision[]>((resolve, reject) => {
           const group: Group = { op, now, items: (part.indexes ?? []).map((i) => items[i]) };
-          add(part.node, { group, resolve, reject });
+          this.#add(part.node, { group, resolve, reject, attempt });
         }),
     );
     this.#track(this.#settle(parent.group, parts, children).then(parent.resolve, parent.reject));
@@ -359,19 +381,24 @@ export class ClusterRouter {
     return out;
   }
 
-  /** Sends one node's groups as one script call; re-routes them on a cluster or connection error. */
-  #send(pending: readonly PendingGroup[], attempt: number): void {
+  /**
+   * Sends one node's groups as one script call; re-routes them on a cluster or connection error. `answered` runs
+   * as soon as the reply (or error) is in.
+   */
+  #send(pending: readonly Routed[], answered?: () => void): void {
     const groups = pending.map((p) => p.group);
     let batch: EncodedBatch;
     try {
       batch = encodeBatch(groups, this.#keysOf, this.#margin);
     } catch (error) {
+      answered?.();
       for (const p of pending) p.reject(error);
       return;
     }
     this.#track(
       sendClusterBatch(this.#client, this.#script, batch).then(
         (reply) => {
+          answered?.();
           let decisions: Decision[][];
           try {
             decisions = decodeBatch(reply, groups);
@@ -382,22 +409,38 @@ export class ClusterRouter {
           }
           for (let i = 0; i < pending.length; i++) pending[i].resolve(decisions[i]);
         },
-        (error: unknown) => this.#failed(pending, attempt, error),
+        (error: unknown) => {
+          answered?.();
+          return this.#failed(pending, error);
+        },
       ),
     );
   }
 
-  /** Retries `pending` after refreshing the slot table and a short wait, or rejects them when out of tries. */
-  async #failed(pending: readonly PendingGroup[], attempt: number, error: unknown): Promise<void> {
-    if (attempt < this.#retries && this.#client.status !== "end" && isRetryableClusterError(error)) {
-      await this.#refresh();
-      await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-      this.dispatch(pending, attempt + 1);
-      return;
+  /**
+   * Re-routes the groups of a failed call that have tries left, after refreshing the slot table and a short
+   * wait (50 ms doubling with the tries); rejects the others.
+   */
+  async #failed(pending: readonly Routed[], error: unknown): Promise<void> {
+    const retryable = this.#client.status !== "end" && isRetryableClusterError(error);
+    const again: Routed[] = [];
+    let failure: StoreUnavailableError | undefined;
+    for (const p of pending) {
+      if (retryable && p.attempt < this.#retries) again.push(p);
+      else {
+        failure ??= new StoreUnavailableError(
+          "redis",
+          error instanceof Error ? error.message : String(error),
+          error,
+        );
+        p.reject(failure);
+      }
     }
-    const message = error instanceof Error ? error.message : String(error);
-    const failure = new StoreUnavailableError("redis", message, error);
-    for (const p of pending) p.reject(failure);
+    if (again.length === 0) return;
+    const attempt = Math.min(...again.map((p) => p.attempt));
+    await this.#refresh();
+    await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+    for (const p of again) this.#route(p, p.attempt + 1);
   }
 
   /** Reloads the slot table; resolves when done, failed, or after 5 s, whichever comes first. */

@@ -1,4 +1,6 @@
 /** `sluice/redis`: the Redis store (ioredis is a peer dependency of this subpath). */
+export type { RedisClientWarning, RedisClientWarningCode } from "./client-option-warnings.js";
+export { clientOptionWarnings } from "./client-option-warnings.js";
 export type { EncodedBatch, Group, GroupOp, KeyNamer } from "./protocol.js";
 export { decodeBatch, encodeBatch, sendBatch } from "./protocol.js";
 export type { RedisStoreOptions } from "./redis-store.js";

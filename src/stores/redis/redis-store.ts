@@ -14,9 +14,16 @@
  * Time: by default the script reads the server clock (`TIME`), so processes with skewed clocks agree; with
  * `clock: "client"` it decides at the `nowMs` the caller passes (the conformance suite, replays).
  *
- * Batching: calls made in the same tick are queued and flushed together on a microtask, as one EVALSHA of at most
- * `maxBatch` items that applies them in order. Each call stays its own all-or-nothing group; the answers are the
- * ones separate calls would get in the same order. `batch: false` sends one EVALSHA per call.
+ * Batching (`batch-queue.ts`): calls queue per Redis node and leave together as one EVALSHA of at most `maxBatch`
+ * items that applies them in order: at once (on a microtask, so calls of one tick share it) while fewer than
+ * `maxInFlight` script calls await their answer, else when an answer arrives or a whole batch has queued. Batches
+ * so grow with the load, one round trip's worth at a time, without a timer. Each call stays its own
+ * all-or-nothing group; the answers are the ones separate calls would get in the same order. `batch: false`
+ * sends one EVALSHA per call.
+ *
+ * Client options: some ioredis options defeat the failure policy (calls that hang through an outage, or are
+ * replayed after it) or slow the store (autopipelining); the store reports each one it finds once, through
+ * `onWarning` (see `client-option-warnings.ts`).
  *
  * All-or-nothing: the items of one `apply` call (every limit of every item) are applied together or not at all,
  * on a single node.
@@ -32,6 +39,12 @@ import { type LimitSet, MAX_LIMITS_PER_SET } from "../../algorithms/limit-set.js
 import type { Decision } from "../../core/decision.js";
 import { InvalidArgumentError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
 import type { Store, StoreItem, StoreOp } from "../store.js";
+import { BatchQueue } from "./batch-queue.js";
+import {
+  clientOptionWarnings,
+  emitProcessWarning,
+  type RedisClientWarning,
+} from "./client-option-warnings.js";
 import { ClusterRouter, isClusterClient, type PendingGroup } from "./cluster-router.js";
 import { decodeBatch, encodeBatch, type Group, type KeyNamer, sendBatch } from "./protocol.js";
 import { loadScript, type RedisScript, type RedisScriptClient } from "./script.js";
@@ -58,10 +71,15 @@ export interface RedisStoreOptions {
    * one identity in one Redis Cluster slot (a hash tag) and never give two limits the same key.
    */
   readonly keyOf?: (key: string, namespace: string, policy: string) => string;
-  /** Coalesce calls made in the same tick into one script call. @default true */
+  /** Coalesce concurrent calls into few script calls (see `maxInFlight`). @default true */
   readonly batch?: boolean;
   /** Most items per script call when batching (a larger single call is sent alone). @default 64 */
   readonly maxBatch?: number;
+  /**
+   * When batching: script calls in flight per Redis node (per master on a Cluster) before further calls queue
+   * for the next answer; a whole batch of `maxBatch` items leaves at once regardless. @default 2
+   */
+  readonly maxInFlight?: number;
   /** Added to every key's TTL, in ms: slack for clients whose clocks lag (with `clock: "client"`). @default 1000 */
   readonly ttlMarginMs?: number;
   /**
@@ -69,6 +87,12 @@ export interface RedisStoreOptions {
    * CLUSTERDOWN or a lost connection, before it fails. @default 3
    */
   readonly clusterRetries?: number;
+  /**
+   * Told, once per store and problem, during construction, of each option of `client` that defeats the failure
+   * policy or slows the store (see `clientOptionWarnings`). @default a Node process warning (`SluiceWarning`),
+   * once per client and problem
+   */
+  readonly onWarning?: (warning: RedisClientWarning) => void;
 }
 
 type Pending = PendingGroup;
@@ -97,16 +121,13 @@ export class RedisStore implements Store {
   readonly #client: RedisScriptClient;
   readonly #script: RedisScript;
   readonly #serverClock: boolean;
-  readonly #batch: boolean;
-  readonly #maxBatch: number;
   readonly #margin: number;
   readonly #keysOf: KeyNamer;
   readonly #suffixes = new WeakMap<LimitSet, readonly string[]>();
   readonly #inFlight = new Set<Promise<void>>();
   readonly #router: ClusterRouter | undefined;
-  #queue: Pending[] = [];
-  #queuedItems = 0;
-  #scheduled = false;
+  /** The single node's queue when batching (a Cluster's queues are the router's). */
+  readonly #queue: BatchQueue<Pending> | undefined;
   #closed = false;
 
   /** Creates a store over `options.client`; validates every option. */
@@ -141,6 +162,16 @@ export class RedisStore implements Store {
         `redisStore: maxBatch must be a whole number from 1 to 10000, got ${maxBatch}`,
       );
     }
+    const maxInFlight = options.maxInFlight ?? 2;
+    if (!Number.isInteger(maxInFlight) || maxInFlight < 1 || maxInFlight > 10_000) {
+      throw new InvalidArgumentError(
+        `redisStore: maxInFlight must be a whole number from 1 to 10000, got ${maxInFlight}`,
+      );
+    }
+    const batch = options.batch ?? true;
+    if (typeof batch !== "boolean") {
+      throw new InvalidArgumentError(`redisStore: batch must be true or false, got ${String(batch)}`);
+    }
     const margin = options.ttlMarginMs ?? 1000;
     if (!Number.isInteger(margin) || margin < 0 || margin > 2 ** 31) {
       throw new InvalidArgumentError(`redisStore: ttlMarginMs must be a whole number >= 0, got ${margin}`);
@@ -156,11 +187,13 @@ export class RedisStore implements Store {
         "redisStore: keyOf must be a function (key, namespace, policy) => string",
       );
     }
+    const onWarning = options.onWarning;
+    if (onWarning !== undefined && typeof onWarning !== "function") {
+      throw new InvalidArgumentError("redisStore: onWarning must be a function (warning) => void");
+    }
     this.#client = client;
     this.#script = loadScript();
     this.#serverClock = clock === "redis";
-    this.#batch = options.batch ?? true;
-    this.#maxBatch = maxBatch;
     this.#margin = margin;
     const keyOf = options.keyOf;
     this.#keysOf =
@@ -177,11 +210,25 @@ export class RedisStore implements Store {
           keysOf: this.#keysOf,
           checkKeys: keyOf !== undefined,
           ttlMarginMs: margin,
+          batch,
           maxBatch,
+          maxInFlight,
           retries,
           submit: (group) => this.#enqueue(group),
         })
       : undefined;
+    this.#queue =
+      batch && this.#router === undefined
+        ? new BatchQueue<Pending>({
+            maxBatch,
+            maxInFlight,
+            send: (pending, answered) => this.#send(pending, answered),
+          })
+        : undefined;
+    for (const warning of clientOptionWarnings(client)) {
+      if (onWarning !== undefined) onWarning(warning);
+      else emitProcessWarning(client, warning);
+    }
   }
 
   /** The Redis keys holding `key`'s state under `limits`, one per limit in declaration order. */
@@ -234,8 +281,8 @@ export class RedisStore implements Store {
 
   /** Sends what is queued, waits for every call in flight, and refuses further use. Leaves the client open. */
   async close(): Promise<void> {
-    if (this.#queue.length > 0) this.#flush();
     this.#closed = true;
+    this.#queue?.flushAll();
     await Promise.allSettled([...this.#inFlight]);
     await this.#router?.idle();
   }
@@ -267,58 +314,26 @@ export class RedisStore implements Store {
   #enqueue(group: Group): Promise<Decision[]> {
     return new Promise<Decision[]>((resolve, reject) => {
       const pending: Pending = { group, resolve, reject };
-      if (!this.#batch) {
-        if (this.#router !== undefined) this.#router.dispatch([pending]);
-        else this.#send([pending]);
-        return;
-      }
-      this.#queue.push(pending);
-      this.#queuedItems += group.items.length;
-      if (this.#queuedItems >= (this.#router?.flushAt ?? this.#maxBatch)) this.#flush();
-      else if (!this.#scheduled) {
-        this.#scheduled = true;
-        queueMicrotask(() => {
-          if (this.#scheduled) this.#flush();
-        });
-      }
+      if (this.#router !== undefined) this.#router.submit(pending);
+      else if (this.#queue !== undefined) this.#queue.push(pending);
+      else this.#send([pending]);
     });
   }
 
-  /** Sends the queue as script calls of at most `maxBatch` items each (per master on a Cluster). */
-  #flush(): void {
-    this.#scheduled = false;
-    const queue = this.#queue;
-    this.#queue = [];
-    this.#queuedItems = 0;
-    if (this.#router !== undefined) {
-      this.#router.dispatch(queue);
-      return;
-    }
-    let start = 0;
-    let items = 0;
-    for (let i = 0; i < queue.length; i++) {
-      const n = queue[i].group.items.length;
-      if (items > 0 && items + n > this.#maxBatch) {
-        this.#send(queue.slice(start, i));
-        start = i;
-        items = 0;
-      }
-      items += n;
-    }
-    if (start < queue.length) this.#send(start === 0 ? queue : queue.slice(start));
-  }
-
-  #send(pending: readonly Pending[]): void {
+  /** Sends `pending` as one script call and settles them; `answered` runs as soon as the reply (or error) is in. */
+  #send(pending: readonly Pending[], answered?: () => void): void {
     const groups = pending.map((p) => p.group);
     let batch: ReturnType<typeof encodeBatch>;
     try {
       batch = encodeBatch(groups, this.#keysOf, this.#margin);
     } catch (error) {
+      answered?.();
       for (const p of pending) p.reject(error);
       return;
     }
     const done = sendBatch(this.#client, this.#script, batch).then(
       (reply) => {
+        answered?.();
         let decisions: Decision[][];
         try {
           decisions = decodeBatch(reply, groups);
@@ -330,6 +345,7 @@ export class RedisStore implements Store {
         for (let i = 0; i < pending.length; i++) pending[i].resolve(decisions[i]);
       },
       (error: unknown) => {
+        answered?.();
         const message = error instanceof Error ? error.message : String(error);
         const failure = new StoreUnavailableError("redis", message, error);
         for (const p of pending) p.reject(failure);

@@ -1,0 +1,149 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createLimitSet } from "../../algorithms/limit-set.js";
+import { parseLimitSpec } from "../../core/limit-spec.js";
+import { type Batchable, BatchQueue, STALL_MS } from "./batch-queue.js";
+import type { Group } from "./protocol.js";
+
+const limits = createLimitSet("q", [
+  parseLimitSpec({ name: "l", algorithm: "gcra", limit: 10, periodMs: 1000 }),
+]);
+
+interface Call extends Batchable {
+  readonly id: string;
+}
+
+/** A call of `items` items named `id`. */
+function call(id: string, items = 1): Call {
+  const group: Group = {
+    op: "consume",
+    now: "",
+    items: Array.from({ length: items }, (_, i) => ({ limits, key: `${id}.${i}`, cost: 1 })),
+  };
+  return { id, group };
+}
+
+/** A queue whose script calls are recorded, each answered when the test says so. */
+function harness(maxBatch: number, maxInFlight: number) {
+  const sent: { ids: string[]; answer: () => void }[] = [];
+  const queue = new BatchQueue<Call>({
+    maxBatch,
+    maxInFlight,
+    send: (batch, answered) => {
+      sent.push({ ids: batch.map((c) => c.id), answer: answered });
+    },
+  });
+  return { queue, sent, ids: () => sent.map((s) => s.ids) };
+}
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("BatchQueue", () => {
+  it("sends the calls of one tick as one script call, on a microtask", async () => {
+    const { queue, ids } = harness(64, 1);
+    queue.push(call("a"));
+    queue.push(call("b"));
+    queue.push(call("c"));
+    expect(ids()).toEqual([]);
+    await Promise.resolve();
+    expect(ids()).toEqual([["a", "b", "c"]]);
+  });
+
+  it("queues calls while maxInFlight script calls await their answer, and sends them together on an answer", async () => {
+    const { queue, sent, ids } = harness(64, 2);
+    queue.push(call("a"));
+    await tick();
+    queue.push(call("b"));
+    await tick();
+    expect(ids()).toEqual([["a"], ["b"]]);
+    for (const id of ["c", "d", "e"]) {
+      queue.push(call(id));
+      await tick();
+    }
+    expect(queue.queued).toBe(3);
+    expect(ids()).toHaveLength(2); // both slots taken: nothing more leaves
+    sent[1].answer(); // an answer frees a slot: what queued leaves at once, in order
+    expect(ids()).toEqual([["a"], ["b"], ["c", "d", "e"]]);
+    sent[1].answer(); // a second report of the same answer frees nothing
+    queue.push(call("f"));
+    await tick();
+    expect(ids()).toHaveLength(3);
+    sent[0].answer();
+    expect(ids()[3]).toEqual(["f"]);
+    expect(queue.inFlight).toBe(2);
+  });
+
+  it("sends a whole batch at once whatever is in flight, and splits the queue into batches of maxBatch items", async () => {
+    const { queue, ids } = harness(4, 1);
+    queue.push(call("a"));
+    await tick();
+    for (const id of ["b", "c", "d"]) queue.push(call(id));
+    expect(ids()).toEqual([["a"]]);
+    queue.push(call("e", 2)); // 5 items queued: the first whole batch that fits (b, c, d) leaves
+    expect(ids()).toEqual([["a"], ["b", "c", "d"]]);
+    queue.push(call("f", 2)); // e + f make 4: a whole batch
+    expect(ids()).toEqual([["a"], ["b", "c", "d"], ["e", "f"]]);
+    expect(queue.queued).toBe(0);
+  });
+
+  it("sends a call larger than maxBatch alone", async () => {
+    const { queue, ids } = harness(4, 1);
+    queue.push(call("a"));
+    queue.push(call("big", 9));
+    queue.push(call("b"));
+    await tick();
+    expect(ids()).toEqual([["a"], ["big"]]);
+    expect(queue.queued).toBe(1);
+  });
+
+  it("frees the slot of a call unanswered for STALL_MS, and ignores its late answer", async () => {
+    vi.useFakeTimers();
+    const { queue, sent, ids } = harness(64, 1);
+    queue.push(call("a"));
+    await vi.advanceTimersByTimeAsync(0);
+    queue.push(call("b"));
+    await vi.advanceTimersByTimeAsync(STALL_MS - 1);
+    expect(ids()).toEqual([["a"]]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(ids()).toEqual([["a"], ["b"]]);
+    queue.push(call("c"));
+    sent[0].answer(); // the stalled call's answer: its slot was already given up
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ids()).toEqual([["a"], ["b"]]);
+    sent[1].answer();
+    expect(ids()).toEqual([["a"], ["b"], ["c"]]);
+  });
+
+  it("sends everything queued on flushAll", async () => {
+    const { queue, ids } = harness(2, 1);
+    queue.push(call("a"));
+    await tick();
+    for (const id of ["b", "c", "d"]) queue.push(call(id));
+    expect(ids()).toEqual([["a"], ["b", "c"]]);
+    queue.flushAll();
+    expect(ids()).toEqual([["a"], ["b", "c"], ["d"]]);
+    expect(queue.queued).toBe(0);
+  });
+
+  it("keeps arrival order across many answers and refills", async () => {
+    const { queue, sent } = harness(3, 2);
+    const order: string[] = [];
+    let next = 0;
+    for (let round = 0; round < 50; round++) {
+      for (let i = 0; i < (round % 5) + 1; i++) queue.push(call(String(next++)));
+      await tick();
+      const open = sent.find((s) => !order.includes(s.ids[0]));
+      if (open !== undefined && round % 2 === 0) {
+        order.push(...open.ids);
+        open.answer();
+      }
+    }
+    queue.flushAll();
+    const all = sent.flatMap((s) => s.ids);
+    expect(all).toEqual(Array.from({ length: next }, (_, i) => String(i)));
+    expect(sent.every((s) => s.ids.length <= 3)).toBe(true);
+  });
+});

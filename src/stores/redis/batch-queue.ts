@@ -1,0 +1,162 @@
+/**
+ * Adaptive batching for one Redis node: Nagle's rule for script calls, without a timer.
+ *
+ * Model: store calls queue in arrival order. Queued calls leave together as one script call (at most `maxBatch`
+ * items; a larger single call leaves alone) when
+ * - the node has a free slot: fewer than `maxInFlight` of this queue's script calls await their answer. The
+ *   calls queued in one tick leave on a microtask, so they share a call even when a slot is free; or
+ * - a whole batch is queued (`maxBatch` items): it leaves at once, however many calls are in flight, since
+ *   waiting could only delay it;
+ * - an answer arrives: it frees a slot, and what queued meanwhile leaves at once, before the answer is decoded.
+ *
+ * So batches size themselves to the load: while a call is in flight the next one fills up, one round trip's
+ * worth of decisions at a time. Under light load a call leaves on its own microtask (no added wait); under
+ * heavy load few, large script calls carry the decisions, which is what Redis and the client handle cheapest.
+ *
+ * Order: calls leave in arrival order and every script call of a node goes over one connection, so Redis
+ * applies them in arrival order; the answers are the ones separate, sequential calls would get.
+ *
+ * Stalls: a call unanswered for {@link STALL_MS} (a wedged connection, a reply that never comes) stops holding
+ * its slot, so queued calls go on leaving as they would without the bound; its answer, if it comes, still
+ * settles its callers. The check runs on one timer, armed only while calls wait for a slot.
+ */
+import type { Group } from "./protocol.js";
+
+/** How long an unanswered script call holds its slot, in ms, before queued calls stop waiting for it. */
+export const STALL_MS = 100;
+
+/** What a queue holds: a store call, by its group. */
+export interface Batchable {
+  /** The call's group (its item count is what `maxBatch` bounds). */
+  readonly group: Group;
+}
+
+/**
+ * Sends one script call holding `batch` (in order) and calls `answered` exactly once: when its reply or its
+ * error arrives, or at once when nothing could be sent. Settling the calls in `batch` is the sender's job.
+ */
+export type BatchSender<T extends Batchable> = (batch: T[], answered: () => void) => void;
+
+/** Options of {@link BatchQueue}. */
+export interface BatchQueueOptions<T extends Batchable> {
+  /** Most items per script call (a single call of more items goes alone). */
+  readonly maxBatch: number;
+  /** Script calls in flight before a partial batch waits for one to be answered. */
+  readonly maxInFlight: number;
+  /** Sends one script call. */
+  readonly send: BatchSender<T>;
+}
+
+/** One node's queue of store calls; see the module comment. */
+export class BatchQueue<T extends Batchable> {
+  readonly #maxBatch: number;
+  readonly #maxInFlight: number;
+  readonly #send: BatchSender<T>;
+  /** Queued calls are `#queue[#head…]`. */
+  #queue: T[] = [];
+  #head = 0;
+  /** Items of the queued calls. */
+  #items = 0;
+  /** Ids of the script calls holding a slot (in flight, not yet stalled), in sending order. */
+  readonly #slots = new Set<number>();
+  /** Id of the last script call sent. */
+  #lastId = 0;
+  #scheduled = false;
+  #stallTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** Creates an empty queue. */
+  constructor(options: BatchQueueOptions<T>) {
+    this.#maxBatch = options.maxBatch;
+    this.#maxInFlight = options.maxInFlight;
+    this.#send = options.send;
+  }
+
+  /** Calls waiting to be sent. */
+  get queued(): number {
+    return this.#queue.length - this.#head;
+  }
+
+  /** Script calls holding a slot. */
+  get inFlight(): number {
+    return this.#slots.size;
+  }
+
+  /** Queues `call`; it leaves as the module comment says. */
+  push(call: T): void {
+    this.#queue.push(call);
+    this.#items += call.group.items.length;
+    while (this.#items >= this.#maxBatch) this.#sendOne();
+    if (this.#head === this.#queue.length) return;
+    if (this.#slots.size < this.#maxInFlight) {
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        queueMicrotask(this.#onMicrotask);
+      }
+    } else if (this.#stallTimer === undefined) {
+      this.#armStallTimer();
+    }
+  }
+
+  /** Sends everything queued now, whatever is in flight (closing). */
+  flushAll(): void {
+    while (this.#head < this.#queue.length) this.#sendOne();
+  }
+
+  readonly #onMicrotask = (): void => {
+    this.#scheduled = false;
+    this.#pump();
+  };
+
+  /** Sends queued calls while a slot is free. */
+  #pump(): void {
+    while (this.#head < this.#queue.length && this.#slots.size < this.#maxInFlight) this.#sendOne();
+    if (this.#head < this.#queue.length && this.#stallTimer === undefined) this.#armStallTimer();
+  }
+
+  /** Sends the calls at the head of the queue, up to `maxBatch` items (at least one call), as one script call. */
+  #sendOne(): void {
+    const queue = this.#queue;
+    const start = this.#head;
+    let end = start;
+    let items = 0;
+    while (end < queue.length) {
+      const n = queue[end].group.items.length;
+      if (items > 0 && items + n > this.#maxBatch) break;
+      items += n;
+      end++;
+    }
+    const batch = start === 0 && end === queue.length ? queue : queue.slice(start, end);
+    this.#items -= items;
+    if (end === queue.length) {
+      this.#queue = [];
+      this.#head = 0;
+    } else if (end > 1024 && end * 2 > queue.length) {
+      this.#queue = queue.slice(end);
+      this.#head = 0;
+    } else {
+      this.#head = end;
+    }
+    const id = ++this.#lastId;
+    this.#slots.add(id);
+    let answered = false;
+    this.#send(batch, () => {
+      if (answered) return;
+      answered = true;
+      if (this.#slots.delete(id)) this.#pump();
+    });
+  }
+
+  #armStallTimer(): void {
+    const sentBefore = this.#lastId;
+    this.#stallTimer = setTimeout(() => {
+      this.#stallTimer = undefined;
+      // Every call sent before the timer was armed has now been in flight for at least STALL_MS.
+      for (const id of this.#slots) {
+        if (id > sentBefore) break;
+        this.#slots.delete(id);
+      }
+      this.#pump();
+    }, STALL_MS);
+    this.#stallTimer.unref?.();
+  }
+}
