@@ -9,7 +9,9 @@
  * - `${domain}/${rule.id}/tier:${tier}` — a tier's limits; `${domain}/${rule.id}/override:${identity}` — an
  *   override's (one namespace per overridden identity, so identities with different overrides never share a
  *   table of the memory store);
- * - `${domain}/${rule.id}/rate` and `…/rate2` — the traffic counters of a dynamic rule (see {@link RATE_SCHEME}).
+ * - `${domain}/${rule.id}/rate` and `…/rate2` — the traffic counters of a dynamic rule (see {@link RATE_SCHEME});
+ * - {@link REQUEST_LIMIT_NAMESPACE} — the limits requests carry themselves (Envoy's per-descriptor limit), one
+ *   namespace for all of them, keyed by the descriptor's full key (see {@link RequestLimits}).
  * A reload that keeps a rule id keeps these names, so the store keeps (clamps, migrates) the state.
  *
  * **Limits per identity without the identity string.** Each rule state resolves ahead what `effectiveLimits` can
@@ -33,7 +35,7 @@
  */
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
 import { type Decision, decisionOf } from "../core/decision.js";
-import { ConfigError } from "../core/errors.js";
+import { ConfigError, InvalidArgumentError } from "../core/errors.js";
 import { type AlgorithmId, type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
 import {
   compileOverrides,
@@ -42,7 +44,7 @@ import {
   type OverrideIndex,
 } from "../rules/effective-limits.js";
 import { type CompiledRules, compileRules } from "../rules/matcher.js";
-import type { Descriptor, Rule, SluiceConfig } from "../rules/rule.js";
+import type { Descriptor, Rule, RuleFailurePolicy, RuleMode, SluiceConfig } from "../rules/rule.js";
 import type { Store, SyncStore } from "../stores/store.js";
 
 /**
@@ -119,6 +121,27 @@ function tierIndexOf(
   return out;
 }
 
+/**
+ * One shared object per distinct limit (equal in every field), for the sets of one configuration: the store keeps
+ * a set's limits in each namespace's state and reads one on every call, so rules that repeat a limit (the same
+ * "100 per minute" on many endpoints) read the same few objects, which stay in the CPU caches, instead of one copy
+ * per rule. Results still report each rule's own objects (`SetEntry.specs`).
+ */
+export class SpecPool {
+  readonly #byValue = new Map<string, LimitSpec>();
+
+  /** `specs` with each limit replaced by the pool's equal one (the first seen). */
+  of(specs: readonly LimitSpec[]): LimitSpec[] {
+    return specs.map((s) => {
+      const key = JSON.stringify(s);
+      const pooled = this.#byValue.get(key);
+      if (pooled !== undefined) return pooled;
+      this.#byValue.set(key, s);
+      return s;
+    });
+  }
+}
+
 /** Per-rule compiled state: namespaces, set caches, and where its items go. */
 export class RuleState {
   /** `${domain}/${rule.id}`. */
@@ -164,6 +187,8 @@ export class RuleState {
     tierIndex: ReadonlyMap<string, ReadonlyMap<string, number>>,
     /** The tier names the index numbers. */
     tierNames: readonly string[],
+    /** The configuration's shared limits (see {@link SpecPool}). */
+    readonly pool: SpecPool = new SpecPool(),
   ) {
     this.ns = `${rule.domain}/${rule.id}`;
     const path = `rules[${index}]`;
@@ -317,7 +342,7 @@ export class RuleState {
   #entry(namespace: string, specs: readonly LimitSpec[], path: string): SetEntry {
     const rule = this.rule;
     if (rule.behaviour !== "delay") {
-      const set = wrap(path, () => createLimitSet(namespace, specs));
+      const set = wrap(path, () => createLimitSet(namespace, this.pool.of(specs)));
       return {
         specs,
         set,
@@ -346,7 +371,7 @@ export class RuleState {
       shaped.push(wrap(`${path}[${i}]`, () => parseLimitSpec(input)));
       base.push(s.burst * t);
     });
-    const set = wrap(path, () => createLimitSet(namespace, shaped));
+    const set = wrap(path, () => createLimitSet(namespace, this.pool.of(shaped)));
     return {
       specs,
       set,
@@ -412,6 +437,126 @@ function wrap<T>(path: string, build: () => T, inner = true): T {
   }
 }
 
+/**
+ * The namespace of every limit a request carries itself (Envoy's `RateLimitDescriptor.limit`, see
+ * `CheckRequest.limitOverrides`). It holds no "/", while every rule's namespace does (`${domain}/${rule.id}…`), so
+ * a request's limit never shares a counter with a rule. All such limits share it, whatever their numbers: as in
+ * envoyproxy/ratelimit, a descriptor's counter does not depend on the limit sent with it (a changed limit is
+ * applied to the same state, which the store clamps), and the store holds one table for them however many
+ * distinct limits requests send.
+ */
+export const REQUEST_LIMIT_NAMESPACE = "request-limit";
+
+/** The name of a request's own limit, in its decision and its reported {@link LimitSpec}. */
+export const REQUEST_LIMIT_NAME = "request-limit";
+
+/** Most distinct request limits whose sets are kept at once (built on first use; beyond it the cache restarts). */
+export const REQUEST_LIMIT_CACHE_MAX = 1024;
+
+/** A limit a request carries, as the engine applies it. */
+export interface RequestLimit {
+  /** The limit, as reported in the descriptor's result (`limit` 0 when it blocks). */
+  readonly specs: readonly LimitSpec[];
+  /** The set the store applies; undefined when the limit is 0 (`blocked`). */
+  readonly entry: SetEntry | undefined;
+  /** For a limit of 0: the decision (denied, never passes), as a `blocked` rule's. */
+  readonly blocked: Decision | undefined;
+}
+
+/**
+ * The limits requests carry (Envoy's per-descriptor `limit`), built on first use and cached by their numbers:
+ * `requestsPerUnit` per `unitMs`, with the configuration's default algorithm (`concurrency`, which has no rate,
+ * falls back to `fixed_window`, envoyproxy/ratelimit's own), behaviour `reject`, never shadow. Counted in
+ * {@link REQUEST_LIMIT_NAMESPACE}, on the store of the default mode and failure policy.
+ */
+export class RequestLimits {
+  /** The algorithm of every request limit. */
+  readonly algorithm: AlgorithmId;
+  readonly #cache = new Map<string, RequestLimit>();
+
+  constructor(
+    algorithm: AlgorithmId,
+    /** Where their items go (by the configuration's default mode and failure policy). */
+    readonly target: Store,
+  ) {
+    this.algorithm = algorithm === "concurrency" ? "fixed_window" : algorithm;
+  }
+
+  /**
+   * The limit of `requestsPerUnit` (a whole number ≥ 0) per `unitMs` (> 0); throws `InvalidArgumentError` naming
+   * `field` when the algorithm cannot enforce it (e.g. `sliding_log` above its largest limit).
+   */
+  get(requestsPerUnit: number, unitMs: number, field: string): RequestLimit {
+    const key = `${requestsPerUnit}/${unitMs}`;
+    const hit = this.#cache.get(key);
+    if (hit !== undefined) return hit;
+    const made = this.#build(requestsPerUnit, unitMs, field);
+    if (this.#cache.size >= REQUEST_LIMIT_CACHE_MAX) this.#cache.clear();
+    this.#cache.set(key, made);
+    return made;
+  }
+
+  #build(requestsPerUnit: number, unitMs: number, field: string): RequestLimit {
+    const algorithm = this.algorithm;
+    if (requestsPerUnit === 0) {
+      // Not a valid LimitSpec (limits are > 0): reported as sent; nothing is counted against it.
+      const spec: LimitSpec = Object.freeze({
+        name: REQUEST_LIMIT_NAME,
+        algorithm,
+        limit: 0,
+        periodMs: unitMs,
+        burst: 0,
+        bucketMs: 0,
+        emissionMs: Number.POSITIVE_INFINITY,
+      });
+      return Object.freeze({
+        specs: Object.freeze([spec]),
+        entry: undefined,
+        blocked: decisionOf(
+          REQUEST_LIMIT_NAME,
+          false,
+          0,
+          0,
+          0,
+          Number.POSITIVE_INFINITY,
+          "throttled",
+          unitMs,
+          "store",
+        ),
+      });
+    }
+    let spec: LimitSpec;
+    let set: LimitSet;
+    try {
+      spec = parseLimitSpec({
+        name: REQUEST_LIMIT_NAME,
+        algorithm,
+        limit: requestsPerUnit,
+        periodMs: unitMs,
+      });
+      set = createLimitSet(REQUEST_LIMIT_NAMESPACE, [spec]);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      throw new InvalidArgumentError(
+        `${field} cannot be enforced with ${algorithm} (the configuration's default algorithm): ${error.issues.map((i) => i.message).join("; ")}`,
+      );
+    }
+    const specs = Object.freeze([spec]);
+    return Object.freeze({
+      specs,
+      entry: {
+        specs,
+        set,
+        delayBaseMs: undefined,
+        fractional: fractionalOk(specs),
+        dyn: undefined,
+        consume: undefined,
+      },
+      blocked: undefined,
+    });
+  }
+}
+
 /** A configuration compiled for the engine; replaced whole on reload. */
 export interface CompiledConfig {
   /** The configuration. */
@@ -426,21 +571,33 @@ export interface CompiledConfig {
   readonly stateAt: readonly RuleState[];
   /** Whether any rule replaces another (skips the replaces pass otherwise). */
   readonly anyReplaces: boolean;
+  /** The domains that have rules (a request's own limits apply only in those, as in envoyproxy/ratelimit). */
+  readonly domains: ReadonlySet<string>;
+  /** The limits requests carry themselves. */
+  readonly requestLimits: RequestLimits;
   /** Version number (1 for the first configuration). */
   readonly version: number;
   /** When it was loaded, on the engine's clock. */
   readonly loadedAtMs: number;
 }
 
+/** What decides where a rule's items go: its mode and failure policy. */
+export interface TargetSpec {
+  /** Where the counters live. */
+  readonly mode: RuleMode;
+  /** What happens when the store is unavailable. */
+  readonly failurePolicy: RuleFailurePolicy;
+}
+
 /**
  * Compiles `config`; throws `ConfigError` (`ERR_SLUICE_INVALID_CONFIG`) naming the rule or override that cannot
- * be enforced. `targetOf` says which store each rule's items go to.
+ * be enforced. `targetOf` says which store items of a mode and failure policy go to.
  */
 export function compileConfig(
   config: SluiceConfig,
   version: number,
   loadedAtMs: number,
-  targetOf: (rule: Rule) => { store: Store; sync: SyncStore | undefined },
+  targetOf: (spec: TargetSpec) => { store: Store; sync: SyncStore | undefined },
 ): CompiledConfig {
   if (config === null || typeof config !== "object" || !Array.isArray(config.rules)) {
     throw new ConfigError("ERR_SLUICE_INVALID_CONFIG", [
@@ -473,6 +630,7 @@ export function compileConfig(
   const tierNames = [...new Set([...tiersByKey.values()].flatMap((set) => [...set]))];
   const tierIndex = tierIndexOf(config.identities, tiersByKey, tierNames);
   const stateAt: RuleState[] = [];
+  const pool = new SpecPool();
   config.rules.forEach((rule, i) => {
     const key = `${rule.domain}\u0000${rule.id}`;
     if (ids.has(key)) {
@@ -487,7 +645,7 @@ export function compileConfig(
     if (rule.replaces.length > 0) anyReplaces = true;
     const { store, sync } = targetOf(rule);
     const overridable = genericOverride || overridden.has(rule.id);
-    const state = new RuleState(rule, i, store, sync, overridable, tierIndex, tierNames);
+    const state = new RuleState(rule, i, store, sync, overridable, tierIndex, tierNames, pool);
     states.set(rule, state);
     stateAt.push(state);
   });
@@ -496,5 +654,20 @@ export function compileConfig(
       wrap(`overrides[${i}].limits`, () => createLimitSet(`override:${o.identity}`, o.limits as LimitSpec[]));
     }
   });
-  return Object.freeze({ config, rules, overrides, states, stateAt, anyReplaces, version, loadedAtMs });
+  const requestLimits = new RequestLimits(
+    config.defaults.algorithm,
+    targetOf({ mode: config.defaults.mode, failurePolicy: config.defaults.failurePolicy }).store,
+  );
+  return Object.freeze({
+    config,
+    rules,
+    overrides,
+    states,
+    stateAt,
+    anyReplaces,
+    domains: new Set(rules.domains),
+    requestLimits,
+    version,
+    loadedAtMs,
+  });
 }

@@ -17,6 +17,8 @@ export const MAX_VALUE_LENGTH = 1024;
 export const MAX_DOMAIN_LENGTH = 256;
 /** Longest idempotency key. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
+/** Largest `requestsPerUnit` of a request's own limit (Envoy's `uint32`). */
+export const MAX_REQUESTS_PER_UNIT = 2 ** 32 - 1;
 
 /** The fields of a check request that {@link validateRequest} inspects. */
 interface RequestShape {
@@ -26,6 +28,7 @@ interface RequestShape {
   readonly costs?: unknown;
   readonly idempotencyKey?: unknown;
   readonly nowMs?: unknown;
+  readonly limitOverrides?: unknown;
 }
 
 function describe(v: unknown): string {
@@ -38,29 +41,34 @@ function isCost(v: unknown): v is number {
   return typeof v === "number" && v >= 0 && v <= Number.MAX_SAFE_INTEGER;
 }
 
+/** Throws the `InvalidArgumentError` of a bad request field. */
+function failField(method: string, field: string, message: string): never {
+  throw new InvalidArgumentError(`${method}: ${field} ${message}`);
+}
+
 /** Throws `InvalidArgumentError` naming the first bad field of a check request; touches nothing. */
 export function validateRequest(method: string, req: RequestShape): void {
-  const fail = (field: string, message: string): never => {
-    throw new InvalidArgumentError(`${method}: ${field} ${message}`);
-  };
-  if (req === null || typeof req !== "object") fail("request", "must be an object { domain, descriptors }");
-  const { domain, descriptors, cost, costs, idempotencyKey, nowMs } = req;
+  if (req === null || typeof req !== "object")
+    failField(method, "request", "must be an object { domain, descriptors }");
+  const { domain, descriptors, cost, costs, idempotencyKey, nowMs, limitOverrides } = req;
   if (typeof domain !== "string" || domain.length === 0 || domain.length > MAX_DOMAIN_LENGTH) {
-    fail(
+    failField(
+      method,
       "domain",
       `must be a non-empty string of at most ${MAX_DOMAIN_LENGTH} characters, got ${describe(domain)}`,
     );
   }
   if (!Array.isArray(descriptors))
-    fail("descriptors", `must be an array of descriptors, got ${describe(descriptors)}`);
+    failField(method, "descriptors", `must be an array of descriptors, got ${describe(descriptors)}`);
   const list = descriptors as readonly unknown[];
   if (list.length > MAX_DESCRIPTORS) {
-    fail("descriptors", `must hold at most ${MAX_DESCRIPTORS} descriptors, got ${list.length}`);
+    failField(method, "descriptors", `must hold at most ${MAX_DESCRIPTORS} descriptors, got ${list.length}`);
   }
   for (let i = 0; i < list.length; i++) {
     const d = list[i];
     if (!Array.isArray(d) || d.length === 0 || d.length > MAX_ENTRIES) {
-      fail(
+      failField(
+        method,
         `descriptors[${i}]`,
         `must be an array of 1 to ${MAX_ENTRIES} { key, value } entries, got ${Array.isArray(d) ? `${d.length} entries` : describe(d)}`,
       );
@@ -69,16 +77,18 @@ export function validateRequest(method: string, req: RequestShape): void {
     for (let j = 0; j < entries.length; j++) {
       const e = entries[j];
       if (e === null || typeof e !== "object")
-        fail(`descriptors[${i}][${j}]`, `must be { key, value }, got ${describe(e)}`);
+        failField(method, `descriptors[${i}][${j}]`, `must be { key, value }, got ${describe(e)}`);
       const { key, value } = e;
       if (typeof key !== "string" || key.length === 0 || key.length > MAX_ENTRY_KEY_LENGTH) {
-        fail(
+        failField(
+          method,
           `descriptors[${i}][${j}].key`,
           `must be a non-empty string of at most ${MAX_ENTRY_KEY_LENGTH} characters, got ${describe(key)}`,
         );
       }
       if (typeof value !== "string" || value.length > MAX_VALUE_LENGTH) {
-        fail(
+        failField(
+          method,
           `descriptors[${i}][${j}].value`,
           `must be a string of at most ${MAX_VALUE_LENGTH} characters, got ${describe(value)}`,
         );
@@ -86,11 +96,12 @@ export function validateRequest(method: string, req: RequestShape): void {
     }
   }
   if (cost !== undefined && !isCost(cost)) {
-    fail("cost", `must be a number from 0 to Number.MAX_SAFE_INTEGER, got ${describe(cost)}`);
+    failField(method, "cost", `must be a number from 0 to Number.MAX_SAFE_INTEGER, got ${describe(cost)}`);
   }
   if (costs !== undefined) {
     if (!Array.isArray(costs) || costs.length !== list.length) {
-      fail(
+      failField(
+        method,
         "costs",
         `must be an array with one entry (a cost or undefined) per descriptor (${list.length}), got ${Array.isArray(costs) ? `${costs.length} entries` : describe(costs)}`,
       );
@@ -98,7 +109,8 @@ export function validateRequest(method: string, req: RequestShape): void {
     const cs = costs as readonly unknown[];
     for (let i = 0; i < cs.length; i++) {
       if (cs[i] !== undefined && !isCost(cs[i])) {
-        fail(
+        failField(
+          method,
           `costs[${i}]`,
           `must be undefined or a number from 0 to Number.MAX_SAFE_INTEGER, got ${describe(cs[i])}`,
         );
@@ -111,13 +123,58 @@ export function validateRequest(method: string, req: RequestShape): void {
       idempotencyKey.length === 0 ||
       idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH)
   ) {
-    fail(
+    failField(
+      method,
       "idempotencyKey",
       `must be a non-empty string of at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, got ${describe(idempotencyKey)}`,
     );
   }
   if (nowMs !== undefined && !(typeof nowMs === "number" && Number.isFinite(nowMs))) {
-    fail("nowMs", `must be a finite number of epoch milliseconds, got ${describe(nowMs)}`);
+    failField(method, "nowMs", `must be a finite number of epoch milliseconds, got ${describe(nowMs)}`);
+  }
+  if (limitOverrides !== undefined) validateLimitOverrides(method, limitOverrides, list.length);
+}
+
+/** Throws `InvalidArgumentError` naming the first bad entry of a request's `limitOverrides`. */
+function validateLimitOverrides(method: string, overrides: unknown, descriptors: number): void {
+  if (!Array.isArray(overrides) || overrides.length !== descriptors) {
+    failField(
+      method,
+      "limitOverrides",
+      `must be an array with one entry ({ requestsPerUnit, unitMs } or undefined) per descriptor (${descriptors}), got ${Array.isArray(overrides) ? `${overrides.length} entries` : describe(overrides)}`,
+    );
+  }
+  const list = overrides as readonly unknown[];
+  for (let i = 0; i < list.length; i++) {
+    const o = list[i];
+    if (o === undefined) continue;
+    if (o === null || typeof o !== "object" || Array.isArray(o)) {
+      failField(
+        method,
+        `limitOverrides[${i}]`,
+        `must be undefined or { requestsPerUnit, unitMs }, got ${describe(o)}`,
+      );
+    }
+    const { requestsPerUnit, unitMs } = o as { requestsPerUnit?: unknown; unitMs?: unknown };
+    if (
+      typeof requestsPerUnit !== "number" ||
+      !Number.isInteger(requestsPerUnit) ||
+      requestsPerUnit < 0 ||
+      requestsPerUnit > MAX_REQUESTS_PER_UNIT
+    ) {
+      failField(
+        method,
+        `limitOverrides[${i}].requestsPerUnit`,
+        `must be a whole number from 0 to ${MAX_REQUESTS_PER_UNIT}, got ${describe(requestsPerUnit)}`,
+      );
+    }
+    if (typeof unitMs !== "number" || !(unitMs > 0) || !Number.isFinite(unitMs)) {
+      failField(
+        method,
+        `limitOverrides[${i}].unitMs`,
+        `must be a finite number of milliseconds > 0, got ${describe(unitMs)}`,
+      );
+    }
   }
 }
 

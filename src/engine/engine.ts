@@ -11,6 +11,15 @@
  * denied by any of them is consumed from none. The answer has one result per descriptor, in request order
  * (Envoy's per-descriptor statuses), and the most restrictive decision overall.
  *
+ * **A request's own limits** (Envoy's per-descriptor `limit`, envoyproxy/ratelimit's `GetLimit`). A descriptor with
+ * an entry in `limitOverrides` is limited by that limit alone, `requestsPerUnit` per `unitMs`, whether or not a
+ * rule matches it (its rule, if any, is not applied, neither replaces nor is replaced): behaviour `reject`, never
+ * shadow, the configuration's default algorithm, counted under the descriptor's full key (domain, then every entry's
+ * key and value) in a namespace of its own (`REQUEST_LIMIT_NAMESPACE`), with the other enforcing descriptors in the
+ * one all-or-nothing call. A limit of 0 blocks (denied, not counted), like a rule's `requests_per_unit: 0`. In a
+ * domain without rules nothing applies, as in envoyproxy/ratelimit. Its result reports `source: "request"`, the
+ * limit, and no `match`.
+ *
  * **Costs.** `cost` (default 1) applies to every descriptor; `costs[i]` overrides it for descriptor i (Envoy's
  * per-descriptor `hits_addend`); a cost of 0 checks without counting. Costs must be whole numbers unless every
  * limit involved is a rate algorithm (gcra, token_bucket, leaky_bucket).
@@ -68,7 +77,7 @@ import type { LimitSpec } from "../core/limit-spec.js";
 import { ceilMs } from "../core/time-math.js";
 import { dynamicLimit } from "../rules/dynamic-limit.js";
 import { effectiveLimits, type LimitSource } from "../rules/effective-limits.js";
-import type { RuleMatch } from "../rules/matcher.js";
+import { descriptorKey, type RuleMatch } from "../rules/matcher.js";
 import type { Descriptor, Rule, RuleFailurePolicy, SluiceConfig } from "../rules/rule.js";
 import { type MemoryStore, memoryStore } from "../stores/memory/memory-store.js";
 import { type ResilientOptions, ResilientStore, resilientStore } from "../stores/resilient-store.js";
@@ -79,18 +88,28 @@ import {
   type Resolved,
   type RuleState,
   type SetEntry,
+  type TargetSpec,
 } from "./engine-compile.js";
 import { Emitter, IdempotencyRecords, validateRequest } from "./engine-support.js";
 
-export { RATE_SCHEME } from "./engine-compile.js";
+export { RATE_SCHEME, REQUEST_LIMIT_NAME, REQUEST_LIMIT_NAMESPACE } from "./engine-compile.js";
 export {
   MAX_DESCRIPTORS,
   MAX_DOMAIN_LENGTH,
   MAX_ENTRIES,
   MAX_ENTRY_KEY_LENGTH,
   MAX_IDEMPOTENCY_KEY_LENGTH,
+  MAX_REQUESTS_PER_UNIT,
   MAX_VALUE_LENGTH,
 } from "./engine-support.js";
+
+/** A limit a request carries for one descriptor (Envoy's `RateLimitDescriptor.limit`). */
+export interface RequestLimitOverride {
+  /** Units admitted per `unitMs`: a whole number from 0 (blocked) to 2^32 − 1. */
+  readonly requestsPerUnit: number;
+  /** The period, ms (> 0; Envoy's unit as milliseconds). */
+  readonly unitMs: number;
+}
 
 /** One request to {@link Engine.check}. */
 export interface CheckRequest {
@@ -106,6 +125,11 @@ export interface CheckRequest {
   readonly idempotencyKey?: string;
   /** Decide at this time instead of the clock's (tests, replays). */
   readonly nowMs?: number;
+  /**
+   * Per descriptor (same length as `descriptors`): a limit the request carries, applied instead of any rule (see
+   * the module comment), or undefined.
+   */
+  readonly limitOverrides?: readonly (RequestLimitOverride | undefined)[];
 }
 
 /** One request to {@link Engine.reset}: the counters the same check would touch. */
@@ -131,7 +155,7 @@ export type DescriptorCode = "OK" | "OVER_LIMIT";
 export interface DescriptorResult {
   /** `OVER_LIMIT` when this descriptor's own limits refused it (shadow rules always report `OK`). */
   readonly code: DescriptorCode;
-  /** The rule it matched, with its counter key and identity; undefined when none matched. */
+  /** The rule it matched, with its counter key and identity; undefined when none matched or the request's own limit applied. */
   readonly match?: RuleMatch;
   /** The limits applied (dynamic values included, before the delay transform), `unlimited`, or undefined. */
   readonly limits: "unlimited" | readonly LimitSpec[] | undefined;
@@ -284,11 +308,33 @@ class Item implements StoreItem {
     readonly key: string,
     readonly cost: number,
     readonly index: number,
-    readonly rs: RuleState,
+    /** The store it goes to. */
+    readonly target: Store,
+    /** Its rule's state; undefined for a request's own limit. */
+    readonly rs: RuleState | undefined,
     public entry: SetEntry,
     readonly source: LimitSource,
-    readonly match: RuleMatch,
+    readonly match: RuleMatch | undefined,
   ) {}
+}
+
+/** The result of counted item `it`, with `match` only when a rule matched. */
+function itemResult(
+  it: Item,
+  code: DescriptorCode,
+  decision: Decision | undefined,
+  shadowed: boolean,
+  delayMs: number,
+): DescriptorResult {
+  const limits = it.entry.specs;
+  if (it.match === undefined) {
+    return decision === undefined
+      ? { code, limits, source: it.source, shadowed, delayMs }
+      : { code, limits, source: it.source, decision, shadowed, delayMs };
+  }
+  return decision === undefined
+    ? { code, match: it.match, limits, source: it.source, shadowed, delayMs }
+    : { code, match: it.match, limits, source: it.source, decision, shadowed, delayMs };
 }
 
 /** A request after matching, before the store. */
@@ -330,14 +376,7 @@ function delayOf(entry: SetEntry, d: Decision): number {
 
 /** The result of a counted descriptor of a request denied before counting (a blocked rule matched). */
 function notEvaluated(it: Item): DescriptorResult {
-  return {
-    code: "OK",
-    match: it.match,
-    limits: it.entry.specs,
-    source: it.source,
-    shadowed: false,
-    delayMs: 0,
-  };
+  return itemResult(it, "OK", undefined, false, 0);
 }
 
 /**
@@ -356,11 +395,13 @@ function resolveLimits(
   return rs.resolvedOf(effectiveLimits(c.config, rs.rule, m.identity, nowMs, c.overrides), m.identity);
 }
 
-/** Throws when fractional `cost` (named `field`) is not allowed for `entry` of `rule`. */
-function checkFractional(entry: SetEntry, rule: Rule, cost: number, field: string): void {
-  if (entry.fractional && rule.dynamic === undefined) return;
+/** Throws when fractional `cost` (named `field`) is not allowed for `entry` of `rule` (undefined: a request's limit). */
+function checkFractional(entry: SetEntry, rule: Rule | undefined, cost: number, field: string): void {
+  const dynamic = rule?.dynamic !== undefined;
+  if (entry.fractional && !dynamic) return;
+  const what = rule === undefined ? "the request's own limit" : `rule "${rule.id}"`;
   throw new InvalidArgumentError(
-    `${field} must be a whole number for rule "${rule.id}" (${entry.specs.map((s) => s.algorithm).join(", ")}${rule.dynamic !== undefined ? ", dynamic" : ""}), got ${cost}`,
+    `${field} must be a whole number for ${what} (${entry.specs.map((s) => s.algorithm).join(", ")}${dynamic ? ", dynamic" : ""}), got ${cost}`,
   );
 }
 
@@ -383,14 +424,14 @@ function storeItemsOf(items: readonly Item[]): readonly StoreItem[] {
 
 /** Items grouped by the store they go to; one group (the common case) without building a map. */
 function groupsOf(items: readonly Item[]): { store: Store; items: Item[] }[] {
-  const first = items[0].rs.target;
+  const first = items[0].target;
   let same = true;
-  for (let i = 1; i < items.length; i++) if (items[i].rs.target !== first) same = false;
+  for (let i = 1; i < items.length; i++) if (items[i].target !== first) same = false;
   if (same) return [{ store: first, items: items as Item[] }];
   const m = new Map<Store, Item[]>();
   for (const it of items) {
-    const list = m.get(it.rs.target);
-    if (list === undefined) m.set(it.rs.target, [it]);
+    const list = m.get(it.target);
+    if (list === undefined) m.set(it.target, [it]);
     else list.push(it);
   }
   return [...m].map(([store, list]) => ({ store, items: list }));
@@ -414,7 +455,8 @@ class SluiceEngine implements Engine {
   #delayed = 0;
   #shadowed = 0;
   #replayed = 0;
-  readonly #targetOf = (rule: Rule): { store: Store; sync: SyncStore | undefined } => this.#target(rule);
+  readonly #targetOf = (spec: TargetSpec): { store: Store; sync: SyncStore | undefined } =>
+    this.#target(spec);
 
   constructor(options: EngineOptions) {
     if (options === null || typeof options !== "object") {
@@ -556,7 +598,11 @@ class SluiceEngine implements Engine {
       nowMs: (request as Partial<ResetRequest> | null)?.nowMs,
     });
     const nowMs = request.nowMs ?? this.#clock.nowMs();
-    const plan = this.#plan(this.#compiled, { domain: request.domain, descriptors: request.descriptors }, nowMs);
+    const plan = this.#plan(
+      this.#compiled,
+      { domain: request.domain, descriptors: request.descriptors },
+      nowMs,
+    );
     const items = [...plan.enforce, ...plan.shadow];
     if (items.length === 0) return { counters: 0 };
     await Promise.all(groupsOf(items).map((g) => g.store.apply(storeItemsOf(g.items), "reset", nowMs)));
@@ -578,7 +624,7 @@ class SluiceEngine implements Engine {
   }
 
   #decideSync(sync: SyncStore, c: CompiledConfig, request: CheckRequest, nowMs: number): CheckResult {
-    if (request.descriptors.length === 1) {
+    if (request.descriptors.length === 1 && request.limitOverrides === undefined) {
       const one = this.#oneSync(sync, c, request, nowMs);
       if (one !== undefined) return one;
     }
@@ -726,7 +772,7 @@ class SluiceEngine implements Engine {
       if (allowed) {
         const ds = await Promise.all(
           shadow.map((it) =>
-            it.rs.target.apply(it.rates === undefined ? [it] : [it, ...it.rates], "consume", nowMs),
+            it.target.apply(it.rates === undefined ? [it] : [it, ...it.rates], "consume", nowMs),
           ),
         );
         shadow.forEach((it, i) => {
@@ -763,16 +809,24 @@ class SluiceEngine implements Engine {
       shadowBlocked: 0,
     };
     if (n === 0) return plan;
+    const overrides = request.limitOverrides;
     let matches: (RuleMatch | undefined)[] | undefined;
     if (c.anyReplaces && n > 1) {
       matches = new Array(n);
-      for (let i = 0; i < n; i++) matches[i] = c.rules.match(domain, descriptors[i]);
+      // A descriptor with its own limit takes no part in `replaces` (its limit has no name, as in Envoy).
+      for (let i = 0; i < n; i++)
+        matches[i] = overrides?.[i] === undefined ? c.rules.match(domain, descriptors[i]) : undefined;
       this.#applyReplaces(matches, results);
     }
     const costs = request.costs;
     const defaultCost = request.cost ?? 1;
     for (let i = 0; i < n; i++) {
       if (results[i] !== undefined) continue; // replaced
+      const own = overrides === undefined ? undefined : overrides[i];
+      if (own !== undefined) {
+        this.#planRequestLimit(c, plan, request, i, own.requestsPerUnit, own.unitMs);
+        continue;
+      }
       const m = matches === undefined ? c.rules.match(domain, descriptors[i]) : matches[i];
       if (m === undefined) {
         results[i] = NO_MATCH;
@@ -811,7 +865,7 @@ class SluiceEngine implements Engine {
       const cost = costs === undefined ? defaultCost : (costs[i] ?? defaultCost);
       if (!Number.isInteger(cost))
         checkFractional(entry, rule, cost, costs?.[i] === undefined ? "cost" : `costs[${i}]`);
-      const item = new Item(entry.set, m.counterKey, cost, i, rs, entry, res.source, m);
+      const item = new Item(entry.set, m.counterKey, cost, i, rs.target, rs, entry, res.source, m);
       if (rs.rateCurrent !== undefined && rs.rateTwo !== undefined) {
         item.rates = [
           { limits: rs.rateCurrent, key: m.counterKey, cost },
@@ -828,6 +882,49 @@ class SluiceEngine implements Engine {
       }
     }
     return plan;
+  }
+
+  /**
+   * Plans descriptor `i`, which carries its own limit of `requestsPerUnit` per `unitMs` (see the module comment):
+   * nothing in a domain without rules, a block for a limit of 0, else an enforcing item under the descriptor's key.
+   */
+  #planRequestLimit(
+    c: CompiledConfig,
+    plan: Plan,
+    request: CheckRequest,
+    i: number,
+    requestsPerUnit: number,
+    unitMs: number,
+  ): void {
+    const domain = request.domain;
+    if (!c.domains.has(domain)) {
+      plan.results[i] = NO_MATCH;
+      return;
+    }
+    const limits = c.requestLimits;
+    const own = limits.get(requestsPerUnit, unitMs, `limitOverrides[${i}]`);
+    const entry = own.entry;
+    if (entry === undefined) {
+      const decision = own.blocked as Decision;
+      plan.blocked ??= decision;
+      plan.results[i] = {
+        code: "OVER_LIMIT",
+        limits: own.specs,
+        source: "request",
+        decision,
+        shadowed: false,
+        delayMs: 0,
+      };
+      return;
+    }
+    const costs = request.costs;
+    const cost = costs?.[i] ?? request.cost ?? 1;
+    if (!Number.isInteger(cost))
+      checkFractional(entry, undefined, cost, costs?.[i] === undefined ? "cost" : `costs[${i}]`);
+    const key = descriptorKey(domain, request.descriptors[i]);
+    const item = new Item(entry.set, key, cost, i, limits.target, undefined, entry, "request", undefined);
+    if (plan.enforce === EMPTY) plan.enforce = [];
+    plan.enforce.push(item);
   }
 
   /** Envoy's `replaces`: a matched descriptor whose rule another matched rule replaces is not counted. */
@@ -876,8 +973,9 @@ class SluiceEngine implements Engine {
   #resolveDynamic(items: readonly Item[], peeks: readonly Decision[], nowMs: number): void {
     for (let k = 0; k < items.length; k++) {
       const it = items[k];
-      const d = it.rs.rule.dynamic;
-      if (d === undefined) continue;
+      const rs = it.rs;
+      const d = rs?.rule.dynamic;
+      if (rs === undefined || d === undefined) continue;
       // Counts from each decision's own limit, so a failure policy's answer (a fallback's scaled limit, fail_open's
       // full remaining) reads as its count, and fail_closed's "nothing remaining" as no previous traffic (static).
       const cur = peeks[2 * k];
@@ -892,7 +990,7 @@ class SluiceEngine implements Engine {
         const p = specs[i].periodMs;
         dyn[i] = dynamicLimit(specs[i].limit, (current / elapsed) * p, (previous / w) * p, d);
       }
-      it.entry = it.rs.dynamicEntry(it.entry, dyn);
+      it.entry = rs.dynamicEntry(it.entry, dyn);
       it.limits = it.entry.set;
     }
   }
@@ -917,15 +1015,7 @@ class SluiceEngine implements Engine {
       const own = ownAllowed(d);
       const delay = allowed && it.entry.delayBaseMs !== undefined ? delayOf(it.entry, d) : 0;
       if (delay > delayMs) delayMs = delay;
-      results[it.index] = {
-        code: own ? "OK" : "OVER_LIMIT",
-        match: it.match,
-        limits: it.entry.specs,
-        source: it.source,
-        decision: d,
-        shadowed: false,
-        delayMs: delay,
-      };
+      results[it.index] = itemResult(it, own ? "OK" : "OVER_LIMIT", d, false, delay);
       head = d;
       counted++;
       if (d.reason !== "store" && reason === "store") reason = d.reason;
@@ -934,15 +1024,7 @@ class SluiceEngine implements Engine {
       const d = it.decision as Decision;
       const own = ownAllowed(d);
       if (!own) this.#shadowed++;
-      results[it.index] = {
-        code: "OK",
-        match: it.match,
-        limits: it.entry.specs,
-        source: it.source,
-        decision: d,
-        shadowed: !own,
-        delayMs: 0,
-      };
+      results[it.index] = itemResult(it, "OK", d, !own, 0);
       if (own) {
         head = d;
         counted++;
@@ -981,23 +1063,23 @@ class SluiceEngine implements Engine {
 
   // ------------------------------------------------------------------------------------------- stores
 
-  /** Where a rule's items go: the in-process store as is, else a failure wrapper of the rule's policy. */
-  #target(rule: Rule): { store: Store; sync: SyncStore | undefined } {
+  /** Where items of a mode and policy go: the in-process store as is, else a failure wrapper of the policy. */
+  #target(spec: TargetSpec): { store: Store; sync: SyncStore | undefined } {
     if (this.#sync !== undefined) return { store: this.#sync, sync: this.#sync };
-    if (rule.mode === "local") {
+    if (spec.mode === "local") {
       this.#local ??= memoryStore();
       return { store: this.#local, sync: this.#local };
     }
     if (this.store instanceof ResilientStore) return { store: this.store, sync: undefined };
-    let w = this.#wrappers.get(rule.failurePolicy);
+    let w = this.#wrappers.get(spec.failurePolicy);
     if (w === undefined) {
       w = resilientStore(this.store, {
         ...this.#failure,
-        onError: rule.failurePolicy,
+        onError: spec.failurePolicy,
         clock: this.#clock,
         scheduler: this.#scheduler,
       });
-      this.#wrappers.set(rule.failurePolicy, w);
+      this.#wrappers.set(spec.failurePolicy, w);
     }
     return { store: w, sync: undefined };
   }

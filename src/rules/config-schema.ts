@@ -24,6 +24,7 @@ import { z } from "zod";
 import { tryParseDurationMs } from "../core/duration.js";
 import { ConfigError, type ConfigIssue } from "../core/errors.js";
 import { ALGORITHM_IDS, type AlgorithmId, type LimitSpec, parseLimitSpec } from "../core/limit-spec.js";
+import { JsonPositions, jsonRepeatedKey, jsonSyntaxErrorOffset } from "./json-positions.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Vocabulary and documented defaults
@@ -885,7 +886,11 @@ export type ConfigFormat = "yaml" | "json";
 
 /** Options of {@link ConfigSource.parse}. */
 export interface ParseSourceOptions {
-  /** The text's format; JSON is also checked with `JSON.parse`. Default `"yaml"`. */
+  /**
+   * The text's format. Default `"yaml"`. JSON is read with `JSON.parse` (a large document in milliseconds, where
+   * the YAML parser takes minutes) and located by `json-positions.ts`; a key repeated in one object is an error,
+   * as in YAML.
+   */
   readonly format?: ConfigFormat;
   /** The file name, for messages. */
   readonly source?: string;
@@ -901,12 +906,20 @@ export class ConfigSource {
   readonly name: string | undefined;
   private readonly doc: Document | undefined;
   private readonly lines: LineCounter | undefined;
+  private readonly json: JsonPositions | undefined;
 
-  private constructor(value: unknown, name: string | undefined, doc?: Document, lines?: LineCounter) {
+  private constructor(
+    value: unknown,
+    name: string | undefined,
+    doc?: Document,
+    lines?: LineCounter,
+    json?: JsonPositions,
+  ) {
     this.value = value;
     this.name = name;
     this.doc = doc;
     this.lines = lines;
+    this.json = json;
   }
 
   /** Wraps an already-parsed value (e.g. a JSON request body): issues carry no lines. */
@@ -916,6 +929,7 @@ export class ConfigSource {
 
   /** Parses YAML or JSON text keeping positions; throws `ERR_SLUICE_INVALID_CONFIG` on a syntax error. */
   static parse(text: string, options: ParseSourceOptions = {}): ConfigSource {
+    if (options.format === "json") return ConfigSource.parseJson(text, options.source);
     const lines = new LineCounter();
     const doc = parseDocument(text, {
       lineCounter: lines,
@@ -924,43 +938,15 @@ export class ConfigSource {
       merge: true,
       schema: options.schema ?? "core",
     });
-    const issues: ConfigIssue[] = [];
-    if (options.format === "json") {
-      // JSON first: YAML accepts more than JSON (comments, trailing commas) and words its errors for YAML.
-      try {
-        JSON.parse(text);
-      } catch (error) {
-        const message = (error as Error).message;
-        const pos = /at position (\d+)/.exec(message);
-        const lineCol = /\(line (\d+) column \d+\)/.exec(message);
-        // Newer V8 messages carry no position; the YAML parser's first error is usually at the same place.
-        const offset = pos ? Number(pos[1]) : doc.errors[0]?.pos[0];
-        const line = lineCol
-          ? Number(lineCol[1])
-          : offset !== undefined
-            ? lines.linePos(offset).line
-            : undefined;
-        issues.push({
-          path: "",
-          // Keep V8's first clause ("Unexpected token '#'"), not the position or the quoted text that follow.
-          message: `invalid JSON: ${message
-            .replace(/ in JSON at position \d+.*$/s, "")
-            .replace(/ \(line \d+ column \d+\)$/, "")
-            .replace(/, ".*" is not valid JSON$/s, "")}`,
-          ...(line !== undefined ? { line } : {}),
-        });
-      }
-    }
     // Only the first syntax error: the parser's later ones mostly follow from it and point at sound lines.
     const first = doc.errors[0];
-    if (issues.length === 0 && first) {
-      issues.push({
-        path: "",
-        message: `invalid YAML: ${first.message}`,
-        line: lines.linePos(first.pos[0]).line,
-      });
+    if (first) {
+      throw new ConfigError(
+        "ERR_SLUICE_INVALID_CONFIG",
+        [{ path: "", message: `invalid YAML: ${first.message}`, line: lines.linePos(first.pos[0]).line }],
+        options.source,
+      );
     }
-    if (issues.length > 0) throw new ConfigError("ERR_SLUICE_INVALID_CONFIG", issues, options.source);
     let value: unknown;
     try {
       value = doc.toJS({ maxAliasCount: 1000 });
@@ -973,6 +959,72 @@ export class ConfigSource {
       );
     }
     return new ConfigSource(value, options.source, doc, lines);
+  }
+
+  /**
+   * Parses JSON text with `JSON.parse`; positions are found only when a message needs them. Throws
+   * `ERR_SLUICE_INVALID_CONFIG` on a syntax error (with its line) or a key repeated in one object.
+   */
+  private static parseJson(text: string, source: string | undefined): ConfigSource {
+    return ConfigSource.#json(text, source, false) as ConfigSource;
+  }
+
+  /**
+   * Parses `text` as JSON when `JSON.parse` accepts it (then as {@link ConfigSource.parse} with format `json`,
+   * a repeated key included); undefined when it is not JSON (for the caller to read it as YAML).
+   */
+  static parseIfJson(text: string, source?: string): ConfigSource | undefined {
+    return ConfigSource.#json(text, source, true);
+  }
+
+  static #json(text: string, source: string | undefined, lenient: boolean): ConfigSource | undefined {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      if (lenient) return undefined;
+      const message = (error as Error).message;
+      const pos = /at position (\d+)/.exec(message);
+      const lineCol = /\(line (\d+) column \d+\)/.exec(message);
+      // Newer V8 messages carry no position: the scanner finds where a strict parser stops.
+      const offset = pos ? Number(pos[1]) : jsonSyntaxErrorOffset(text);
+      const line = lineCol
+        ? Number(lineCol[1])
+        : offset !== undefined
+          ? new JsonPositions(text).line(offset)
+          : undefined;
+      throw new ConfigError(
+        "ERR_SLUICE_INVALID_CONFIG",
+        [
+          {
+            path: "",
+            // Keep V8's first clause ("Unexpected token '#'"), not the position or the quoted text that follow.
+            message: `invalid JSON: ${message
+              .replace(/ in JSON at position \d+.*$/s, "")
+              .replace(/ \(line \d+ column \d+\)$/, "")
+              .replace(/, ".*" is not valid JSON$/s, "")}`,
+            ...(line !== undefined ? { line } : {}),
+          },
+        ],
+        source,
+      );
+    }
+    const json = new JsonPositions(text);
+    const repeated = jsonRepeatedKey(text);
+    if (repeated !== undefined) {
+      throw new ConfigError(
+        "ERR_SLUICE_INVALID_CONFIG",
+        [
+          {
+            path: formatPath(repeated.path),
+            message: `invalid JSON: the key is repeated in its object (keys must be unique); first at line ${json.line(repeated.firstOffset)}`,
+            line: json.line(repeated.offset),
+          },
+        ],
+        source,
+      );
+    }
+    return new ConfigSource(value, source, undefined, undefined, json);
   }
 
   /** The YAML node at `path`, and the node to take its line from (the key, for a mapping entry). */
@@ -995,6 +1047,7 @@ export class ConfigSource {
 
   /** The 1-based line of the value at `path` (of its key, for a mapping entry); the nearest existing parent's when it is missing. */
   lineOf(path: ConfigPath): number | undefined {
+    if (this.json !== undefined) return this.json.lineOf(path);
     if (!this.lines || !this.doc) return undefined;
     const { at } = this.locate(path);
     const offset = at?.range?.[0];
@@ -1003,6 +1056,7 @@ export class ConfigSource {
 
   /** The source text of the scalar at `path` (`1.10` stays `"1.10"`), or undefined when it is not a scalar. */
   textOf(path: ConfigPath): string | undefined {
+    if (this.json !== undefined) return this.json.textOf(path);
     const { node } = this.locate(path);
     if (!isScalar(node)) return undefined;
     return typeof node.value === "string" ? node.value : (node.source ?? String(node.value));

@@ -17,8 +17,11 @@
 import type { LimitSpec } from "../core/limit-spec.js";
 import type { Override, Rule, SluiceConfig } from "./rule.js";
 
-/** Where an identity's effective limits came from. */
-export type LimitSource = "override" | "tier" | "rule";
+/**
+ * Where an identity's effective limits came from: a configured override, the identity's tier, the rule itself, or
+ * (set by the engine, never by {@link effectiveLimits}) a limit the request carried for its descriptor.
+ */
+export type LimitSource = "override" | "tier" | "rule" | "request";
 
 /** The limits that apply to one identity under one rule at one instant. */
 export interface EffectiveLimits {

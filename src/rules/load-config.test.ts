@@ -515,3 +515,116 @@ describe("config-schema", () => {
     }
   });
 });
+
+describe("parseConfig: JSON", () => {
+  /** A native configuration with `users` identities (every tenth premium) and one tiered rule. */
+  function largeConfig(users: number): Record<string, unknown> {
+    const identities: Record<string, string> = {};
+    for (let u = 0; u < users; u++) identities[`user:${u}`] = u % 10 === 0 ? "premium" : "free";
+    return {
+      tiers: ["free", "premium"],
+      identities,
+      rules: [
+        {
+          id: "per-user",
+          domain: "api",
+          match: [{ key: "user" }, { key: "endpoint", path: "/api/v1/orders/*" }],
+          limits: [{ limit: 10, period: "1s" }],
+          tiers: { premium: [{ limit: 100, period: "1s" }] },
+        },
+      ],
+    };
+  }
+
+  it("reads a document of 100,000 identities with JSON.parse (by its `{`, or a .json source)", () => {
+    const text = JSON.stringify(largeConfig(100_000), null, 2);
+    for (const c of [parseConfig(text), parseConfig(text, { source: "big.json" })]) {
+      expect(c.identities.size).toBe(100_000);
+      expect(c.identities.get("user:0")).toBe("premium");
+      expect(c.identities.get("user:99999")).toBe("free");
+      expect(c.identities.get("user:99990")).toBe("premium");
+      expect(c.rules).toHaveLength(1);
+      expect(c.rules[0]).toMatchObject({
+        id: "per-user",
+        identityKey: "user",
+        limits: [parseLimitSpec({ limit: 10, period: "1s" })],
+        tiers: { premium: [parseLimitSpec({ limit: 100, period: "1s" })] },
+      });
+      expect(Object.isFrozen(c.rules[0])).toBe(true);
+    }
+    expect(parseConfig(text).source).toBeUndefined();
+    expect(parseConfig(text, { source: "big.json" }).source).toBe("big.json");
+  });
+
+  it("reports validation errors of JSON with their paths and lines, as for YAML", () => {
+    const value = largeConfig(3) as { identities: Record<string, string>; rules: Record<string, unknown>[] };
+    value.identities["user:1"] = "gold";
+    value.rules[0].limits = [{ limit: -1, period: "1s" }];
+    value.rules.push({
+      id: "per-user",
+      domain: "api",
+      match: [{ key: "ip" }],
+      limits: [{ limit: 1, period: "1s" }],
+    });
+    const text = JSON.stringify(value, null, 2);
+    const line = (needle: string, from = 0): number =>
+      text.slice(0, text.indexOf(needle, from)).split("\n").length;
+    const second = text.indexOf('"id": "per-user"') + 1;
+    let error: unknown;
+    try {
+      parseConfig(text, { source: "c.json" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message.split("\n")).toEqual([
+      `c.json:${line('"user:1"')}: identities["user:1"]: unknown tier "gold"; declared: free, premium`,
+      `c.json:${line('"limit": -1')}: rules[0].limits[0].limit: must be a finite number > 0`,
+      `c.json:${line('"id": "per-user"', second)}: rules[1].id: duplicate rule id "per-user"; first at rules[0].id (line ${line('"id": "per-user"')})`,
+    ]);
+  });
+
+  it("refuses a key repeated in one object, naming it and both lines", () => {
+    const text = '{\n  "rules": [],\n  "tiers": ["a"],\n  "rules": []\n}\n';
+    expect(() => parseConfig(text)).toThrow(
+      /^<config>:4: rules: invalid JSON: the key is repeated in its object \(keys must be unique\); first at line 2$/,
+    );
+    expect(() => parseConfig('{"identities": {"user:1": "a", "user:1": "b"}}', { source: "c.json" })).toThrow(
+      /^c\.json:1: identities\["user:1"\]: invalid JSON: the key is repeated/,
+    );
+  });
+
+  it("gives the line of a syntax error, also where V8's message names no position", () => {
+    // V8 names the position of some errors ("at position 21") and not of others ("Unexpected token").
+    expect(() => parseConfig('{\n  "rules": [],\n  "x": tru\n}', { source: "c.json" })).toThrow(
+      /^c\.json:3: invalid JSON: /,
+    );
+    expect(() => parseConfig('{\n  "rules": [],\n}', { source: "c.json" })).toThrow(
+      /^c\.json:3: invalid JSON: /,
+    );
+  });
+
+  it("still reads YAML flow mappings (which also open with `{`) as YAML", () => {
+    const c = parseConfig(
+      "{ rules: [{ id: r, domain: d, match: [{ key: user }], limits: [{ limit: 1, period: 1s }] }] }",
+    );
+    expect(c.rules[0].id).toBe("r");
+    // A `.yaml` file holding JSON is read as JSON: the same configuration, JSON's rules (repeated keys refused).
+    expect(parseConfig('{"rules": []}', { source: "c.yaml" }).rules).toEqual([]);
+    expect(() => parseConfig('{"rules": [], "rules": []}', { source: "c.yaml" })).toThrow(
+      /the key is repeated/,
+    );
+  });
+
+  it("reads an envoyproxy/ratelimit configuration given as JSON, scalars by their source text", () => {
+    const text = JSON.stringify({
+      domain: "edge",
+      descriptors: [{ key: "version", value: 1.1, rate_limit: { unit: "second", requests_per_unit: 5 } }],
+    }).replace("1.1", "1.10");
+    const c = parseConfig(text);
+    expect(c.rules[0]).toMatchObject({
+      domain: "edge",
+      match: [{ key: "version", value: { kind: "exact", value: "1.10" } }],
+    });
+  });
+});

@@ -4,7 +4,9 @@
  * Rules are compiled once per configuration into a trie: domain → (at each depth) entry key → exact values in a
  * `Map`, prefixes grouped by length (one `Map` lookup per distinct length), path patterns in a segment trie,
  * globs in a short list sorted by specificity, and the `any` branch. A descriptor with N entries matches only
- * rules with exactly N match entries, entry by entry in order (keys equal, value pattern matches).
+ * rules with exactly N match entries, entry by entry in order (keys equal, value pattern matches). Domains with
+ * the same patterns share one trie, whose terminals index each domain's own rules (see {@link compileRules}); a
+ * node with a single key below it holds that key's patterns itself (one hop per entry).
  *
  * **Specificity.** Among the rules that match, the most specific wins, compared position by position from the
  * first entry (the first position that differs decides):
@@ -201,6 +203,17 @@ function escapePart(s: string): string {
   return s.replace(ESCAPE_ALL, (c) => (c === "%" ? "%25" : c === "|" ? "%7C" : "%3D"));
 }
 
+/**
+ * The full key of `desc` in `domain`: the domain, then each entry as `key=value`, joined by "|", with `%`, `|` and
+ * `=` percent-encoded in each part (as in {@link RuleMatch.counterKey}), so distinct descriptors never share a key.
+ * Independent of any rule: the engine counts a request's own limits under it.
+ */
+export function descriptorKey(domain: string, desc: Descriptor): string {
+  let key = escapePart(domain);
+  for (let i = 0; i < desc.length; i++) key += `|${escapePart(desc[i].key)}=${escapePart(desc[i].value)}`;
+  return key;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Compiled rules and the trie.
 
@@ -220,6 +233,8 @@ interface CompiledRule {
    * is the key), {@link KEY_CONSTANT} (no variable entry: `constantKey`), or {@link KEY_JOINED} (several).
    */
   readonly variable: number;
+  /** Whether the only variable entry is keyed by its normalised path (`pathValue[variable]`). */
+  readonly variablePath: boolean;
   /** The key of every descriptor, when no entry is variable. */
   readonly constantKey: string;
   /** Position of the identity entry, or -1. */
@@ -228,18 +243,33 @@ interface CompiledRule {
   readonly identityPrefix: string;
 }
 
-interface TrieNode {
-  /** The best rule whose match ends at this node (all such rules have identical patterns). */
-  best: CompiledRule | undefined;
-  readonly keys: Map<string, KeyNode>;
-  /** The only key of `keys` (the common case), compared without a `Map` lookup; undefined otherwise. */
-  onlyKey: string | undefined;
-  onlyKeyNode: KeyNode | undefined;
+/**
+ * A node of the trie: the terminal slot of the rules whose match list ends here, and the dispatch on the next
+ * entry's key. With one key below it (the common case) the node is its own key node: `key` names that key and
+ * the pattern fields are its own, so a search takes one hop per entry; with several keys, `keyed` holds a key
+ * node per key (a `MatchNode` used only for its pattern fields). One class for both roles: one shape.
+ */
+class MatchNode {
+  /** Terminal slot of the rules ending here (an index into a domain's `slots`), or -1. */
+  slot = -1;
+  /** The only key of the next entry, its patterns inline; undefined when there is none or several. */
+  key: string | undefined = undefined;
+  /** Key nodes by key, when several keys follow. */
+  keyed: Map<string, MatchNode> | undefined = undefined;
+  /** Which of `exact`, `prefixes` and `globs` hold anything ({@link HAS_EXACT} …): a search skips the others unread. */
+  kinds = 0;
+  exact: Map<string, MatchNode> | undefined = undefined;
+  /** Sorted by length, longest first. */
+  prefixes: PrefixGroup[] = NO_PREFIXES;
+  /** Sorted by score, most specific first. */
+  globs: GlobEntry[] = NO_GLOBS;
+  path: PathNode | undefined = undefined;
+  any: MatchNode | undefined = undefined;
 }
 
 interface PrefixGroup {
   readonly length: number;
-  readonly byPrefix: Map<string, TrieNode>;
+  readonly byPrefix: Map<string, MatchNode>;
 }
 
 interface GlobEntry {
@@ -247,72 +277,48 @@ interface GlobEntry {
   readonly score: number;
   /** The pattern split at each `*`: `parts[0]` is a prefix, the last part a suffix. */
   readonly parts: readonly string[];
-  readonly node: TrieNode;
+  readonly node: MatchNode;
 }
 
-interface PathTerminal {
-  readonly score: number;
-  readonly node: TrieNode;
+const NO_PREFIXES: PrefixGroup[] = [];
+const NO_GLOBS: GlobEntry[] = [];
+
+/**
+ * A node of a path pattern trie (one per segment position). Literal children are held in parallel arrays, with
+ * their first characters in one string, so a scan reads two small objects rather than one object per child;
+ * beyond {@link LITERAL_SCAN_MAX} children they are also in an open-addressing table by {@link segmentHash}.
+ */
+class PathNode {
+  /** Specificity of the patterns ending exactly here. */
+  endScore = 0;
+  /** The trie node after the patterns ending exactly here. */
+  end: MatchNode | undefined = undefined;
+  /** Specificity of the patterns ending here with a trailing `*` (one or more further segments). */
+  starScore = 0;
+  /** The trie node after them. */
+  star: MatchNode | undefined = undefined;
+  param: PathNode | undefined = undefined;
+  /** Number of literal children. */
+  litCount = 0;
+  /** Each literal child's first character, in order: `litFirsts.charCodeAt(k) === litTexts[k].charCodeAt(0)`. */
+  litFirsts = "";
+  litTexts: string[] = [];
+  litNodes: PathNode[] = [];
+  /** The table's size − 1 (a power of two, at least twice the children); 0 when there is no table. */
+  tableMask = 0;
+  /** Literal texts by hash, linear probing; "" marks a free place (a segment is never empty). */
+  tableTexts: string[] = NO_TEXTS;
+  tableNodes: PathNode[] = NO_PATH_NODES;
+  /** Children by text, used while building. */
+  readonly byText = new Map<string, PathNode>();
 }
 
-interface LiteralChild {
-  readonly text: string;
-  /** `text.charCodeAt(0)`: most candidates are rejected on it without reading the text. */
-  readonly first: number;
-  readonly node: PathNode;
-}
-
-interface PathNode {
-  readonly literals: Map<string, PathNode>;
-  /** The same children as a list, scanned when short. */
-  readonly literalList: LiteralChild[];
-  /** `literalList.length`, read without touching the list. */
-  literalCount: number;
-  /**
-   * The same children by {@link segmentHash} of their text, looked up when the list is long: an open hash table
-   * of `literalMask + 1` buckets (a power of two, at least twice the children), each the children of that hash.
-   */
-  literalTable: (LiteralChild[] | undefined)[];
-  literalMask: number;
-  param: PathNode | undefined;
-  /** Patterns ending exactly here. */
-  end: PathTerminal | undefined;
-  /** Patterns ending here with a trailing `*` (one or more further segments). */
-  star: PathTerminal | undefined;
-}
-
-interface KeyNode {
-  readonly exact: Map<string, TrieNode>;
-  /** Sorted by length, longest first. */
-  readonly prefixes: PrefixGroup[];
-  /** Sorted by score, most specific first. */
-  readonly globs: GlobEntry[];
-  path: PathNode | undefined;
-  any: TrieNode | undefined;
-  /** Which of `exact`, `prefixes` and `globs` hold anything ({@link HAS_EXACT} …): a search skips the others unread. */
-  kinds: number;
-}
+const NO_TEXTS: string[] = [];
+const NO_PATH_NODES: PathNode[] = [];
 
 const HAS_EXACT = 1;
 const HAS_PREFIX = 2;
 const HAS_GLOB = 4;
-
-function newTrieNode(): TrieNode {
-  return { best: undefined, keys: new Map(), onlyKey: undefined, onlyKeyNode: undefined };
-}
-
-function newPathNode(): PathNode {
-  return {
-    literals: new Map(),
-    literalList: [],
-    literalCount: 0,
-    literalTable: [],
-    literalMask: 0,
-    param: undefined,
-    end: undefined,
-    star: undefined,
-  };
-}
 
 /** Whether rule `a` beats rule `b` (same length): position by position, then priority, order, index. */
 function beats(a: CompiledRule, b: CompiledRule): boolean {
@@ -345,39 +351,56 @@ function globMatches(parts: readonly string[], value: string): boolean {
   return true;
 }
 
-/** Path terminals found for one value: `items[0..n)` (the array is reused, its length is not the count). */
+/** Path terminals found for one value: `[0..n)` of the parallel arrays (reused: their length is not the count). */
 interface HitList {
   n: number;
-  readonly items: PathTerminal[];
+  readonly scores: number[];
+  readonly nodes: MatchNode[];
 }
 
-/** Sorts `h.items[0..n)` by score, most specific first (insertion sort: n is tiny). */
+/** Sorts the hits by score, most specific first (insertion sort: n is tiny). */
 function sortHits(h: HitList): void {
-  const a = h.items;
+  const s = h.scores;
+  const m = h.nodes;
   for (let i = 1; i < h.n; i++) {
-    const x = a[i];
+    const xs = s[i];
+    const xm = m[i];
     let j = i - 1;
-    for (; j >= 0 && a[j].score < x.score; j--) a[j + 1] = a[j];
-    a[j + 1] = x;
+    for (; j >= 0 && s[j] < xs; j--) {
+      s[j + 1] = s[j];
+      m[j + 1] = m[j];
+    }
+    s[j + 1] = xs;
+    m[j + 1] = xm;
   }
+}
+
+function addHit(out: HitList, score: number, node: MatchNode): void {
+  const i = out.n++;
+  out.scores[i] = score;
+  out.nodes[i] = node;
 }
 
 /** Literal children of a path node up to this many are scanned in place; beyond, looked up by hash. */
 const LITERAL_SCAN_MAX = 8;
 
-/** Rebuilds the hash table of `node`'s literal children (see {@link PathNode.literalTable}). */
+/** Rebuilds the hash table of `node`'s literal children (see {@link PathNode.tableTexts}). */
 function indexLiterals(node: PathNode): void {
   let size = 16;
-  while (size < 2 * node.literalList.length) size *= 2;
-  const table: (LiteralChild[] | undefined)[] = new Array(size).fill(undefined);
-  for (const l of node.literalList) {
-    const h = segmentHash(l.text, 0, l.text.length) & (size - 1);
-    const bucket = table[h];
-    if (bucket === undefined) table[h] = [l];
-    else bucket.push(l);
+  while (size < 2 * node.litCount) size *= 2;
+  const texts = Array.from({ length: size }, () => "");
+  const nodes = Array.from({ length: size }, () => node);
+  const mask = size - 1;
+  for (let k = 0; k < node.litCount; k++) {
+    const text = node.litTexts[k];
+    let h = segmentHash(text, 0, text.length) & mask;
+    while (texts[h] !== "") h = (h + 1) & mask;
+    texts[h] = text;
+    nodes[h] = node.litNodes[k];
   }
-  node.literalTable = table;
-  node.literalMask = size - 1;
+  node.tableTexts = texts;
+  node.tableNodes = nodes;
+  node.tableMask = mask;
 }
 
 /** A hash of `v[from..to)`: a small integer (the walk computes the same while it scans a segment). */
@@ -414,12 +437,12 @@ function collectPath(node: PathNode, v: string, pos: number, out: HitList): void
     pos++;
   }
   if (pos === n || c === 63 /* ? */) {
-    if (node.end !== undefined) out.items[out.n++] = node.end;
+    if (node.end !== undefined) addHit(out, node.endScore, node.end);
     return;
   }
-  if (node.star !== undefined) out.items[out.n++] = node.star;
+  if (node.star !== undefined) addHit(out, node.starScore, node.star);
   let segEnd = -1;
-  const count = node.literalCount;
+  const count = node.litCount;
   if (count > LITERAL_SCAN_MAX) {
     let h = 0;
     let i = pos;
@@ -429,26 +452,27 @@ function collectPath(node: PathNode, v: string, pos: number, out: HitList): void
       h = (Math.imul(h, 31) + c) | 0;
     }
     segEnd = i;
-    const bucket = node.literalTable[h & node.literalMask];
-    if (bucket !== undefined) {
-      for (let k = 0; k < bucket.length; k++) {
-        const l = bucket[k];
-        if (l.text.length === segEnd - pos && sameSegment(v, pos, l.text, 0)) {
-          collectPath(l.node, v, segEnd, out);
-          break;
-        }
+    const mask = node.tableMask;
+    const texts = node.tableTexts;
+    const len = segEnd - pos;
+    for (let k = h & 0x3fffffff & mask; ; k = (k + 1) & mask) {
+      const text = texts[k];
+      if (text === "") break;
+      if (text.length === len && sameSegment(v, pos, text, 0)) {
+        collectPath(node.tableNodes[k], v, segEnd, out);
+        break;
       }
     }
   } else if (count > 0) {
     // `c` is the segment's first character (the walk stopped on it).
-    const list = node.literalList;
+    const firsts = node.litFirsts;
     for (let k = 0; k < count; k++) {
-      const l = list[k];
-      if (l.first !== c) continue;
-      const e = pos + l.text.length;
-      if (e <= n && segmentEndsAt(v, e) && sameSegment(v, pos, l.text, 1)) {
+      if (firsts.charCodeAt(k) !== c) continue;
+      const text = node.litTexts[k];
+      const e = pos + text.length;
+      if (e <= n && segmentEndsAt(v, e) && sameSegment(v, pos, text, 1)) {
         segEnd = e;
-        collectPath(l.node, v, e, out);
+        collectPath(node.litNodes[k], v, e, out);
         break;
       }
     }
@@ -471,106 +495,156 @@ function byScoreDesc(a: { score: number }, b: { score: number }): number {
 }
 
 /**
- * The best rule under `node` for `desc[d..]`, or undefined. `scratch[d]` holds depth d's path hits, reused across
- * calls of one compiled matcher: matching is synchronous and never re-entered, and search(d) only recurses into
- * depth d + 1, so depth d's list is not touched by anyone else while it is read.
+ * The best rule under `node` for `desc[d..]`, or undefined; `slots` are the domain's rules by terminal slot.
+ * `scratch[d]` holds depth d's path hits, reused across calls of one compiled matcher: matching is synchronous
+ * and never re-entered, and search(d) only recurses into depth d + 1, so depth d's list is not touched by anyone
+ * else while it is read.
  */
-function search(node: TrieNode, desc: Descriptor, d: number, scratch: HitList[]): CompiledRule | undefined {
-  if (d === desc.length) return node.best;
+function search(
+  node: MatchNode,
+  desc: Descriptor,
+  d: number,
+  scratch: HitList[],
+  slots: readonly CompiledRule[],
+): CompiledRule | undefined {
+  if (d === desc.length) return node.slot === -1 ? undefined : slots[node.slot];
   const entry = desc[d];
   const key = entry.key;
-  const only = node.onlyKey;
-  const kn = only === undefined ? node.keys.get(key) : only === key ? node.onlyKeyNode : undefined;
-  if (kn === undefined) return undefined;
+  let kn = node;
+  if (node.key !== key) {
+    const keyed = node.keyed;
+    if (keyed === undefined) return undefined;
+    const k = keyed.get(key);
+    if (k === undefined) return undefined;
+    kn = k;
+  }
   const value = entry.value;
   const next = d + 1;
   let found: CompiledRule | undefined;
 
   const kinds = kn.kinds;
   if ((kinds & HAS_EXACT) !== 0) {
-    const child = kn.exact.get(value);
+    const child = (kn.exact as Map<string, MatchNode>).get(value);
     if (child !== undefined) {
-      found = search(child, desc, next, scratch);
+      found = search(child, desc, next, scratch, slots);
       if (found !== undefined) return found;
     }
   }
 
   // Each prefix length is its own specificity group: at most one prefix of a given length matches.
-  const prefixes = kn.prefixes;
-  for (let i = 0; (kinds & HAS_PREFIX) !== 0 && i < prefixes.length; i++) {
-    const g = prefixes[i];
-    if (value.length < g.length) continue;
-    const child = g.byPrefix.get(g.length === value.length ? value : value.slice(0, g.length));
-    if (child !== undefined) {
-      found = search(child, desc, next, scratch);
-      if (found !== undefined) return found;
+  if ((kinds & HAS_PREFIX) !== 0) {
+    const prefixes = kn.prefixes;
+    for (let i = 0; i < prefixes.length; i++) {
+      const g = prefixes[i];
+      if (value.length < g.length) continue;
+      const child = g.byPrefix.get(g.length === value.length ? value : value.slice(0, g.length));
+      if (child !== undefined) {
+        found = search(child, desc, next, scratch, slots);
+        if (found !== undefined) return found;
+      }
     }
   }
 
   if (kn.path !== undefined) {
     let hits = scratch[d];
     if (hits === undefined) {
-      hits = { n: 0, items: [] };
+      hits = { n: 0, scores: [], nodes: [] };
       scratch[d] = hits;
     }
     hits.n = 0;
     collectPath(kn.path, value, 0, hits);
-    if (hits.n > 1) sortHits(hits);
-    const items = hits.items;
     const n = hits.n;
-    for (let i = 0; i < n; ) {
-      const score = items[i].score;
-      for (; i < n && items[i].score === score; i++) {
-        const r = search(items[i].node, desc, next, scratch);
+    if (n === 1) {
+      // The common case: one pattern matched the path.
+      found = search(hits.nodes[0], desc, next, scratch, slots);
+      if (found !== undefined) return found;
+    } else if (n > 1) {
+      sortHits(hits);
+      const scores = hits.scores;
+      const nodes = hits.nodes;
+      for (let i = 0; i < n; ) {
+        const score = scores[i];
+        for (; i < n && scores[i] === score; i++) {
+          const r = search(nodes[i], desc, next, scratch, slots);
+          if (r !== undefined && (found === undefined || beats(r, found))) found = r;
+        }
+        if (found !== undefined) return found;
+      }
+    }
+  }
+
+  if ((kinds & HAS_GLOB) !== 0) {
+    const globs = kn.globs;
+    for (let i = 0; i < globs.length; ) {
+      const score = globs[i].score;
+      for (; i < globs.length && globs[i].score === score; i++) {
+        const g = globs[i];
+        if (!globMatches(g.parts, value)) continue;
+        const r = search(g.node, desc, next, scratch, slots);
         if (r !== undefined && (found === undefined || beats(r, found))) found = r;
       }
       if (found !== undefined) return found;
     }
   }
 
-  const globs = kn.globs;
-  for (let i = 0; (kinds & HAS_GLOB) !== 0 && i < globs.length; ) {
-    const score = globs[i].score;
-    for (; i < globs.length && globs[i].score === score; i++) {
-      const g = globs[i];
-      if (!globMatches(g.parts, value)) continue;
-      const r = search(g.node, desc, next, scratch);
-      if (r !== undefined && (found === undefined || beats(r, found))) found = r;
-    }
-    if (found !== undefined) return found;
-  }
-
-  return kn.any === undefined ? undefined : search(kn.any, desc, next, scratch);
+  return kn.any === undefined ? undefined : search(kn.any, desc, next, scratch, slots);
 }
 
-function keyNodeOf(node: TrieNode, key: string): KeyNode {
-  let kn = node.keys.get(key);
+/** The key node of `key` below trie node `node`, created when absent (see {@link MatchNode}). */
+function keyNodeOf(node: MatchNode, key: string): MatchNode {
+  let keyed = node.keyed;
+  if (keyed === undefined) {
+    if (node.key === undefined) {
+      node.key = key; // the first key: its patterns go inline
+      return node;
+    }
+    if (node.key === key) return node;
+    // A second key: the first one's patterns move to a key node of their own.
+    const first = new MatchNode();
+    first.key = node.key;
+    first.kinds = node.kinds;
+    first.exact = node.exact;
+    first.prefixes = node.prefixes;
+    first.globs = node.globs;
+    first.path = node.path;
+    first.any = node.any;
+    node.key = undefined;
+    node.kinds = 0;
+    node.exact = undefined;
+    node.prefixes = NO_PREFIXES;
+    node.globs = NO_GLOBS;
+    node.path = undefined;
+    node.any = undefined;
+    keyed = new Map([[first.key, first]]);
+    node.keyed = keyed;
+  }
+  let kn = keyed.get(key);
   if (kn === undefined) {
-    kn = { exact: new Map(), prefixes: [], globs: [], path: undefined, any: undefined, kinds: 0 };
-    node.keys.set(key, kn);
-    const only = node.keys.size === 1;
-    node.onlyKey = only ? key : undefined;
-    node.onlyKeyNode = only ? kn : undefined;
+    kn = new MatchNode();
+    kn.key = key;
+    keyed.set(key, kn);
   }
   return kn;
 }
 
 /** The trie node reached from `node` through `m`, created when absent. */
-function childFor(node: TrieNode, m: EntryMatcher, score: number): TrieNode {
+function childFor(node: MatchNode, m: EntryMatcher, score: number): MatchNode {
   const kn = keyNodeOf(node, m.key);
   const p = m.value;
   switch (p.kind) {
     case "exact": {
       kn.kinds |= HAS_EXACT;
+      kn.exact ??= new Map();
       let c = kn.exact.get(p.value);
       if (c === undefined) {
-        c = newTrieNode();
+        c = new MatchNode();
         kn.exact.set(p.value, c);
       }
       return c;
     }
     case "prefix": {
       kn.kinds |= HAS_PREFIX;
+      if (kn.prefixes === NO_PREFIXES) kn.prefixes = [];
       let g = kn.prefixes.find((x) => x.length === p.prefix.length);
       if (g === undefined) {
         g = { length: p.prefix.length, byPrefix: new Map() };
@@ -579,51 +653,60 @@ function childFor(node: TrieNode, m: EntryMatcher, score: number): TrieNode {
       }
       let c = g.byPrefix.get(p.prefix);
       if (c === undefined) {
-        c = newTrieNode();
+        c = new MatchNode();
         g.byPrefix.set(p.prefix, c);
       }
       return c;
     }
     case "glob": {
       kn.kinds |= HAS_GLOB;
+      if (kn.globs === NO_GLOBS) kn.globs = [];
       let e = kn.globs.find((x) => x.pattern === p.pattern);
       if (e === undefined) {
-        e = { pattern: p.pattern, score, parts: p.pattern.split("*"), node: newTrieNode() };
+        e = { pattern: p.pattern, score, parts: p.pattern.split("*"), node: new MatchNode() };
         kn.globs.push(e);
         kn.globs.sort(byScoreDesc); // stable: equal scores keep insertion order
       }
       return e.node;
     }
     case "path": {
-      if (kn.path === undefined) kn.path = newPathNode();
+      kn.path ??= new PathNode();
       let pn = kn.path;
       const segs = parsePathPattern(p.pattern);
       for (let i = 0; i < segs.length; i++) {
         const s = segs[i];
         if (s.kind === SEG_STAR) {
-          if (pn.star === undefined) pn.star = { score, node: newTrieNode() };
-          return pn.star.node;
+          if (pn.star === undefined) {
+            pn.star = new MatchNode();
+            pn.starScore = score;
+          }
+          return pn.star;
         }
         if (s.kind === SEG_PARAM) {
-          if (pn.param === undefined) pn.param = newPathNode();
+          pn.param ??= new PathNode();
           pn = pn.param;
         } else {
-          let c = pn.literals.get(s.text);
+          let c = pn.byText.get(s.text);
           if (c === undefined) {
-            c = newPathNode();
-            pn.literals.set(s.text, c);
-            pn.literalList.push({ text: s.text, first: s.text.charCodeAt(0), node: c });
-            pn.literalCount = pn.literalList.length;
-            if (pn.literalList.length > LITERAL_SCAN_MAX) indexLiterals(pn);
+            c = new PathNode();
+            pn.byText.set(s.text, c);
+            pn.litTexts.push(s.text);
+            pn.litNodes.push(c);
+            pn.litFirsts += s.text[0];
+            pn.litCount = pn.litTexts.length;
+            if (pn.litCount > LITERAL_SCAN_MAX) indexLiterals(pn);
           }
           pn = c;
         }
       }
-      if (pn.end === undefined) pn.end = { score, node: newTrieNode() };
-      return pn.end.node;
+      if (pn.end === undefined) {
+        pn.end = new MatchNode();
+        pn.endScore = score;
+      }
+      return pn.end;
     }
     case "any": {
-      if (kn.any === undefined) kn.any = newTrieNode();
+      kn.any ??= new MatchNode();
       return kn.any;
     }
   }
@@ -634,7 +717,11 @@ const KEY_CONSTANT = -1;
 /** {@link CompiledRule.variable} of a rule with several variable entries. */
 const KEY_JOINED = -2;
 
-function compileRule(rule: Rule, index: number): CompiledRule {
+/**
+ * Compiles one rule for matching. `prefixes` shares one `${identityKey}:` string per identity key among the rules
+ * of a configuration (each check prepends it to the identity value: one hot string rather than one per rule).
+ */
+function compileRule(rule: Rule, index: number, prefixes: Map<string, string>): CompiledRule {
   const n = rule.match.length;
   const scores: number[] = new Array(n);
   const parts: string[] = new Array(n);
@@ -672,10 +759,21 @@ function compileRule(rule: Rule, index: number): CompiledRule {
     shared,
     pathValue,
     variable,
+    variablePath: variable >= 0 && pathValue[variable],
     constantKey,
     identityIndex,
-    identityPrefix: rule.identityKey === undefined ? "" : `${rule.identityKey}:`,
+    identityPrefix: rule.identityKey === undefined ? "" : prefixOf(prefixes, rule.identityKey),
   };
+}
+
+/** The shared `${key}:` string of identity key `key` (see {@link compileRule}). */
+function prefixOf(prefixes: Map<string, string>, key: string): string {
+  let p = prefixes.get(key);
+  if (p === undefined) {
+    p = `${key}:`;
+    prefixes.set(key, p);
+  }
+  return p;
 }
 
 /** The counter key of `desc` under `c`; see {@link RuleMatch.counterKey}. */
@@ -683,7 +781,7 @@ function counterKeyOf(c: CompiledRule, desc: Descriptor): string {
   const only = c.variable;
   if (only >= 0) {
     let v = desc[only].value;
-    if (c.pathValue[only]) v = normalizePath(v);
+    if (c.variablePath) v = normalizePath(v);
     return v.length === 0 || v.charCodeAt(0) === 37 /* % */ ? `%${v}` : v;
   }
   if (only === KEY_CONSTANT) return c.constantKey;
@@ -701,23 +799,74 @@ function counterKeyOf(c: CompiledRule, desc: Descriptor): string {
 }
 
 /**
+ * What the trie of a rule depends on: its keys, pattern kinds and pattern texts, in order (not `shared`, which
+ * only shapes the counter key). Rules with equal signatures end at the same trie node.
+ */
+function signatureOf(rule: Rule): string {
+  return JSON.stringify(rule.match.map((m) => [m.key, m.value.kind, patternText(m.value)]));
+}
+
+/** One domain's matcher: a trie (shared by every domain with the same patterns) and its rules by terminal slot. */
+interface DomainTrie {
+  readonly root: MatchNode;
+  /** The best rule of this domain ending at each terminal slot of the trie. */
+  readonly slots: readonly CompiledRule[];
+}
+
+/**
  * Compiles `rules` (any domains) into a matcher; call once per configuration, then {@link CompiledRules.match}
  * per descriptor.
+ *
+ * Domains whose rules have the same set of match lists (the same keys and patterns, whatever their limits) share
+ * one trie: its terminals are numbered (slots) and each domain keeps its own rule per slot. A configuration that
+ * repeats one set of patterns for many domains (one per tenant or service) then walks one small trie, which stays
+ * in the CPU caches, instead of one per domain.
  */
 export function compileRules(rules: readonly Rule[]): CompiledRules {
-  const roots = new Map<string, TrieNode>();
   const compiled: CompiledRule[] = new Array(rules.length);
+  const byDomain = new Map<string, CompiledRule[]>();
+  const signatures: string[] = new Array(rules.length);
+  const prefixes = new Map<string, string>();
   for (let index = 0; index < rules.length; index++) {
     const rule = rules[index];
-    const c = compileRule(rule, index);
+    const c = compileRule(rule, index, prefixes);
     compiled[index] = c;
-    let node = roots.get(rule.domain);
-    if (node === undefined) {
-      node = newTrieNode();
-      roots.set(rule.domain, node);
+    signatures[index] = signatureOf(rule);
+    const list = byDomain.get(rule.domain);
+    if (list === undefined) byDomain.set(rule.domain, [c]);
+    else list.push(c);
+  }
+  // Tries by the domain's sorted distinct signatures; each with the slot of every signature.
+  const shapes = new Map<string, { root: MatchNode; slotOf: Map<string, number>; slots: number }>();
+  const roots = new Map<string, DomainTrie>();
+  for (const [domain, list] of byDomain) {
+    const first = new Map<string, CompiledRule>();
+    for (const c of list) if (!first.has(signatures[c.index])) first.set(signatures[c.index], c);
+    const distinct = [...first.keys()].sort();
+    const shapeKey = distinct.join("\n");
+    let shape = shapes.get(shapeKey);
+    if (shape === undefined) {
+      const root = new MatchNode();
+      const slotOf = new Map<string, number>();
+      let slots = 0;
+      for (const sig of distinct) {
+        const c = first.get(sig) as CompiledRule;
+        let node = root;
+        for (let i = 0; i < c.rule.match.length; i++) node = childFor(node, c.rule.match[i], c.scores[i]);
+        if (node.slot === -1) node.slot = slots++;
+        slotOf.set(sig, node.slot);
+      }
+      shape = { root, slotOf, slots };
+      shapes.set(shapeKey, shape);
     }
-    for (let i = 0; i < rule.match.length; i++) node = childFor(node, rule.match[i], c.scores[i]);
-    if (node.best === undefined || beats(c, node.best)) node.best = c;
+    const best: (CompiledRule | undefined)[] = Array.from({ length: shape.slots }, () => undefined);
+    for (const c of list) {
+      const s = shape.slotOf.get(signatures[c.index]) as number;
+      const b = best[s];
+      if (b === undefined || beats(c, b)) best[s] = c;
+    }
+    // Every slot holds a rule: each was made by a signature this domain has.
+    roots.set(domain, { root: shape.root, slots: best as CompiledRule[] });
   }
   const domains = Object.freeze([...roots.keys()]);
   const scratch: HitList[] = [];
@@ -729,15 +878,15 @@ export function compileRules(rules: readonly Rule[]): CompiledRules {
   return Object.freeze({
     domains,
     match(domain: string, descriptor: Descriptor): RuleMatch | undefined {
-      const root = roots.get(domain);
-      if (root === undefined) return undefined;
-      const c = search(root, descriptor, 0, scratch);
+      const t = roots.get(domain);
+      if (t === undefined) return undefined;
+      const c = search(t.root, descriptor, 0, scratch, t.slots);
       return c === undefined ? undefined : resultOf(c, descriptor);
     },
     find(domain: string, descriptor: Descriptor): number {
-      const root = roots.get(domain);
-      if (root === undefined) return -1;
-      const c = search(root, descriptor, 0, scratch);
+      const t = roots.get(domain);
+      if (t === undefined) return -1;
+      const c = search(t.root, descriptor, 0, scratch, t.slots);
       return c === undefined ? -1 : c.index;
     },
     matchAt(index: number, descriptor: Descriptor): RuleMatch {
