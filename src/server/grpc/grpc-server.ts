@@ -1,0 +1,157 @@
+/**
+ * The gRPC server of `sluice serve` (grpc-js, cleartext HTTP/2), serving three services on one port:
+ * `envoy.service.ratelimit.v3.RateLimitService` (Envoy's rate limit filter), `sluice.v1.RateLimiter` (Sluice's own
+ * API) and `grpc.health.v1.Health`. Messages are coded by the static protobufjs code in `gen/` (see
+ * service-definitions.ts).
+ *
+ * Every unary call goes through the service context's in-flight gate (refused at once with `RESOURCE_EXHAUSTED`
+ * beyond it), is timed and recorded in the metrics, and maps every failure to a status (grpc-call.ts): a
+ * malformed message or bad field is `INVALID_ARGUMENT` naming the field, a store outage not covered by the rules'
+ * failure policies `UNAVAILABLE`, anything else `INTERNAL` (logged). Deadlines are grpc-js's: a call past its
+ * `grpc-timeout` is answered `DEADLINE_EXCEEDED` by grpc-js and its late answer dropped. Health calls bypass the
+ * gate (health-service.ts).
+ *
+ * Transport bounds: requests above `maxMessageBytes` are refused by grpc-js (`RESOURCE_EXHAUSTED`) before
+ * decoding; at most {@link DEFAULT_MAX_CONCURRENT_STREAMS} streams per connection; the server pings idle
+ * connections (keepalive) to drop dead peers; connections are recycled after `maxConnectionAgeMs` (GOAWAY, then
+ * `maxConnectionAgeGraceMs` for calls in flight) so clients re-resolve the service when it scales, as
+ * envoyproxy/ratelimit's GRPC_MAX_CONNECTION_AGE.
+ */
+import { type ChannelOptions, Server, ServerCredentials } from "@grpc/grpc-js";
+import type { RateLimitHeaderOptions } from "../rate-limit-headers.js";
+import type { ServiceContext } from "../service-context.js";
+import { shouldRateLimit } from "./envoy-rls-service.js";
+import { unaryHandler } from "./grpc-call.js";
+import { HealthState, healthHandlers } from "./health-service.js";
+import {
+  healthServiceDefinition,
+  RATE_LIMIT_SERVICE_NAME,
+  RATE_LIMITER_SERVICE_NAME,
+  rateLimiterServiceDefinition,
+  rateLimitServiceDefinition,
+} from "./service-definitions.js";
+import { sluiceService } from "./sluice-service.js";
+
+/** Server keepalive ping interval on idle connections, ms. */
+export const DEFAULT_KEEPALIVE_TIME_MS = 60_000;
+/** How long a keepalive ping may go unanswered before the connection is closed, ms. */
+export const DEFAULT_KEEPALIVE_TIMEOUT_MS = 20_000;
+/** Connection age after which the server asks the client to reconnect (GOAWAY), ms: 24 h. */
+export const DEFAULT_MAX_CONNECTION_AGE_MS = 86_400_000;
+/** Time calls in flight get to finish on a connection past its age, ms: 1 h. */
+export const DEFAULT_MAX_CONNECTION_AGE_GRACE_MS = 3_600_000;
+/** Most concurrent streams (calls) per HTTP/2 connection. */
+export const DEFAULT_MAX_CONCURRENT_STREAMS = 1000;
+
+/** Options of {@link createGrpcServer}. */
+export interface GrpcServerOptions {
+  /** The domain of `sluice.v1` requests that name none; undefined: they must name one. (Envoy always sends one.) */
+  readonly defaultDomain?: string | undefined;
+  /** Largest request message accepted, bytes. @default ctx.bounds.maxBodyBytes */
+  readonly maxMessageBytes?: number;
+  /**
+   * The rate limit fields Envoy answers carry in `response_headers_to_add` (like envoyproxy/ratelimit's
+   * LIMIT_RESPONSE_HEADERS_ENABLED, in draft-10's form): true for `rateLimitHeaders`' defaults (`RateLimit-Policy`,
+   * `RateLimit`, `Retry-After` on denial, `RateLimit-State`), false for none, or its options. @default true
+   */
+  readonly envoyHeaders?: boolean | RateLimitHeaderOptions;
+  /** The health status before the first {@link SluiceGrpcServer.setServing}. @default true */
+  readonly serving?: boolean;
+  /** Keepalive ping interval on idle connections, ms. @default {@link DEFAULT_KEEPALIVE_TIME_MS} */
+  readonly keepaliveTimeMs?: number;
+  /** Keepalive ping timeout, ms. @default {@link DEFAULT_KEEPALIVE_TIMEOUT_MS} */
+  readonly keepaliveTimeoutMs?: number;
+  /** Connection age before a GOAWAY, ms. @default {@link DEFAULT_MAX_CONNECTION_AGE_MS} */
+  readonly maxConnectionAgeMs?: number;
+  /** Grace after the GOAWAY, ms. @default {@link DEFAULT_MAX_CONNECTION_AGE_GRACE_MS} */
+  readonly maxConnectionAgeGraceMs?: number;
+  /** Most concurrent calls per connection. @default {@link DEFAULT_MAX_CONCURRENT_STREAMS} */
+  readonly maxConcurrentStreams?: number;
+}
+
+/** The gRPC server of the service. */
+export interface SluiceGrpcServer {
+  /** Binds `host:port` (cleartext; port 0: any free port) and resolves with the bound port. */
+  listen(host: string, port: number): Promise<number>;
+  /** Sets the `grpc.health.v1` status of `""` and of every served service: SERVING or NOT_SERVING. */
+  setServing(serving: boolean): void;
+  /**
+   * Stops accepting calls and connections, ends health `Watch` streams, lets calls in flight finish for up to
+   * `graceMs`, then closes every connection; resolves when the server is stopped.
+   */
+  close(graceMs: number): Promise<void>;
+  /** The grpc-js server (for inspection; the services are already added). */
+  readonly server: Server;
+}
+
+/** `host:port` as grpc-js binds it: IPv6 literals in brackets. */
+function bindAddress(host: string, port: number): string {
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** Creates the gRPC server over `ctx` (not listening: call {@link SluiceGrpcServer.listen}). */
+export function createGrpcServer(ctx: ServiceContext, options: GrpcServerOptions = {}): SluiceGrpcServer {
+  const channelOptions: ChannelOptions = {
+    "grpc.max_receive_message_length": options.maxMessageBytes ?? ctx.bounds.maxBodyBytes,
+    "grpc.keepalive_time_ms": options.keepaliveTimeMs ?? DEFAULT_KEEPALIVE_TIME_MS,
+    "grpc.keepalive_timeout_ms": options.keepaliveTimeoutMs ?? DEFAULT_KEEPALIVE_TIMEOUT_MS,
+    "grpc.max_connection_age_ms": options.maxConnectionAgeMs ?? DEFAULT_MAX_CONNECTION_AGE_MS,
+    "grpc.max_connection_age_grace_ms":
+      options.maxConnectionAgeGraceMs ?? DEFAULT_MAX_CONNECTION_AGE_GRACE_MS,
+    "grpc.max_concurrent_streams": options.maxConcurrentStreams ?? DEFAULT_MAX_CONCURRENT_STREAMS,
+  };
+  const server = new Server(channelOptions);
+  const headers = options.envoyHeaders ?? true;
+  const envoy = shouldRateLimit(ctx, { responseHeaders: headers === true ? {} : headers });
+  server.addService(rateLimitServiceDefinition, {
+    ShouldRateLimit: unaryHandler(ctx, "grpc_envoy", "envoy.service.ratelimit.v3.RateLimitRequest", envoy),
+  });
+  const own = sluiceService(ctx, { defaultDomain: options.defaultDomain });
+  server.addService(rateLimiterServiceDefinition, {
+    CheckRateLimit: unaryHandler(ctx, "grpc_check", "sluice.v1.CheckRequest", own.check),
+    CheckRateLimitBatch: unaryHandler(ctx, "grpc_check_batch", "sluice.v1.CheckBatchRequest", own.checkBatch),
+    GetRemainingQuota: unaryHandler(ctx, "grpc_quota", "sluice.v1.QuotaRequest", own.quota),
+    ResetLimit: unaryHandler(ctx, "grpc_reset", "sluice.v1.ResetRequest", own.reset),
+  });
+  const health = new HealthState(
+    [RATE_LIMIT_SERVICE_NAME, RATE_LIMITER_SERVICE_NAME],
+    options.serving ?? true,
+  );
+  server.addService(healthServiceDefinition, healthHandlers(health, ctx.log));
+
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    listen(host, port) {
+      return new Promise<number>((resolve, reject) => {
+        server.bindAsync(bindAddress(host, port), ServerCredentials.createInsecure(), (error, bound) =>
+          error ? reject(error) : resolve(bound),
+        );
+      });
+    },
+    setServing(serving) {
+      health.setServing(serving);
+    },
+    close(graceMs) {
+      closing ??= new Promise<void>((resolve) => {
+        health.setServing(false);
+        health.close();
+        let timer: NodeJS.Timeout | undefined;
+        server.tryShutdown(() => {
+          if (timer !== undefined) clearTimeout(timer);
+          resolve();
+        });
+        // Calls still running after the grace are cut (their clients see UNAVAILABLE / CANCELLED).
+        timer = setTimeout(
+          () => {
+            server.forceShutdown();
+            resolve();
+          },
+          Math.max(0, graceMs),
+        );
+        timer.unref();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Sluice's own gRPC API, `sluice.v1.RateLimiter`, over the engine. Requests are validated by the shared check API
+ * (`parseCheckRequest`, the same rules and messages as HTTP `POST /v1/check`) and answers are encoded by it
+ * (`checkResponseOf`), so both APIs answer the same fields with the same values.
+ *
+ * - `CheckRateLimit`: one check, counted when allowed.
+ * - `CheckRateLimitBatch`: up to `bounds.maxBatchItems` independent checks, started in item order; each item gets
+ *   its answer or an `ItemError` (the gRPC code it would have had alone and the message, whose field path starts
+ *   with `items[i]`). An invalid item counts nothing and does not fail the others.
+ * - `GetRemainingQuota`: the same check with cost 0, so nothing is counted (and no decision is recorded).
+ * - `ResetLimit`: `engine.reset` of the descriptors the same check would build.
+ */
+import { InvalidArgumentError } from "../../core/errors.js";
+import type { CheckResult } from "../../engine/engine.js";
+import { checkResponseOf, parseCheckRequest } from "../check-api.js";
+import type { ServiceContext } from "../service-context.js";
+import type { sluice } from "./gen/protos.js";
+import { grpcErrorOf, type UnaryLogic } from "./grpc-call.js";
+
+type CheckRequest = sluice.v1.CheckRequest;
+type CheckBatchRequest = sluice.v1.CheckBatchRequest;
+type QuotaRequest = sluice.v1.QuotaRequest;
+type ResetRequest = sluice.v1.ResetRequest;
+/** `sluice.v1.CheckResponse` as the properties the generated encoder takes. */
+export type CheckResponseProps = sluice.v1.CheckResponse.$Properties;
+/** `sluice.v1.CheckBatchResponse` as the properties the generated encoder takes. */
+export type CheckBatchResponseProps = sluice.v1.CheckBatchResponse.$Properties;
+/** `sluice.v1.QuotaResponse` as the properties the generated encoder takes. */
+export type QuotaResponseProps = sluice.v1.QuotaResponse.$Properties;
+/** `sluice.v1.ResetResponse` as the properties the generated encoder takes. */
+export type ResetResponseProps = sluice.v1.ResetResponse.$Properties;
+type BatchResultProps = sluice.v1.CheckBatchResult.$Properties;
+
+/** Options of the Sluice service. */
+export interface SluiceServiceOptions {
+  /** The domain of requests that name none; undefined: `domain` is required. */
+  readonly defaultDomain: string | undefined;
+}
+
+/** The logic of the four RPCs of `sluice.v1.RateLimiter`. */
+export interface SluiceServiceLogic {
+  /** `CheckRateLimit`. */
+  readonly check: UnaryLogic<CheckRequest, CheckResponseProps>;
+  /** `CheckRateLimitBatch`. */
+  readonly checkBatch: UnaryLogic<CheckBatchRequest, CheckBatchResponseProps>;
+  /** `GetRemainingQuota`. */
+  readonly quota: UnaryLogic<QuotaRequest, QuotaResponseProps>;
+  /** `ResetLimit`. */
+  readonly reset: UnaryLogic<ResetRequest, ResetResponseProps>;
+}
+
+/** Builds the logic of `sluice.v1.RateLimiter` over `ctx`. */
+export function sluiceService(ctx: ServiceContext, options: SluiceServiceOptions): SluiceServiceLogic {
+  const domainOf = options.defaultDomain;
+  const answer = (result: CheckResult): CheckResponseProps => checkResponseOf(result, ctx.clock.nowMs());
+
+  const checkOne = async (input: unknown, field?: string): Promise<CheckResult> => {
+    const request = parseCheckRequest(input, ctx, domainOf, field);
+    const result = await ctx.engine.check(request);
+    ctx.metrics.recordDecision(request.domain, result);
+    return result;
+  };
+
+  return {
+    async check(req) {
+      const result = await checkOne(req);
+      return { response: answer(result), outcome: result.allowed ? "ok" : "over_limit" };
+    },
+
+    async checkBatch(req) {
+      const items = req.items;
+      const max = ctx.bounds.maxBatchItems;
+      if (items.length > max) {
+        throw new InvalidArgumentError(`items must hold at most ${max} items, got ${items.length}`);
+      }
+      const results = await Promise.all(
+        items.map(async (item, i): Promise<BatchResultProps> => {
+          try {
+            return { response: answer(await checkOne(item, `items[${i}]`)) };
+          } catch (error) {
+            const e = grpcErrorOf(error, ctx, `grpc grpc_check_batch items[${i}]`);
+            return { error: { code: e.status.code, message: e.status.details } };
+          }
+        }),
+      );
+      return { response: { results }, outcome: "ok" };
+    },
+
+    async quota(req) {
+      const request = { ...parseCheckRequest(req, ctx, domainOf), cost: 0 };
+      const result = await ctx.engine.check(request);
+      return { response: answer(result), outcome: "ok" };
+    },
+
+    async reset(req) {
+      const { domain, descriptors } = parseCheckRequest(req, ctx, domainOf);
+      const { counters } = await ctx.engine.reset({ domain, descriptors });
+      return { response: { counters }, outcome: "ok" };
+    },
+  };
+}
