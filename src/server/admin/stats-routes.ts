@@ -1,0 +1,39 @@
+/**
+ * `GET /api/v1/stats`: live decision rates per rule and the top throttled identities (`decision-tally.ts`),
+ * plus the engine's counters; `recording: false` when no tally was given to the admin server.
+ * `GET /api/v1/status`: the configuration in use (engine version, source, when applied, the last refused
+ * update) and the repository it comes from.
+ */
+import type { FastifyInstance } from "fastify";
+import type { AdminContext } from "./admin-context.js";
+import { isoOf, sendResource } from "./admin-request.js";
+
+/** Registers the stats and status routes on `app` (under the `/api/v1` prefix). */
+export function registerStatsRoutes(app: FastifyInstance, ctx: AdminContext): void {
+  app.get("/stats", async (request, reply) => {
+    const snapshot = ctx.tally?.snapshot();
+    const nowMs = snapshot?.atMs ?? ctx.clock.nowMs();
+    return sendResource(request, reply, {
+      at: isoOf(nowMs),
+      recording: snapshot !== undefined,
+      rateWindowMs: snapshot?.rateWindowMs ?? null,
+      rules: snapshot?.rules ?? [],
+      topThrottled: snapshot?.topThrottled ?? [],
+      engine: ctx.engine.stats,
+    });
+  });
+
+  app.get("/status", async (request, reply) => {
+    const s = ctx.engine.status;
+    return sendResource(request, reply, {
+      config: {
+        version: s.version,
+        source: s.configSource ?? null,
+        loadedAt: isoOf(s.loadedAtMs),
+        lastError:
+          s.lastError === undefined ? null : { message: s.lastError.message, at: isoOf(s.lastError.atMs) },
+      },
+      repository: { location: ctx.repository.location, appliedVersion: ctx.appliedVersion },
+    });
+  });
+}

@@ -1,0 +1,311 @@
+/**
+ * `/api/v1/users/{id}/…`: one identity's view (`id` is an identity `key:value` such as `user:42`, URL-encoded).
+ *
+ * - `GET /users/{id}/limits` → for every rule identifying callers by the identity's key: the limits that apply
+ *   now and where they come from (`override` with its `expiresAt`, `tier`, or `rule`), from the configuration
+ *   the engine enforces, and the current usage: a check of cost 0 (counts nothing) with the descriptor built
+ *   from the rule's match entries (`identity-descriptor.ts`), or why usage is not available.
+ * - `GET /users/{id}/tier` → `{ identity, tier }` (`tier` null when none). `PUT` with `{ "tier": "premium" }`
+ *   assigns a declared tier, `{ "tier": null }` removes it; changing an existing assignment requires `If-Match`.
+ * - `GET /users/{id}/override` → `{ identity, overrides }` (as in the configuration). `POST` with
+ *   `{ limits, rule?, expires_at? }` (or `expiresAt`, the configuration's name; ISO-8601 with a timezone, in the
+ *   future) adds the override of that rule (every rule when `rule` is left out), answering 201; replacing an
+ *   existing one for the same rule answers 200 and requires `If-Match` (the list's `ETag`). `DELETE` (optionally
+ *   `?rule=`) removes the override of that rule (or the rule-less one) and requires `If-Match`.
+ */
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { LimitSpec } from "../../core/limit-spec.js";
+import {
+  formatPath,
+  type NativeConfigInput,
+  overrideSchema,
+  parseTimestampMs,
+  tierNameSchema,
+} from "../../rules/config-schema.js";
+import { effectiveLimits } from "../../rules/effective-limits.js";
+import type { Rule } from "../../rules/rule.js";
+import { type AdminContext, copyOf } from "./admin-context.js";
+import { invalidRequest } from "./admin-problem.js";
+import { identityParam, isoOf, notFound, parseBody, sendResource } from "./admin-request.js";
+import { identityDescriptor, splitIdentity } from "./identity-descriptor.js";
+
+type OverrideDocument = NonNullable<NativeConfigInput["overrides"]>[number];
+
+/** The tier resource: an identity's tier, null when none. */
+interface TierResource {
+  readonly identity: string;
+  readonly tier: string | null;
+}
+
+/** The override resource: an identity's overrides, as in the configuration. */
+interface OverridesResource {
+  readonly identity: string;
+  readonly overrides: OverrideDocument[];
+}
+
+const tierBodySchema = z.object({ tier: tierNameSchema.nullable() }).strict();
+
+const shape = overrideSchema.shape;
+const overrideBodySchema = z
+  .object({
+    limits: shape.limits,
+    rule: shape.rule,
+    expires_at: shape.expiresAt,
+    expiresAt: shape.expiresAt,
+  })
+  .strict();
+
+/** Usage of one rule's counter for the identity, or why it is not available. */
+type Usage =
+  | {
+      readonly available: true;
+      readonly policies: readonly {
+        readonly policy: string;
+        readonly limit: number;
+        readonly remaining: number;
+        readonly used: number;
+        readonly resetAfterMs: number;
+        readonly state: string;
+      }[];
+    }
+  | { readonly available: false; readonly reason: string };
+
+function tierOf(doc: NativeConfigInput, identity: string): string | undefined {
+  const ids = doc.identities;
+  return ids !== undefined && Object.hasOwn(ids, identity) ? ids[identity] : undefined;
+}
+
+function overridesOf(doc: NativeConfigInput, identity: string): OverrideDocument[] {
+  return (doc.overrides ?? []).filter((o) => (o as { identity?: unknown }).identity === identity);
+}
+
+function sameRule(o: OverrideDocument, rule: string | undefined): boolean {
+  return (o as { rule?: string }).rule === rule;
+}
+
+/** Registers the identity routes on `app` (under the `/api/v1` prefix). */
+export function registerUserRoutes(app: FastifyInstance, ctx: AdminContext): void {
+  app.get("/users/:id/limits", async (request, reply) => {
+    const identity = identityParam(request);
+    const config = ctx.engine.config;
+    const nowMs = ctx.clock.nowMs();
+    const { key } = splitIdentity(identity);
+    const rules = [];
+    for (const rule of config.rules) {
+      if (rule.identityKey !== key) continue;
+      const eff = effectiveLimits(config, rule, identity, nowMs);
+      rules.push({
+        rule: rule.id,
+        name: rule.name,
+        domain: rule.domain,
+        behaviour: rule.behaviour,
+        blocked: rule.blocked === true,
+        source: eff.source,
+        tier: eff.tier ?? null,
+        expiresAt: eff.expiresAtMs === undefined ? null : isoOf(eff.expiresAtMs),
+        limits: eff.limits === "unlimited" ? "unlimited" : eff.limits.map(limitView),
+        usage: await usageOf(ctx, rule, identity, eff.limits),
+      });
+    }
+    return sendResource(request, reply, {
+      identity,
+      tier: config.identities.get(identity) ?? null,
+      configVersion: ctx.engine.status.version,
+      at: isoOf(nowMs),
+      rules,
+    });
+  });
+
+  app.get("/users/:id/tier", async (request, reply) => {
+    const identity = identityParam(request);
+    const { document } = await ctx.repository.load();
+    return sendResource(request, reply, { identity, tier: tierOf(document, identity) ?? null });
+  });
+
+  app.put("/users/:id/tier", async (request, reply) => {
+    const identity = identityParam(request);
+    const { tier } = parseBody(tierBodySchema, request.body);
+    const { after } = await ctx.write<TierResource>(request, {
+      action: tier === null ? "tier.remove" : "tier.set",
+      resource: `users/${identity}/tier`,
+      read: (doc) => ({ identity, tier: tierOf(doc, identity) ?? null }),
+      requireIfMatch: (before) => before?.tier !== null,
+      change: (draft) => {
+        if (tier !== null && !(draft.tiers ?? []).includes(tier)) {
+          const declared = draft.tiers ?? [];
+          throw invalidRequest([
+            {
+              field: "tier",
+              message: `unknown tier ${JSON.stringify(tier)}; ${declared.length === 0 ? "no tiers are declared" : `declared: ${declared.join(", ")}`}`,
+            },
+          ]);
+        }
+        if (tier === null) {
+          if (draft.identities !== undefined) delete draft.identities[identity];
+        } else {
+          draft.identities ??= {};
+          draft.identities[identity] = tier;
+        }
+        return { after: { identity, tier }, body: { at: ["identities", identity], field: () => "tier" } };
+      },
+    });
+    return sendResource(request, reply, after);
+  });
+
+  app.get("/users/:id/override", async (request, reply) => {
+    const identity = identityParam(request);
+    const { document } = await ctx.repository.load();
+    return sendResource(request, reply, { identity, overrides: overridesOf(document, identity) });
+  });
+
+  app.post("/users/:id/override", async (request, reply) => {
+    const identity = identityParam(request);
+    const body = parseBody(overrideBodySchema, request.body);
+    if (body.expires_at !== undefined && body.expiresAt !== undefined) {
+      throw invalidRequest([{ field: "expires_at", message: "give expires_at or expiresAt, not both" }]);
+    }
+    const expiresAt = body.expires_at ?? body.expiresAt;
+    const expiresField = body.expires_at !== undefined ? "expires_at" : "expiresAt";
+    if (expiresAt !== undefined && (parseTimestampMs(expiresAt) as number) <= ctx.clock.nowMs()) {
+      throw invalidRequest([
+        {
+          field: expiresField,
+          message: `must be in the future (now is ${isoOf(ctx.clock.nowMs())}), got ${JSON.stringify(expiresAt)}`,
+        },
+      ]);
+    }
+    const override: OverrideDocument = {
+      identity,
+      ...(body.rule !== undefined ? { rule: body.rule } : {}),
+      limits: body.limits,
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
+    };
+    let replaced = false;
+    const { after } = await ctx.write<OverridesResource>(request, {
+      action: (before) =>
+        before?.overrides.some((o) => sameRule(o, body.rule)) ? "override.update" : "override.create",
+      resource: `users/${identity}/override${body.rule !== undefined ? `/${body.rule}` : ""}`,
+      read: (doc) => ({ identity, overrides: overridesOf(doc, identity) }),
+      requireIfMatch: (before) => before?.overrides.some((o) => sameRule(o, body.rule)) === true,
+      change: (draft) => {
+        draft.overrides ??= [];
+        const list = draft.overrides;
+        const at = list.findIndex(
+          (o) => (o as { identity?: unknown }).identity === identity && sameRule(o, body.rule),
+        );
+        replaced = at !== -1;
+        if (at === -1) list.push(copyOf(override));
+        else list[at] = copyOf(override);
+        return {
+          after: { identity, overrides: overridesOf(draft, identity) },
+          body: {
+            at: ["overrides", at === -1 ? list.length - 1 : at],
+            // The identity is the path's, not a body field: its issues are reported as configuration paths.
+            field: (rest) =>
+              rest[0] === "identity"
+                ? undefined
+                : formatPath(rest[0] === "expiresAt" ? [expiresField, ...rest.slice(1)] : rest),
+          },
+        };
+      },
+    });
+    return sendResource(request, reply, after, replaced ? 200 : 201);
+  });
+
+  app.delete("/users/:id/override", async (request, reply) => {
+    const identity = identityParam(request);
+    const rule = ruleQuery(request.query);
+    await ctx.write<OverridesResource>(request, {
+      action: "override.delete",
+      resource: `users/${identity}/override${rule !== undefined ? `/${rule}` : ""}`,
+      read: (doc) => ({ identity, overrides: overridesOf(doc, identity) }),
+      requireIfMatch: (before) => before?.overrides.some((o) => sameRule(o, rule)) === true,
+      guard: (before) => {
+        if (!before?.overrides.some((o) => sameRule(o, rule))) {
+          throw notFound(
+            `the override of ${identity}${rule !== undefined ? ` for rule ${JSON.stringify(rule)}` : " for every rule (no rule)"}`,
+          );
+        }
+      },
+      change: (draft) => {
+        const list = draft.overrides ?? [];
+        const at = list.findIndex(
+          (o) => (o as { identity?: unknown }).identity === identity && sameRule(o, rule),
+        );
+        list.splice(at, 1);
+        return { after: { identity, overrides: overridesOf(draft, identity) } };
+      },
+    });
+    return reply.code(204).send();
+  });
+}
+
+function ruleQuery(query: unknown): string | undefined {
+  const rule = (query as { rule?: unknown }).rule;
+  if (rule === undefined) return undefined;
+  if (typeof rule !== "string" || rule === "") {
+    throw invalidRequest([{ parameter: "rule", message: "must be one rule id, given once" }]);
+  }
+  return rule;
+}
+
+/** A limit as the API shows it. */
+function limitView(s: LimitSpec): Record<string, unknown> {
+  return {
+    name: s.name,
+    algorithm: s.algorithm,
+    limit: s.limit,
+    periodMs: s.periodMs,
+    burst: s.burst,
+    ...(s.bucketMs > 0 ? { bucketMs: s.bucketMs } : {}),
+  };
+}
+
+/** The usage of `rule`'s counter for `identity`: a check of cost 0 on the engine. */
+async function usageOf(
+  ctx: AdminContext,
+  rule: Rule,
+  identity: string,
+  limits: readonly LimitSpec[] | "unlimited",
+): Promise<Usage> {
+  if (rule.blocked === true)
+    return { available: false, reason: "the rule is blocked: it denies every request without counting" };
+  if (limits === "unlimited") return { available: false, reason: "unlimited: nothing is counted" };
+  const built = identityDescriptor(rule, identity);
+  if (!built.ok) return { available: false, reason: built.reason };
+  let result: Awaited<ReturnType<typeof ctx.engine.check>>;
+  try {
+    result = await ctx.engine.check({ domain: rule.domain, descriptors: [built.descriptor], cost: 0 });
+  } catch (error) {
+    return { available: false, reason: `the check failed: ${(error as Error).message}` };
+  }
+  const d = result.descriptors[0];
+  if (d.match === undefined) {
+    return {
+      available: false,
+      reason: `${identity} does not match the rule's ${splitIdentity(identity).key} pattern`,
+    };
+  }
+  if (d.match.rule.id !== rule.id) {
+    return {
+      available: false,
+      reason: `requests of ${identity} with this descriptor are counted by the more specific rule ${JSON.stringify(d.match.rule.id)}`,
+    };
+  }
+  if (d.decision === undefined) return { available: false, reason: "not counted" };
+  return {
+    available: true,
+    policies: d.decision.policies.map((p) => {
+      const spec = limits.find((s) => s.name === p.policy);
+      return {
+        policy: p.policy,
+        limit: p.limit,
+        remaining: p.remaining,
+        used: Math.max(0, (spec?.burst ?? p.limit) - p.remaining),
+        resetAfterMs: p.resetAfterMs,
+        state: p.state,
+      };
+    }),
+  };
+}
