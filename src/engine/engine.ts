@@ -52,8 +52,25 @@
  * shared; mode `lease` is enforced as `exact` until lease stores exist.
  *
  * **Idempotency.** With `idempotencyKey`, a repeated check of the same domain within `ttlMs` returns the first
- * answer (`replayed: true`, decision reason `replay`) and counts nothing; a repeat arriving while the first is in
- * flight waits for it. At most `maxEntries` answers are kept (oldest dropped first), in this process only.
+ * answer (`replayed: true`, decision reason `replay`) and counts nothing. Two records serve it:
+ * - in process (every store): at most `maxEntries` answers (oldest dropped first); a repeat arriving while the
+ *   first is in flight waits for it. On a synchronous store (memory) this is the whole mechanism, and exact,
+ *   since a check runs to completion before the next starts;
+ * - in a shared store offering `applyOnce` (Redis): every counting store call of the check carries an idempotency
+ *   record, checked and written in the same atomic step as its decision (for Redis, the same script call), so
+ *   retries reaching different processes, or the same process concurrently after its record was dropped, count
+ *   once. The in-process record is consulted first (a retry to the same process costs no round trip); the store's
+ *   answer is authoritative otherwise. Record names: `<domain>:<idempotencyKey>` (`%` and `:` percent-encoded in
+ *   each), then `:<k>` for the k-th failure-policy group of the enforcing call (the groups are deterministic for
+ *   one configuration, so a retry names the same records) and `:s<i>` for the shadow descriptor i; the store
+ *   scopes each by its first item's identity. A check is `replayed` when every record it used was replayed; then
+ *   its enforcing decisions are the first check's, shadow descriptors of a denied first check are peeked again.
+ *   When only some groups replay (the first attempt failed between its store calls, or a record expired between
+ *   two), the replayed groups keep the first answer and are never refunded; the others are decided now. A store
+ *   call the store cannot record atomically (items across Redis Cluster masters or shards: `ERR_SLUICE_UNSUPPORTED`
+ *   from `applyOnce`) is made as a plain consume, counted in `stats.unsharedIdempotent`; one answered by the
+ *   failure policy (store down) reaches no shared record either. Both leave the in-process record alone to
+ *   deduplicate. Record lifetimes run on the store's clock (Redis: server time), `ttlMs` rounded up to whole ms.
  *
  * **Hot reload.** `updateConfig` compiles the new configuration (matcher, overrides, every rule's sets) and
  * swaps it in one assignment; checks in flight finish on the configuration they started with. Namespaces derive
@@ -81,7 +98,7 @@ import { descriptorKey, type RuleMatch } from "../rules/matcher.js";
 import type { Descriptor, Rule, RuleFailurePolicy, SluiceConfig } from "../rules/rule.js";
 import { type MemoryStore, memoryStore } from "../stores/memory/memory-store.js";
 import { type ResilientOptions, ResilientStore, resilientStore } from "../stores/resilient-store.js";
-import { isSyncStore, type Store, type StoreItem, type SyncStore } from "../stores/store.js";
+import { isSyncStore, type OnceResult, type Store, type StoreItem, type SyncStore } from "../stores/store.js";
 import {
   type CompiledConfig,
   compileConfig,
@@ -225,8 +242,13 @@ export interface EngineStats {
   readonly delayed: number;
   /** Shadow descriptors over their limit (allowed because of shadow behaviour). */
   readonly shadowed: number;
-  /** Checks answered from the idempotency record. */
+  /** Checks answered from the idempotency record (in process or in the store). */
   readonly replayed: number;
+  /**
+   * Idempotent store calls the shared store could not record atomically (items spread over Redis Cluster masters
+   * or shards): deduplicated by the in-process record only.
+   */
+  readonly unsharedIdempotent: number;
 }
 
 /** Events of {@link Engine.on}. */
@@ -412,6 +434,11 @@ function unconsumed(d: Decision): Decision {
     : d;
 }
 
+/** `s` with `%` and `:` percent-encoded: a part of an idempotency record name (see the module comment). */
+function escapeRecordPart(s: string): string {
+  return /[%:]/.test(s) ? s.replace(/[%:]/g, (ch) => (ch === "%" ? "%25" : "%3A")) : s;
+}
+
 /** Items then their traffic counters, as one store call's items. */
 function storeItemsOf(items: readonly Item[]): readonly StoreItem[] {
   let rates = 0;
@@ -455,6 +482,7 @@ class SluiceEngine implements Engine {
   #delayed = 0;
   #shadowed = 0;
   #replayed = 0;
+  #unsharedIdempotent = 0;
   readonly #targetOf = (spec: TargetSpec): { store: Store; sync: SyncStore | undefined } =>
     this.#target(spec);
 
@@ -494,6 +522,7 @@ class SluiceEngine implements Engine {
       delayed: this.#delayed,
       shadowed: this.#shadowed,
       replayed: this.#replayed,
+      unsharedIdempotent: this.#unsharedIdempotent,
     });
   }
 
@@ -579,7 +608,8 @@ class SluiceEngine implements Engine {
     const key = `${request.domain}\u0000${request.idempotencyKey}`;
     const rec = this.#idem.get(key, nowMs);
     if (rec !== undefined) return this.#replay(rec.value ?? (await (rec.pending as Promise<CheckResult>)));
-    const pending = this.#decideAsync(c, request, nowMs);
+    const once = `${escapeRecordPart(request.domain)}:${escapeRecordPart(request.idempotencyKey)}`;
+    const pending = this.#decideAsync(c, request, nowMs, once);
     this.#idem.begin(key, nowMs, pending);
     try {
       const result = await pending;
@@ -724,7 +754,37 @@ class SluiceEngine implements Engine {
     return this.#answer([r], d, allowed, delayMs);
   }
 
-  async #decideAsync(c: CompiledConfig, request: CheckRequest, nowMs: number): Promise<CheckResult> {
+  /**
+   * Consumes `items` on `store`: with record name `record`, through the store's `applyOnce` when it has one (see
+   * the module comment), else a plain consume (never replayed).
+   */
+  #consume(
+    store: Store,
+    items: readonly StoreItem[],
+    nowMs: number,
+    record: string | undefined,
+  ): Promise<OnceResult> {
+    if (record === undefined || store.applyOnce === undefined) {
+      return store.apply(items, "consume", nowMs).then((decisions) => ({ decisions, replayed: false }));
+    }
+    const ttlMs = Math.ceil(this.#idem.ttlMs);
+    return store.applyOnce(items, nowMs, { key: record, ttlMs }).catch((error: unknown) => {
+      if (!(error instanceof SluiceError && error.code === "ERR_SLUICE_UNSUPPORTED")) throw error;
+      this.#unsharedIdempotent++;
+      return store.apply(items, "consume", nowMs).then((decisions) => ({ decisions, replayed: false }));
+    });
+  }
+
+  /**
+   * Decides `request` on the asynchronous path; `once` (the idempotency record name of the module comment) makes
+   * every counting store call idempotent where the store can.
+   */
+  async #decideAsync(
+    c: CompiledConfig,
+    request: CheckRequest,
+    nowMs: number,
+    once?: string,
+  ): Promise<CheckResult> {
     const plan = this.#plan(c, request, nowMs);
     if (plan.blocked !== undefined) return this.#finish(plan, false);
     if (plan.dynamic) {
@@ -743,24 +803,33 @@ class SluiceEngine implements Engine {
       this.#resolveDynamic(dyn, peeks, nowMs);
     }
     let allowed = true;
+    // Idempotent calls made and replayed: the check is a replay when every one of them was.
+    let records = 0;
+    let replays = 0;
     if (plan.enforce.length > 0) {
       const groups = groupsOf(plan.enforce);
-      const calls = groups.map((g) => g.store.apply(storeItemsOf(g.items), "consume", nowMs));
+      const calls = groups.map((g, k) =>
+        this.#consume(g.store, storeItemsOf(g.items), nowMs, once === undefined ? undefined : `${once}:${k}`),
+      );
       const answers = await Promise.all(calls);
       const admitted: boolean[] = [];
       groups.forEach((g, k) => {
         let ok = true;
+        const ds = answers[k].decisions;
         g.items.forEach((it, i) => {
-          it.decision = answers[k][i];
-          if (!answers[k][i].allowed) ok = false;
+          it.decision = ds[i];
+          if (!ds[i].allowed) ok = false;
         });
         admitted.push(ok);
         if (!ok) allowed = false;
+        if (once !== undefined && g.store.applyOnce !== undefined) records++;
+        if (answers[k].replayed) replays++;
       });
       if (!allowed && groups.length > 1) {
         const refunds: Promise<unknown>[] = [];
         groups.forEach((g, k) => {
-          if (!admitted[k]) return;
+          // A replayed group's units belong to the first attempt's answer: never given back here.
+          if (!admitted[k] || answers[k].replayed) return;
           for (const it of g.items) it.decision = unconsumed(it.decision as Decision);
           refunds.push(g.store.apply(storeItemsOf(g.items), "refund", nowMs).catch(() => undefined));
         });
@@ -772,11 +841,18 @@ class SluiceEngine implements Engine {
       if (allowed) {
         const ds = await Promise.all(
           shadow.map((it) =>
-            it.target.apply(it.rates === undefined ? [it] : [it, ...it.rates], "consume", nowMs),
+            this.#consume(
+              it.target,
+              it.rates === undefined ? [it] : [it, ...it.rates],
+              nowMs,
+              once === undefined ? undefined : `${once}:s${it.index}`,
+            ),
           ),
         );
         shadow.forEach((it, i) => {
-          it.decision = ds[i][0];
+          it.decision = ds[i].decisions[0];
+          if (once !== undefined && it.target.applyOnce !== undefined) records++;
+          if (ds[i].replayed) replays++;
         });
       } else {
         await Promise.all(
@@ -789,7 +865,15 @@ class SluiceEngine implements Engine {
         );
       }
     }
-    return this.#finish(plan, allowed);
+    const result = this.#finish(plan, allowed);
+    if (replays === 0 || replays < records) return result;
+    this.#replayed++;
+    const d = result.decision;
+    return {
+      ...result,
+      decision: combineDecision(d.policies, "replay", d.leases, d.allowed),
+      replayed: true,
+    };
   }
 
   // ------------------------------------------------------------------------------------------- planning

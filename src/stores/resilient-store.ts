@@ -25,6 +25,11 @@
  * never throws for a dead store: it is counted and dropped (a lease expires on its own), and also applied to
  * the fallback store, where a lease granted locally lives (releasing an id it does not hold is a no-op).
  *
+ * Idempotent consumes (`applyOnce`, offered when the inner store offers it) pass the same timeout and breaker; a
+ * failed one is answered by the policy as a consume, `replayed: false` (the shared record was not reached: the
+ * caller's own in-process record is all that remains). `ERR_SLUICE_UNSUPPORTED` (a call the inner store cannot
+ * record atomically) is a caller error and is rethrown untouched.
+ *
  * Caller errors (`ERR_SLUICE_INVALID_*`, `ERR_SLUICE_UNSUPPORTED`, `ERR_SLUICE_UNKNOWN_LEASE`,
  * `ERR_SLUICE_STORE_CLOSED`) are rethrown untouched and never count as store failures.
  *
@@ -42,7 +47,7 @@ import {
 } from "../core/errors.js";
 import { type AlgorithmId, type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
 import { MemoryStore } from "./memory/memory-store.js";
-import type { Store, StoreItem, StoreOp } from "./store.js";
+import type { IdempotencyClaim, OnceResult, Store, StoreItem, StoreOp } from "./store.js";
 
 /** What a call answers when the store fails, times out, or the breaker is open. */
 export type FailurePolicy = "fail_open" | "fail_closed" | "fallback";
@@ -168,6 +173,12 @@ export class ResilientStore implements Store {
   readonly shared: boolean;
   /** The wrapped store. */
   readonly inner: Store;
+  /** {@link Store.applyOnce} through the timeout, breaker and policy; present when `inner` offers it. */
+  readonly applyOnce?: (
+    items: readonly StoreItem[],
+    nowMs: number,
+    once: IdempotencyClaim,
+  ) => Promise<OnceResult>;
   readonly #policy: FailurePolicy;
   readonly #share: number;
   readonly #fallbackCapacity: number;
@@ -245,6 +256,41 @@ export class ResilientStore implements Store {
     this.#clock = options.clock ?? systemClock;
     this.#scheduler = options.scheduler ?? systemScheduler;
     this.#onStateChange = options.onStateChange;
+    if (typeof inner.applyOnce === "function") {
+      this.applyOnce = (items, nowMs, once) => this.#applyOnce(items, nowMs, once);
+    }
+  }
+
+  /** See {@link ResilientStore.applyOnce}: the inner store's, or the policy's answer (never replayed). */
+  #applyOnce(items: readonly StoreItem[], nowMs: number, once: IdempotencyClaim): Promise<OnceResult> {
+    if (this.#closed) return Promise.reject(closedError(this.name));
+    const gate = this.#admit();
+    if (gate === Gate.Short) {
+      this.#n.shortCircuited++;
+      try {
+        const cause = new StoreUnavailableError(this.name, "circuit breaker open");
+        return Promise.resolve({ decisions: this.#answer(items, "consume", nowMs, cause), replayed: false });
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    const epoch = this.#epoch;
+    const probe = gate === Gate.Probe;
+    const inner = this.inner;
+    return this.#timed(() => (inner.applyOnce as NonNullable<Store["applyOnce"]>)(items, nowMs, once)).then(
+      (result) => {
+        this.#succeeded(epoch, probe);
+        return result;
+      },
+      (error: unknown) => {
+        if (isCallerError(error)) {
+          this.#neutral(epoch, probe);
+          throw error;
+        }
+        this.#failed(epoch, probe, error);
+        return { decisions: this.#answer(items, "consume", nowMs, error), replayed: false };
+      },
+    );
   }
 
   /** The breaker's state; `open` turns `half_open` on the first call at least `openMs` after it opened. */

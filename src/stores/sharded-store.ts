@@ -21,11 +21,17 @@
  * admitting shard and its refund, that shard's usage is briefly higher than it should be: a concurrent request
  * may be denied early, never admitted beyond the limit. A refund that fails leaves the units consumed (again
  * only denying early, until the state expires).
+ *
+ * Idempotent consumes (`applyOnce`): a call whose items all live on one shard goes to that shard's `applyOnce`
+ * (atomic there: a Redis node checks and records in the decision's own script call). A call spread over several
+ * shards, or on a shard whose store offers no `applyOnce`, is refused with `ERR_SLUICE_UNSUPPORTED` before
+ * anything is applied: the record would live on one shard while the others consume on their own, so two
+ * concurrent retries could both count there. The caller then decides without a shared record.
  */
 import type { LimitSet } from "../algorithms/limit-set.js";
 import { type Decision, deniedDecision } from "../core/decision.js";
-import { InvalidArgumentError } from "../core/errors.js";
-import type { Store, StoreItem, StoreOp } from "./store.js";
+import { InvalidArgumentError, SluiceError } from "../core/errors.js";
+import type { IdempotencyClaim, OnceResult, Store, StoreItem, StoreOp } from "./store.js";
 
 /** One member of a {@link ShardedStore}. */
 export interface Shard {
@@ -141,6 +147,33 @@ export class ShardedStore implements Store {
       return out;
     }
     return settleConsume(ring, items, groups, settled, nowMs);
+  }
+
+  /** {@link Store.applyOnce} on the one shard owning every item; refused when they span shards (module comment). */
+  applyOnce(items: readonly StoreItem[], nowMs: number, once: IdempotencyClaim): Promise<OnceResult> {
+    if (items.length === 0) return Promise.resolve({ decisions: [], replayed: false });
+    const ring = this.#ring;
+    const first = this.#ownerIndex(items[0].key);
+    for (let i = 1; i < items.length; i++) {
+      if (this.#ownerIndex(items[i].key) !== first) {
+        return Promise.reject(
+          new SluiceError(
+            "ERR_SLUICE_UNSUPPORTED",
+            `shardedStore.applyOnce: items[0] and items[${i}] live on shards "${ring.shards[first].id}" and "${ring.shards[this.#ownerIndex(items[i].key)].id}"; an idempotency record can be atomic with one shard's items only`,
+          ),
+        );
+      }
+    }
+    const shard = ring.shards[first];
+    if (typeof shard.store.applyOnce !== "function") {
+      return Promise.reject(
+        new SluiceError(
+          "ERR_SLUICE_UNSUPPORTED",
+          `shardedStore.applyOnce: shard "${shard.id}" (${shard.store.name}) keeps no shared idempotency records`,
+        ),
+      );
+    }
+    return shard.store.applyOnce(items, nowMs, once);
   }
 
   /** Releases concurrency leases on the shard that owns `key`. */

@@ -24,6 +24,28 @@ export interface StoreItem {
   readonly cost: number;
 }
 
+/**
+ * The idempotency record of one consume (see {@link Store.applyOnce}): a caller-chosen key and how long the answer
+ * is kept.
+ */
+export interface IdempotencyClaim {
+  /**
+   * Names the record within the identity of the call's first item (the store scopes it by that identity, so a
+   * retry must send the same items in the same order). 1 to 1024 characters.
+   */
+  readonly key: string;
+  /** How long the first answer is replayed, ms (a whole number >= 1). */
+  readonly ttlMs: number;
+}
+
+/** The answer of {@link Store.applyOnce}. */
+export interface OnceResult {
+  /** One decision per item: this call's, or (when `replayed`) the first call's with the same record. */
+  readonly decisions: Decision[];
+  /** Whether the decisions are the stored answer of an earlier call (nothing was counted now). */
+  readonly replayed: boolean;
+}
+
 /** A place where limiter state lives. */
 export interface Store {
   /** Short name used in errors, logs and metrics (`memory`, `redis`). */
@@ -36,6 +58,17 @@ export interface Store {
    * caller's clock; stores with a clock of their own (Redis `TIME`) may ignore it unless told to trust it.
    */
   apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]>;
+  /**
+   * Optional: a `consume` of `items` that is also checked against and recorded in the idempotency record `once`,
+   * in the same atomic step as the decision (so two concurrent calls with one record count once, whichever
+   * process sends them). When the record exists and has not expired, its decisions are returned with
+   * `replayed: true` and nothing is counted; otherwise the items are consumed (all-or-nothing, as by
+   * {@link Store.apply}) and the decisions are recorded for `once.ttlMs`, whether admitted or denied. A store
+   * that cannot make one particular call atomic (items spread over independent nodes) rejects it with
+   * `ERR_SLUICE_UNSUPPORTED` having changed nothing, and the caller decides without the shared record.
+   * Stores without a shared state (memory) do not offer it: their callers keep records in process.
+   */
+  applyOnce?(items: readonly StoreItem[], nowMs: number, once: IdempotencyClaim): Promise<OnceResult>;
   /** Releases concurrency leases taken by an earlier consume of `item` (lease ids by policy name). */
   release(
     limits: LimitSet,

@@ -25,6 +25,13 @@
  * denying early, until the state expires). Calls whose items share a master (every Limiter call: one identity)
  * never take this path.
  *
+ * Idempotency (`applyOnce`): a call with an idempotency record goes to its master as one group, its record (in the
+ * first item's slot) checked and written in the same script call. A call whose items live on several masters is
+ * refused with `ERR_SLUICE_UNSUPPORTED` before anything is sent: the split above could consume on one master and
+ * replay on none, or record on one master an answer another master then contradicts, so no record spanning
+ * masters is offered (the caller decides without it). A custom `keyOf` whose keys carry no hash tag may put the
+ * record on another master than the item: refused with `ERR_SLUICE_INVALID_ARGUMENT` naming `keyOf`.
+ *
  * Resharding and failover: ioredis follows MOVED / ASK / CLUSTERDOWN / closed connections for the declared key
  * by itself (within its `maxRedirections`). When a node's call still fails with a cluster or connection error,
  * the router refreshes the slot table, waits a little (50, 100, 200 ms …), routes each of that call's groups
@@ -34,10 +41,17 @@
  */
 import { createHash } from "node:crypto";
 import { type Decision, deniedDecision } from "../../core/decision.js";
-import { InvalidArgumentError, StoreUnavailableError } from "../../core/errors.js";
+import { InvalidArgumentError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
 import type { StoreItem } from "../store.js";
 import { BatchQueue } from "./batch-queue.js";
-import { decodeBatch, type EncodedBatch, encodeBatch, type Group, type KeyNamer } from "./protocol.js";
+import {
+  type EncodedBatch,
+  encodeBatch,
+  type Group,
+  type KeyNamer,
+  type Settleable,
+  settleBatch,
+} from "./protocol.js";
 import { assembleScript, type RedisScript, type RedisScriptClient, runScript } from "./script.js";
 
 /** Number of hash slots of a Redis Cluster. */
@@ -160,14 +174,7 @@ export function isRetryableClusterError(error: unknown): boolean {
 }
 
 /** A queued store call and how to settle it. */
-export interface PendingGroup {
-  /** The call's group. */
-  readonly group: Group;
-  /** Settles the call with its decisions. */
-  readonly resolve: (decisions: Decision[]) => void;
-  /** Settles the call with an error. */
-  readonly reject: (error: unknown) => void;
-}
+export type PendingGroup = Settleable;
 
 /** Options of {@link ClusterRouter}. */
 export interface ClusterRouterOptions {
@@ -253,6 +260,14 @@ export class ClusterRouter {
       p.reject(error);
       return;
     }
+    const once = p.group.once;
+    if (once !== undefined) {
+      const refusal = this.#onceRefusal(once.key, p.group.items[0], parts);
+      if (refusal !== undefined) {
+        p.reject(refusal);
+        return;
+      }
+    }
     if (parts.length === 1)
       this.#add(parts[0].node, { group: p.group, resolve: p.resolve, reject: p.reject, attempt });
     else this.#split(p, parts, attempt);
@@ -295,6 +310,29 @@ export class ClusterRouter {
       }
     }
     return this.#client.slots[slot]?.[0] ?? `slot:${slot}`;
+  }
+
+  /**
+   * Why a consume with idempotency record `key` cannot be made atomic here, or undefined when it can: every item
+   * and the record on one master (see the module comment).
+   */
+  #onceRefusal(key: string, first: StoreItem, parts: readonly Part[]): SluiceError | undefined {
+    if (parts.length > 1) {
+      return new SluiceError(
+        "ERR_SLUICE_UNSUPPORTED",
+        `redisStore.applyOnce: the items live on ${parts.length} Redis Cluster masters (${parts.map((p) => p.node).join(", ")}); an idempotency record can be atomic with the items of one master only`,
+      );
+    }
+    if (!this.#checkKeys) return undefined; // the default layout: the record's tag is the first item's identity
+    const slot = keySlot(key);
+    if (slot === keySlot(this.#keysOf(first.limits, first.key)[0])) return undefined;
+    const node = this.#client.slots[slot]?.[0] ?? `slot:${slot}`;
+    if (node !== parts[0].node || node.startsWith("slot:")) {
+      return new InvalidArgumentError(
+        `redisStore: keyOf must put a {hash tag} in every key so the idempotency record ${JSON.stringify(key)} lives with the first item (on ${parts[0].node}, not ${node})`,
+      );
+    }
+    return undefined;
   }
 
   /** The call's items grouped by master, in first-seen order. */
@@ -399,15 +437,7 @@ export class ClusterRouter {
       sendClusterBatch(this.#client, this.#script, batch).then(
         (reply) => {
           answered?.();
-          let decisions: Decision[][];
-          try {
-            decisions = decodeBatch(reply, groups);
-          } catch (error) {
-            const failure = new StoreUnavailableError("redis", (error as Error).message, error);
-            for (const p of pending) p.reject(failure);
-            return;
-          }
-          for (let i = 0; i < pending.length; i++) pending[i].resolve(decisions[i]);
+          settleBatch(reply, pending, groups);
         },
         (error: unknown) => {
           answered?.();

@@ -15,6 +15,7 @@ import {
   type PolicyStatus,
   singleDecision,
 } from "../../core/decision.js";
+import { SluiceError, StoreUnavailableError } from "../../core/errors.js";
 import { limitStateOf } from "../../core/limit-state.js";
 import type { StoreItem, StoreOp } from "../store.js";
 import { ALGORITHM_CODES, type RedisScript, type RedisScriptClient, runScript } from "./script.js";
@@ -30,6 +31,17 @@ const OP_CODES: Readonly<Record<GroupOp, number>> = Object.freeze({
   release: 5,
 });
 
+/** The op code of a consume checked against and recorded in an idempotency record (`Group.once`). */
+const CONSUME_ONCE = 6;
+
+/** The idempotency record of a consume group, as the script sees it. */
+export interface GroupOnce {
+  /** The Redis key of the record; in the slot of the group's first item (same hash tag). */
+  readonly key: string;
+  /** How long the record lives, whole ms >= 1. */
+  readonly ttlMs: number;
+}
+
 /** One Store call: its items are all-or-nothing among themselves and independent of other groups. */
 export interface Group {
   /** The operation. */
@@ -40,6 +52,8 @@ export interface Group {
   readonly now: number | "";
   /** release only: lease ids by policy name. */
   readonly leases?: Readonly<Record<string, number>>;
+  /** consume only: replay the recorded answer, or consume and record it (see `apply.lua`). */
+  readonly once?: GroupOnce;
 }
 
 /** How a limit set's Redis keys are named: one key per limit for an identity. */
@@ -77,7 +91,13 @@ export function encodeBatch(groups: readonly Group[], keysOf: KeyNamer, ttlMargi
   const setPart: number[] = [];
   const groupPart: number[] = [groups.length];
   for (const g of groups) {
-    groupPart.push(OP_CODES[g.op], g.now === "" ? SERVER_CLOCK : g.now, g.items.length);
+    const once = g.once;
+    if (once === undefined)
+      groupPart.push(OP_CODES[g.op], g.now === "" ? SERVER_CLOCK : g.now, g.items.length);
+    else {
+      groupPart.push(CONSUME_ONCE, g.now === "" ? SERVER_CLOCK : g.now, g.items.length, once.ttlMs);
+      keys.push(once.key);
+    }
     for (const item of g.items) {
       const set = item.limits;
       let index = setIndex.get(set);
@@ -128,113 +148,207 @@ function retryOf(ms: number): number {
  *
  * The reply (documented in `apply.lua`): for a release group one integer (1); otherwise, per item and per limit,
  * a status of 3 to 5 integers: `head` (1 allowed, 2 warning, 4 committed, 8 a lease id follows), remaining,
- * resetAfterMs, then retryAfterMs when not allowed (-1: never) and the lease id when head has 8.
+ * resetAfterMs, then retryAfterMs when not allowed (-1: never) and the lease id when head has 8. A group with
+ * `once` is preceded by two integers: 1 when its statuses are the recorded ones (replayed), else 0; and how many
+ * integers its statuses take. With `replays`, `replays[i]` is set for every group with `once`: whether it was
+ * replayed, or the error of a record that does not fit the group's items (recorded for other limits), in which
+ * case its decisions are empty.
  */
-export function decodeBatch(reply: unknown, groups: readonly Group[]): Decision[][] {
+export function decodeBatch(
+  reply: unknown,
+  groups: readonly Group[],
+  replays?: (boolean | Error | undefined)[],
+): Decision[][] {
   if (!Array.isArray(reply)) throw new TypeError(`unexpected script reply: ${typeof reply}`);
   const r = reply as number[];
   const n = r.length;
   let p = 0;
   const out: Decision[][] = [];
-  for (const g of groups) {
+  for (let gi = 0; gi < groups.length; gi++) {
+    const g = groups[gi];
     if (g.op === "release") {
       if (r[p++] !== 1) throw new TypeError(`unexpected script reply at ${p - 1}: ${String(r[p - 1])}`);
       out.push([]);
       continue;
     }
     const decisions: Decision[] = [];
-    for (const item of g.items) {
-      const specs = item.limits.specs;
-      if (specs.length === 1) {
-        // The common case, without intermediate objects: one limit, whose verdict is the item's unless another
-        // item of the group denied (then this limit allowed but nothing was committed).
-        const spec = specs[0];
-        const head = r[p];
-        const own = (head & 1) === 1;
-        const committed = (head & 4) === 4;
-        const remaining = r[p + 1];
-        const resetAfterMs = r[p + 2];
-        p += 3;
-        const retryAfterMs = own ? 0 : retryOf(r[p++]);
-        const lease = (head & 8) === 8 ? r[p++] : 0;
-        if (p > n) throw new TypeError(`unexpected script reply: ${n} values, more expected`);
-        const state = limitStateOf(own, (head & 2) === 2);
-        if (committed || !own) {
-          decisions.push(
-            committed && lease !== 0
-              ? singleDecision(
-                  {
-                    policy: spec.name,
-                    allowed: own,
-                    limit: spec.limit,
-                    remaining,
-                    resetAfterMs,
-                    retryAfterMs,
-                    state,
-                    periodMs: spec.periodMs,
-                  },
-                  "store",
-                  { [spec.name]: lease },
-                )
-              : decisionOf(
-                  spec.name,
-                  own,
-                  spec.limit,
+    if (g.once === undefined) {
+      p = decodeItems(r, n, p, g.items, decisions);
+      out.push(decisions);
+      continue;
+    }
+    const replayed = r[p] === 1;
+    const end = p + 2 + r[p + 1];
+    if (!(end <= n)) throw new TypeError(`unexpected script reply: ${n} values, more expected`);
+    let at = -1;
+    try {
+      at = decodeItems(r, end, p + 2, g.items, decisions);
+    } catch {
+      // a record that does not fit these items: reported below
+    }
+    p = end;
+    if (at !== end) {
+      if (replays !== undefined) replays[gi] = new IdempotencyMismatchError(g.once.key);
+      out.push([]);
+      continue;
+    }
+    if (replays !== undefined) replays[gi] = replayed;
+    out.push(decisions);
+  }
+  if (p !== n) throw new TypeError(`unexpected script reply: ${n} values, expected ${p}`);
+  return out;
+}
+
+/** A store call waiting for its script call's reply. */
+export interface Settleable {
+  /** The call's group. */
+  readonly group: Group;
+  /** Settles the call with its decisions; `replayed` for a group with `once` whose record was replayed. */
+  readonly resolve: (decisions: Decision[], replayed?: boolean) => void;
+  /** Settles the call with an error. */
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Settles every call of one script call from its `reply` (their `groups`, in order): a reply that does not fit
+ * rejects them all with `ERR_SLUICE_STORE_UNAVAILABLE`; a recorded answer that does not fit its group rejects that
+ * call alone (`ERR_SLUICE_UNSUPPORTED`).
+ */
+export function settleBatch(reply: unknown, pending: readonly Settleable[], groups: readonly Group[]): void {
+  let replays: (boolean | Error | undefined)[] | undefined;
+  for (let i = 0; i < groups.length; i++) {
+    if (groups[i].once !== undefined) {
+      replays = [];
+      break;
+    }
+  }
+  let decisions: Decision[][];
+  try {
+    decisions = decodeBatch(reply, groups, replays);
+  } catch (error) {
+    const failure = new StoreUnavailableError("redis", (error as Error).message, error);
+    for (const p of pending) p.reject(failure);
+    return;
+  }
+  if (replays === undefined) {
+    for (let i = 0; i < pending.length; i++) pending[i].resolve(decisions[i]);
+    return;
+  }
+  for (let i = 0; i < pending.length; i++) {
+    const replayed = replays[i];
+    if (replayed instanceof Error) pending[i].reject(replayed);
+    else pending[i].resolve(decisions[i], replayed === true);
+  }
+}
+
+/** A recorded answer that does not fit the items of its retry (their limits changed in between). */
+export class IdempotencyMismatchError extends SluiceError {
+  /** Names the record. */
+  constructor(key: string) {
+    super(
+      "ERR_SLUICE_UNSUPPORTED",
+      `redisStore.applyOnce: the answer recorded under ${JSON.stringify(key)} does not fit this call's items (their limits changed since it was recorded); decide without the shared record`,
+    );
+  }
+}
+
+/** Decodes the statuses of `items` from `r[p…]` (up to `n`) into `decisions`; returns the position after them. */
+function decodeItems(
+  r: readonly number[],
+  n: number,
+  p: number,
+  items: readonly StoreItem[],
+  decisions: Decision[],
+): number {
+  for (const item of items) {
+    const specs = item.limits.specs;
+    if (specs.length === 1) {
+      // The common case, without intermediate objects: one limit, whose verdict is the item's unless another
+      // item of the group denied (then this limit allowed but nothing was committed).
+      const spec = specs[0];
+      const head = r[p];
+      const own = (head & 1) === 1;
+      const committed = (head & 4) === 4;
+      const remaining = r[p + 1];
+      const resetAfterMs = r[p + 2];
+      p += 3;
+      const retryAfterMs = own ? 0 : retryOf(r[p++]);
+      const lease = (head & 8) === 8 ? r[p++] : 0;
+      if (p > n) throw new TypeError(`unexpected script reply: ${n} values, more expected`);
+      const state = limitStateOf(own, (head & 2) === 2);
+      if (committed || !own) {
+        decisions.push(
+          committed && lease !== 0
+            ? singleDecision(
+                {
+                  policy: spec.name,
+                  allowed: own,
+                  limit: spec.limit,
                   remaining,
                   resetAfterMs,
                   retryAfterMs,
                   state,
-                  spec.periodMs,
-                  "store",
-                ),
-          );
-        } else {
-          const status: PolicyStatus = {
-            policy: spec.name,
-            allowed: own,
-            limit: spec.limit,
-            remaining,
-            resetAfterMs,
-            retryAfterMs,
-            state,
-            periodMs: spec.periodMs,
-          };
-          decisions.push(combineDecision([status], "store", undefined, false));
-        }
-        continue;
-      }
-      const statuses: PolicyStatus[] = [];
-      let leases: Record<string, number> | undefined;
-      let committed = false;
-      for (const spec of specs) {
-        const head = r[p];
-        const own = (head & 1) === 1;
-        committed = (head & 4) === 4;
-        const remaining = r[p + 1];
-        const resetAfterMs = r[p + 2];
-        p += 3;
-        const retryAfterMs = own ? 0 : retryOf(r[p++]);
-        const lease = (head & 8) === 8 ? r[p++] : 0;
-        if (committed && lease !== 0) {
-          leases ??= {};
-          leases[spec.name] = lease;
-        }
-        statuses.push({
+                  periodMs: spec.periodMs,
+                },
+                "store",
+                { [spec.name]: lease },
+              )
+            : decisionOf(
+                spec.name,
+                own,
+                spec.limit,
+                remaining,
+                resetAfterMs,
+                retryAfterMs,
+                state,
+                spec.periodMs,
+                "store",
+              ),
+        );
+      } else {
+        const status: PolicyStatus = {
           policy: spec.name,
           allowed: own,
           limit: spec.limit,
           remaining,
           resetAfterMs,
           retryAfterMs,
-          state: limitStateOf(own, (head & 2) === 2),
+          state,
           periodMs: spec.periodMs,
-        });
+        };
+        decisions.push(combineDecision([status], "store", undefined, false));
       }
-      // Allowed only when consumed: an item whose own limits allowed is denied when another item denied.
-      decisions.push(combineDecision(statuses, "store", leases, committed));
+      continue;
     }
-    out.push(decisions);
+    const statuses: PolicyStatus[] = [];
+    let leases: Record<string, number> | undefined;
+    let committed = false;
+    for (const spec of specs) {
+      const head = r[p];
+      const own = (head & 1) === 1;
+      committed = (head & 4) === 4;
+      const remaining = r[p + 1];
+      const resetAfterMs = r[p + 2];
+      p += 3;
+      const retryAfterMs = own ? 0 : retryOf(r[p++]);
+      const lease = (head & 8) === 8 ? r[p++] : 0;
+      if (committed && lease !== 0) {
+        leases ??= {};
+        leases[spec.name] = lease;
+      }
+      statuses.push({
+        policy: spec.name,
+        allowed: own,
+        limit: spec.limit,
+        remaining,
+        resetAfterMs,
+        retryAfterMs,
+        state: limitStateOf(own, (head & 2) === 2),
+        periodMs: spec.periodMs,
+      });
+    }
+    // Allowed only when consumed: an item whose own limits allowed is denied when another item denied.
+    decisions.push(combineDecision(statuses, "store", leases, committed));
   }
-  if (p !== n) throw new TypeError(`unexpected script reply: ${n} values, expected ${p}`);
-  return out;
+  return p;
 }

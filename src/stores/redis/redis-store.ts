@@ -28,6 +28,16 @@
  * All-or-nothing: the items of one `apply` call (every limit of every item) are applied together or not at all,
  * on a single node.
  *
+ * Idempotency (`applyOnce`): the record lives at `<prefix>:{<identity of the first item>}:idem:<record>` (with a
+ * custom `keyOf`, the hash tag of the first item's first key, or that whole key as the tag), so it shares the slot
+ * of the first item. It is read, and written when missing, in the same script call that consumes the items (op 6
+ * of `apply.lua`): two retries serialize in Redis and only the first counts, whichever processes send them, on a
+ * single node and on a Redis Cluster when every item lives on the record's master (every call of one identity).
+ * A Cluster call whose items live on several masters cannot hold its record atomically with all of them: it is
+ * refused with `ERR_SLUICE_UNSUPPORTED` before anything is sent, and the caller decides without the shared
+ * record (the engine then keeps its in-process record only). A recorded answer that no longer fits the items
+ * (their limits changed) is refused the same way.
+ *
  * Redis Cluster: pass an ioredis `Cluster` as `client` (recognised by its `isCluster` flag). A flush then sends
  * one script call per master, holding the queued calls whose keys that master serves, whatever their slots (the
  * cluster variant of the script carries `allow-cross-slot-keys`). A call whose items live on several masters is
@@ -38,7 +48,7 @@
 import { type LimitSet, MAX_LIMITS_PER_SET } from "../../algorithms/limit-set.js";
 import type { Decision } from "../../core/decision.js";
 import { InvalidArgumentError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
-import type { Store, StoreItem, StoreOp } from "../store.js";
+import type { IdempotencyClaim, OnceResult, Store, StoreItem, StoreOp } from "../store.js";
 import { BatchQueue } from "./batch-queue.js";
 import {
   clientOptionWarnings,
@@ -46,11 +56,15 @@ import {
   type RedisClientWarning,
 } from "./client-option-warnings.js";
 import { ClusterRouter, isClusterClient, type PendingGroup } from "./cluster-router.js";
-import { decodeBatch, encodeBatch, type Group, type KeyNamer, sendBatch } from "./protocol.js";
+import { encodeBatch, type Group, type KeyNamer, sendBatch, settleBatch } from "./protocol.js";
 import { loadScript, type RedisScript, type RedisScriptClient } from "./script.js";
 
 /** Longest identity accepted, in UTF-16 code units (the Limiter's limit too). */
 export const MAX_KEY_LENGTH = 1024;
+/** Longest idempotency record name accepted by {@link RedisStore.applyOnce}, in UTF-16 code units. */
+export const MAX_ONCE_KEY_LENGTH = 1024;
+/** Longest idempotency record lifetime accepted by {@link RedisStore.applyOnce}, in ms (the script's TTL cap). */
+export const MAX_ONCE_TTL_MS = 1e13;
 
 /** Options of {@link redisStore}. */
 export interface RedisStoreOptions {
@@ -123,6 +137,8 @@ export class RedisStore implements Store {
   readonly #serverClock: boolean;
   readonly #margin: number;
   readonly #keysOf: KeyNamer;
+  readonly #prefix: string;
+  readonly #keyOf: RedisStoreOptions["keyOf"];
   readonly #suffixes = new WeakMap<LimitSet, readonly string[]>();
   readonly #inFlight = new Set<Promise<void>>();
   readonly #router: ClusterRouter | undefined;
@@ -195,7 +211,9 @@ export class RedisStore implements Store {
     this.#script = loadScript();
     this.#serverClock = clock === "redis";
     this.#margin = margin;
+    this.#prefix = prefix;
     const keyOf = options.keyOf;
+    this.#keyOf = keyOf;
     this.#keysOf =
       keyOf !== undefined
         ? (set, key) => set.specs.map((s) => keyOf(key, set.namespace, s.name))
@@ -252,6 +270,44 @@ export class RedisStore implements Store {
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * Consumes `items` unless the idempotency record `once` holds an earlier answer, which is then returned with
+   * `replayed: true`; checked and recorded in the same script call (see the module comment and
+   * {@link Store.applyOnce}). Batched with concurrent calls like {@link RedisStore.apply}.
+   */
+  applyOnce(items: readonly StoreItem[], nowMs: number, once: IdempotencyClaim): Promise<OnceResult> {
+    try {
+      this.#assertOpen();
+      if (!Array.isArray(items))
+        throw new InvalidArgumentError("redisStore.applyOnce: items must be an array");
+      for (let i = 0; i < items.length; i++) checkItem(items[i], i, "consume");
+      checkOnce(once);
+      if (items.length === 0) return Promise.resolve({ decisions: [], replayed: false });
+      const group: Group = {
+        op: "consume",
+        items,
+        now: this.#now(nowMs),
+        once: { key: this.#onceKeyOf(items[0], once.key), ttlMs: once.ttlMs },
+      };
+      return new Promise<OnceResult>((resolve, reject) => {
+        this.#submit({
+          group,
+          resolve: (decisions, replayed) => resolve({ decisions, replayed: replayed === true }),
+          reject,
+        });
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** The Redis key of idempotency record `name` of a call whose first item is `first` (module comment). */
+  #onceKeyOf(first: StoreItem, name: string): string {
+    if (this.#keyOf === undefined) return `${this.#prefix}:{${escapeIdentity(first.key)}}:idem:${name}`;
+    const key = this.#keysOf(first.limits, first.key)[0];
+    return `${this.#prefix}:{${hashTagOf(key) ?? key}}:idem:${name}`;
   }
 
   /** Releases concurrency leases taken by an earlier consume of `key` (lease ids by policy name). */
@@ -313,11 +369,14 @@ export class RedisStore implements Store {
 
   #enqueue(group: Group): Promise<Decision[]> {
     return new Promise<Decision[]>((resolve, reject) => {
-      const pending: Pending = { group, resolve, reject };
-      if (this.#router !== undefined) this.#router.submit(pending);
-      else if (this.#queue !== undefined) this.#queue.push(pending);
-      else this.#send([pending]);
+      this.#submit({ group, resolve, reject });
     });
+  }
+
+  #submit(pending: Pending): void {
+    if (this.#router !== undefined) this.#router.submit(pending);
+    else if (this.#queue !== undefined) this.#queue.push(pending);
+    else this.#send([pending]);
   }
 
   /** Sends `pending` as one script call and settles them; `answered` runs as soon as the reply (or error) is in. */
@@ -334,15 +393,7 @@ export class RedisStore implements Store {
     const done = sendBatch(this.#client, this.#script, batch).then(
       (reply) => {
         answered?.();
-        let decisions: Decision[][];
-        try {
-          decisions = decodeBatch(reply, groups);
-        } catch (error) {
-          const failure = new StoreUnavailableError("redis", (error as Error).message, error);
-          for (const p of pending) p.reject(failure);
-          return;
-        }
-        for (let i = 0; i < pending.length; i++) pending[i].resolve(decisions[i]);
+        settleBatch(reply, pending, groups);
       },
       (error: unknown) => {
         answered?.();
@@ -382,6 +433,32 @@ function checkItem(item: StoreItem, i: number, op: StoreOp | "release"): void {
       `${where}.cost must be a whole number for ${limits.specs.map((s) => s.algorithm).join(", ")}, got ${cost}`,
     );
   }
+}
+
+/** Validates an idempotency claim; throws `ERR_SLUICE_INVALID_ARGUMENT` naming the field. */
+function checkOnce(once: IdempotencyClaim): void {
+  if (once === null || typeof once !== "object") {
+    throw new InvalidArgumentError("redisStore.applyOnce: once must be an object { key, ttlMs }");
+  }
+  const { key, ttlMs } = once;
+  if (typeof key !== "string" || key.length === 0 || key.length > MAX_ONCE_KEY_LENGTH) {
+    throw new InvalidArgumentError(
+      `redisStore.applyOnce: once.key must be a non-empty string of at most ${MAX_ONCE_KEY_LENGTH} characters, got ${typeof key === "string" ? `${key.length} characters` : typeof key}`,
+    );
+  }
+  if (!Number.isInteger(ttlMs) || ttlMs < 1 || ttlMs > MAX_ONCE_TTL_MS) {
+    throw new InvalidArgumentError(
+      `redisStore.applyOnce: once.ttlMs must be a whole number of ms from 1 to ${MAX_ONCE_TTL_MS}, got ${String(ttlMs)}`,
+    );
+  }
+}
+
+/** The hash tag of `key` as Redis Cluster reads it (between the first `{` and the next `}`, non-empty), if any. */
+function hashTagOf(key: string): string | undefined {
+  const open = key.indexOf("{");
+  if (open === -1) return undefined;
+  const close = key.indexOf("}", open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : undefined;
 }
 
 /** Creates a {@link RedisStore} over an ioredis client. */

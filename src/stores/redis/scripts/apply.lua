@@ -7,7 +7,8 @@
 -- KEYS: the state key of every limit of every item, in batch order (group, then item, then the limits of the
 --   item's set in declaration order). The store names them `<prefix>:{<identity>}:<namespace>:<policy>`. A key
 --   may appear several times; the script keeps one copy of each state per call, so later groups see earlier
---   ones.
+--   ones. A CONSUME_ONCE group's idempotency record key comes first, before its items' keys; the store names it
+--   `<prefix>:{<identity of its first item>}:idem:<record>`, in the slot of that item.
 --
 -- ARGV[1]: one binary string of little-endian IEEE-754 doubles (struct '<d'), read in this order. Binary, so
 --   that no number is formatted by the client or parsed by Lua (tonumber costs ~300 ns here, an unpack ~70 ns)
@@ -25,9 +26,10 @@
 --         bucketMs       bucket width of bucketed_window (0 otherwise)
 --     G                  number of groups
 --     per group:
---       op               1 consume, 2 peek, 3 refund, 4 reset, 5 release
+--       op               1 consume, 2 peek, 3 refund, 4 reset, 5 release, 6 consume once (idempotent)
 --       now              epoch ms to decide at (fractions allowed), or -1 for the server clock (TIME, read once)
 --       m                number of items
+--       ttlMs            consume once only: how long its record lives (whole ms, clamped to [1, MAX_TTL_MS])
 --       per item:
 --         set            index of the item's limit set (1-based)
 --         cost           consume / peek: units asked for; refund: units given back; reset / release: 0
@@ -36,6 +38,8 @@
 -- Reply: a flat array of integers, variable-length (each Redis integer of a reply costs ~100 ns to convert, so a
 -- status carries only what it needs); per group:
 --   release: one integer, 1
+--   consume once: two integers, `replayed` (1: the statuses below are the recorded ones, 0: this call's) and the
+--     number of integers of the statuses that follow, then the statuses as for consume
 --   any other op: per item and per limit of its set, one status:
 --     head               allowed + 2 * warning + 4 * committed + 8 * (a leaseId follows)
 --                          allowed    this limit's own verdict; the item passes only when committed is set
@@ -59,11 +63,22 @@
 -- a consume that finds the state idle (idleAfterMs 0); a peek reports nextWarning of the stored flag (when not
 -- idle) without storing it.
 --
--- Writes happen once per changed key at the end of the call, after every read: PSETEX key ttl value, with
+-- Writes happen once per changed key at the end of the call, after every read (idempotency records last):
+-- PSETEX key ttl value, with
 -- ttl = ceil(idleAfterMs as of its last change, under the limit it was changed with) + ttlMarginMs, or DEL after
 -- a reset. So a call that fails on a key (a Cluster node that no longer serves it) has written nothing. A denied
 -- consume writes nothing (except a warning flag cleared on an idle state). So each key's TTL is the time after
 -- which it holds no information, plus the margin: what separate calls would have left.
+--
+-- Idempotency (consume once, op 6): one Store.applyOnce call. Checked and recorded in this same call, so two
+-- retries with one record serialize in Redis (whichever processes send them) and only the first counts:
+--   - its record key is read first (GET; or this call's own pending record, when an earlier group of the same
+--     batch wrote it). Present: its statuses are replayed verbatim, the items are neither read nor changed;
+--   - missing (never written, or expired): the group is a consume like op 1, and its statuses, admitted or denied,
+--     become the record: decimal integers joined by commas, written with PSETEX ttlMs after the states. The
+--     value is the group's compact reply, so it is bounded by its items (at most 7 limits each, 3 to 5 integers
+--     per limit). A retry decodes it with its own items (the store reports a record that does not fit them).
+-- Groups of op 6 take the general path only; batches without them keep the fast and small paths.
 --
 -- Three paths, with the same answers and the same writes (test/integration/redis-batch-paths.test.ts):
 --   fast     every group a consume of one item, one limit set of ONE gcra, token_bucket, leaky_bucket or
@@ -98,7 +113,8 @@ local spack, sunpack = struct.pack, struct.unpack
 local byte, sub, format = string.byte, string.sub, string.format
 local KEYS = KEYS
 
-local CONSUME, PEEK, REFUND, RESET, RELEASE = 1, 2, 3, 4, 5
+local CONSUME, PEEK, REFUND, RESET, RELEASE, CONSUME_ONCE = 1, 2, 3, 4, 5, 6
+local REPLAYED = 0 -- a CONSUME_ONCE group answered from its record: its items are skipped (never read)
 local P = ARGV[1]
 local margin, nsets, sets_at = sunpack("<dd", P)
 local server_now -- the server clock (TIME), read at most once per call
@@ -816,9 +832,42 @@ local items = {} -- per item i of the current group: [4i-3] set, [4i-2] cost, [4
 local ki = 0
 local ngroups
 ngroups, pos = sunpack("<d", P, pos)
+-- Idempotency records (CONSUME_ONCE, see the header) written by this call, by key: { value, PX ttl string }.
+-- A later group of the same call with the same record replays it from here.
+local onces, nonces = {}, 0
 for _ = 1, ngroups do
   local op, now, nitems
   op, now, nitems, pos = sunpack("<ddd", P, pos)
+  local okey, ottl, mark -- CONSUME_ONCE: the record's key, its TTL, the place of the statuses' count in `out`
+  if op == CONSUME_ONCE then
+    ottl, pos = sunpack("<d", P, pos)
+    ki = ki + 1
+    okey = KEYS[ki]
+    local rec = onces[okey]
+    local stored
+    if rec then
+      stored = rec[1]
+    else
+      stored = call("GET", okey) -- false when missing (or expired)
+    end
+    if stored then
+      -- Replay: the recorded statuses, as decimal integers joined by commas; nothing is counted.
+      out[nout + 1] = 1
+      local count = nout + 2
+      nout = count
+      for v in string.gmatch(stored, "[^,]+") do
+        nout = nout + 1
+        out[nout] = tonumber(v)
+      end
+      out[count] = nout - count
+      op = REPLAYED
+    else
+      out[nout + 1] = 0
+      mark = nout + 2
+      nout = mark
+      op = CONSUME
+    end
+  end
   if now < 0 then
     if server_now == nil then
       local t = call("TIME")
@@ -836,7 +885,7 @@ for _ = 1, ngroups do
     items[4 * i - 1] = ki + 1
     for j = 1, #set do
       ki = ki + 1
-      ents[ki] = load(KEYS[ki], set[j], now)
+      if op ~= REPLAYED then ents[ki] = load(KEYS[ki], set[j], now) end
     end
     if op == RELEASE then
       items[4 * i] = pos
@@ -951,8 +1000,23 @@ for _ = 1, ngroups do
         emit(allowed, remaining, reset, retry, allowed and next_warning(previous, remaining, spec.limit), 0, true)
       end
     end
-  else
+  elseif op ~= REPLAYED then
     return redis.error_reply("ERR sluice: unknown op " .. tostring(op))
+  end
+  if mark then
+    -- Record this group's statuses (admitted or denied) for the retries to come.
+    local n = nout - mark
+    out[mark] = n
+    local parts = {}
+    for i = 1, n do parts[i] = format("%d", out[mark + i]) end
+    local ttl = ottl
+    if not (ttl >= 1) then
+      ttl = 1
+    elseif ttl > MAX_TTL_MS then
+      ttl = MAX_TTL_MS
+    end
+    if onces[okey] == nil then nonces = nonces + 1 end
+    onces[okey] = { table.concat(parts, ","), format("%d", ttl) }
   end
 end
 
@@ -978,6 +1042,11 @@ for key, e in pairs(cache) do
     else
       call("DEL", key)
     end
+  end
+end
+if nonces > 0 then
+  for key, rec in pairs(onces) do
+    call("PSETEX", key, rec[2], rec[1])
   end
 end
 

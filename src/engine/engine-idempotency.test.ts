@@ -1,0 +1,201 @@
+import { describe, expect, it } from "vitest";
+import type { LimitSet } from "../algorithms/limit-set.js";
+import { createLimitSet } from "../algorithms/limit-set.js";
+import type { Decision } from "../core/decision.js";
+import { SluiceError, StoreUnavailableError } from "../core/errors.js";
+import { parseLimitSpec } from "../core/limit-spec.js";
+import { ManualClock } from "../core/manual-clock.js";
+import type { Descriptor } from "../rules/rule.js";
+import { any, makeConfig, makeRules } from "../rules/testing-rules.js";
+import { MemoryStore } from "../stores/memory/memory-store.js";
+import { resilientStore } from "../stores/resilient-store.js";
+import { shardedStore } from "../stores/sharded-store.js";
+import type { IdempotencyClaim, OnceResult, Store, StoreItem, StoreOp } from "../stores/store.js";
+import { createEngine } from "./engine.js";
+
+const T0 = 1_700_000_000_000;
+const user = (id: string): Descriptor => [{ key: "user", value: id }];
+const ip = (v: string): Descriptor => [{ key: "ip", value: v }];
+const fixed = (limit: number) => [
+  parseLimitSpec({ name: "m", algorithm: "fixed_window", limit, periodMs: 60_000 }),
+];
+
+/**
+ * A shared store stand-in: memory state, and `applyOnce` records kept by `<first key>|<record>` (as Redis scopes
+ * them by the first item's identity), checked and written in the same synchronous step as the consume.
+ */
+class RecordingStore implements Store {
+  readonly name = "recording";
+  readonly shared = true;
+  readonly memory = new MemoryStore({ capacity: 1000 });
+  readonly records = new Map<string, Decision[]>();
+  /** Record names refused with ERR_SLUICE_UNSUPPORTED. */
+  readonly refuse = new Set<string>();
+  failing = false;
+  onceCalls: string[] = [];
+
+  apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
+    if (this.failing) return Promise.reject(new StoreUnavailableError(this.name, "down"));
+    return Promise.resolve(this.memory.applySync(items, op, nowMs));
+  }
+
+  applyOnce(items: readonly StoreItem[], nowMs: number, once: IdempotencyClaim): Promise<OnceResult> {
+    this.onceCalls.push(once.key);
+    if (this.failing) return Promise.reject(new StoreUnavailableError(this.name, "down"));
+    if (this.refuse.has(once.key)) {
+      return Promise.reject(new SluiceError("ERR_SLUICE_UNSUPPORTED", "spread over shards"));
+    }
+    const key = `${items[0].key}|${once.key}`;
+    const stored = this.records.get(key);
+    if (stored !== undefined) return Promise.resolve({ decisions: stored, replayed: true });
+    const decisions = this.memory.applySync(items, "consume", nowMs);
+    this.records.set(key, decisions);
+    return Promise.resolve({ decisions, replayed: false });
+  }
+
+  release(limits: LimitSet, key: string, leases: Readonly<Record<string, number>>, nowMs: number) {
+    this.memory.releaseSync(limits, key, leases, nowMs);
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    return this.memory.close();
+  }
+}
+
+const config = makeConfig({
+  rules: makeRules([
+    { id: "u", domain: "a:b", match: [any("user")], limits: fixed(5), failurePolicy: "fallback" },
+    { id: "i", domain: "a:b", match: [any("ip")], limits: fixed(5), failurePolicy: "fail_closed" },
+  ]),
+});
+
+function engineOn(store: Store, ttlMs = 300_000) {
+  const clock = new ManualClock(T0);
+  const engine = createEngine({
+    config,
+    store,
+    clock,
+    scheduler: clock,
+    idempotency: { ttlMs },
+    failure: { timeoutMs: Number.POSITIVE_INFINITY, breaker: { failures: 100 } },
+  });
+  return { clock, engine };
+}
+
+describe("engine idempotency — memory store", () => {
+  it("counts concurrent retries with one key once", async () => {
+    const engine = createEngine({ config, clock: new ManualClock(T0) });
+    const r = { domain: "a:b", descriptors: [user("1")], idempotencyKey: "k", nowMs: T0 };
+    const results = await Promise.all(Array.from({ length: 20 }, () => engine.check(r)));
+    expect(results.filter((x) => !x.replayed)).toHaveLength(1);
+    for (const x of results) expect(x.decision.remaining).toBe(4);
+    const probe = engine.checkSync({ domain: "a:b", descriptors: [user("1")], cost: 0, nowMs: T0 });
+    expect(probe.decision.remaining).toBe(4);
+    expect(engine.stats).toMatchObject({ checks: 21, replayed: 19, unsharedIdempotent: 0 });
+  });
+});
+
+describe("engine idempotency — a shared store with applyOnce", () => {
+  it("names one record per failure-policy group, escaped, and replays from the store in another engine", async () => {
+    const store = new RecordingStore();
+    const a = engineOn(store).engine;
+    const r = { domain: "a:b", descriptors: [user("1"), ip("x")], idempotencyKey: "k:%", nowMs: T0 };
+    const first = await a.check(r);
+    expect(first).toMatchObject({ allowed: true, replayed: false });
+    expect(store.onceCalls.sort()).toEqual(["a%3Ab:k%3A%25:0", "a%3Ab:k%3A%25:1"]);
+    // Another process (no in-process record): the store replays both groups; nothing is counted.
+    const b = engineOn(store).engine;
+    const again = await b.check(r);
+    expect(again).toMatchObject({ allowed: true, replayed: true, decision: { reason: "replay" } });
+    expect(again.descriptors.map((d) => d.decision?.remaining)).toEqual([4, 4]);
+    expect(b.stats).toMatchObject({ checks: 1, allowed: 1, replayed: 1 });
+    // The same process answers from its own record, without a store call.
+    const calls = store.onceCalls.length;
+    expect((await a.check(r)).replayed).toBe(true);
+    expect(store.onceCalls).toHaveLength(calls);
+  });
+
+  it("never refunds a replayed group when another group denies now", async () => {
+    const store = new RecordingStore();
+    const { engine } = engineOn(store);
+    // A first attempt whose user group was recorded (admitted) but not its ip group (say it died in between).
+    const r = { domain: "a:b", descriptors: [user("1"), ip("x")], idempotencyKey: "k", nowMs: T0 };
+    const other = engineOn(store).engine;
+    await other.check({ ...r, descriptors: [user("1")] }); // records "a%3Ab:k:0" under the user's identity
+    // Exhaust the ip so the ip group denies now.
+    for (let i = 0; i < 5; i++) await other.check({ domain: "a:b", descriptors: [ip("x")], nowMs: T0 });
+    const result = await engine.check(r);
+    expect(result.allowed).toBe(false);
+    expect(result.replayed).toBe(false); // only one of two groups replayed
+    const probe = await other.check({ domain: "a:b", descriptors: [user("1")], cost: 0, nowMs: T0 });
+    expect(probe.decision.remaining).toBe(4); // the replayed group's unit stays with the first answer
+  });
+
+  it("falls back to a plain consume and the in-process record when the store refuses the record", async () => {
+    const store = new RecordingStore();
+    store.refuse.add("a%3Ab:k:0");
+    const { engine } = engineOn(store);
+    const r = { domain: "a:b", descriptors: [user("1")], idempotencyKey: "k", nowMs: T0 };
+    expect((await engine.check(r)).replayed).toBe(false);
+    expect((await engine.check(r)).replayed).toBe(true);
+    expect(engine.stats).toMatchObject({ unsharedIdempotent: 1, replayed: 1 });
+    const probe = await engine.check({ domain: "a:b", descriptors: [user("1")], cost: 0, nowMs: T0 });
+    expect(probe.decision.remaining).toBe(4);
+  });
+
+  it("answers by the failure policy when the store is down, the in-process record still replaying", async () => {
+    const store = new RecordingStore();
+    store.failing = true;
+    const { engine } = engineOn(store);
+    const r = { domain: "a:b", descriptors: [user("1")], idempotencyKey: "k", nowMs: T0 };
+    const first = await engine.check(r);
+    expect(first).toMatchObject({ allowed: true, replayed: false, decision: { reason: "fallback" } });
+    expect(await engine.check(r)).toMatchObject({ replayed: true, decision: { remaining: 4 } });
+  });
+});
+
+describe("store wrappers and applyOnce", () => {
+  const limits = createLimitSet("n", fixed(5));
+  const item = (key: string): StoreItem => ({ limits, key, cost: 1 });
+
+  it("resilientStore offers applyOnce only over a store that has it, answering by policy on failure", async () => {
+    expect(resilientStore(new MemoryStore({ capacity: 10 })).applyOnce).toBeUndefined();
+    const inner = new RecordingStore();
+    const s = resilientStore(inner, { onError: "fail_closed", timeoutMs: Number.POSITIVE_INFINITY });
+    const once = { key: "r", ttlMs: 1000 };
+    expect(await s.applyOnce?.([item("u")], T0, once)).toMatchObject({ replayed: false });
+    expect(await s.applyOnce?.([item("u")], T0, once)).toMatchObject({ replayed: true });
+    inner.failing = true;
+    const failed = await s.applyOnce?.([item("u")], T0, once);
+    expect(failed).toMatchObject({ replayed: false, decisions: [{ allowed: false, reason: "fail_closed" }] });
+    inner.failing = false;
+    inner.refuse.add("x");
+    await expect(s.applyOnce?.([item("u")], T0, { key: "x", ttlMs: 1 })).rejects.toMatchObject({
+      code: "ERR_SLUICE_UNSUPPORTED",
+    });
+    expect(s.stats.failures).toBe(1); // the refusal is the caller's, not a store failure
+  });
+
+  it("shardedStore delegates a one-shard call and refuses calls spread over shards", async () => {
+    const one = new RecordingStore();
+    const two = new RecordingStore();
+    const s = shardedStore({
+      shards: [
+        { id: "a", store: one },
+        { id: "b", store: two },
+      ],
+    });
+    const keys = Array.from({ length: 40 }, (_, i) => `k${i}`);
+    const onA = keys.find((k) => s.shardFor(k) === "a") as string;
+    const onB = keys.find((k) => s.shardFor(k) === "b") as string;
+    const once = { key: "r", ttlMs: 1000 };
+    expect(await s.applyOnce([item(onA)], T0, once)).toMatchObject({ replayed: false });
+    expect(await s.applyOnce([item(onA)], T0, once)).toMatchObject({ replayed: true });
+    await expect(s.applyOnce([item(onA), item(onB)], T0, once)).rejects.toMatchObject({
+      code: "ERR_SLUICE_UNSUPPORTED",
+    });
+    const memoryShards = shardedStore({ shards: [{ id: "m", store: new MemoryStore({ capacity: 10 }) }] });
+    await expect(memoryShards.applyOnce([item("u")], T0, once)).rejects.toThrow(/no shared idempotency/);
+  });
+});
