@@ -5,6 +5,12 @@
 // rate-limiter-flexible RateLimiterMemory, limiter's TokenBucket, and a bare hand-written GCRA over a Map that
 // reads the clock on every call (the in-process limit). Then bytes per key at 1M keys for every algorithm.
 // Every subject runs in its own fresh process pinned to CPU 0; rounds are interleaved so noise falls on all.
+//
+// Every subject answers each call with what a caller needs to act on it: 0 when admitted, otherwise the
+// retry-after in milliseconds (Sluice reads it from its Decision; the bare GCRA computes it, ⌈next − now − τ⌉,
+// and returns it as a plain number, the cheapest form of that answer). `bare-gcra (allowed only)` is the bare
+// GCRA answering admitted or not and nothing else: a floor below what any limiter must report, shown for
+// reference only.
 import { fileURLToPath } from "node:url";
 import { runChild } from "./lib/child.mjs";
 import { median, Report } from "./lib/report.mjs";
@@ -28,8 +34,22 @@ async function makeSubject(name, limit) {
       store: memoryStore({ capacity: 2 * KEYS }),
       limits: { algorithm, limit, periodMs: PERIOD_MS },
     });
-    if (mode === "sync") return { keys, sync: (k) => limiter.limitSync(k).allowed };
-    return { keys, async: async (k) => (await limiter.limit(k)).allowed };
+    if (mode === "sync") {
+      return {
+        keys,
+        sync: (k) => {
+          const d = limiter.limitSync(k);
+          return d.allowed ? 0 : d.retryAfterMs;
+        },
+      };
+    }
+    return {
+      keys,
+      async: async (k) => {
+        const d = await limiter.limit(k);
+        return d.allowed ? 0 : d.retryAfterMs;
+      },
+    };
   }
   if (name === "rate-limiter-flexible") {
     const { RateLimiterMemory } = await import("rate-limiter-flexible");
@@ -39,9 +59,9 @@ async function makeSubject(name, limit) {
       async: async (k) => {
         try {
           await rl.consume(k, 1);
-          return true;
-        } catch {
-          return false;
+          return 0;
+        } catch (e) {
+          return Math.max(1, e.msBeforeNext);
         }
       },
     };
@@ -49,6 +69,7 @@ async function makeSubject(name, limit) {
   if (name === "limiter") {
     const { TokenBucket } = await import("limiter");
     const buckets = new Map();
+    const msPerToken = PERIOD_MS / limit;
     return {
       keys,
       sync: (k) => {
@@ -58,12 +79,13 @@ async function makeSubject(name, limit) {
           b.content = limit;
           buckets.set(k, b);
         }
-        return b.tryRemoveTokens(1);
+        return b.tryRemoveTokens(1) ? 0 : Math.max(1, Math.ceil((1 - b.content) * msPerToken));
       },
     };
   }
   if (name === "bare-gcra") {
-    // The in-process limit: GCRA over a Map<string, number>, reading the clock on every call.
+    // The in-process limit: GCRA over a Map<string, number>, reading the clock on every call, answering with
+    // the retry-after a caller needs (0 when admitted).
     const tats = new Map();
     const t = PERIOD_MS / limit;
     const tau = t * limit;
@@ -76,9 +98,29 @@ async function makeSubject(name, limit) {
         const next = base + t;
         if (next - now <= tau) {
           tats.set(k, next);
-          return true;
+          return 0;
         }
-        return false;
+        return Math.ceil(next - now - tau);
+      },
+    };
+  }
+  if (name === "bare-gcra (allowed only)") {
+    // The same GCRA answering only admitted (0) or not (1): less than a limiter must report; reference only.
+    const tats = new Map();
+    const t = PERIOD_MS / limit;
+    const tau = t * limit;
+    return {
+      keys,
+      sync: (k) => {
+        const now = Date.now();
+        const tat = tats.get(k);
+        const base = tat !== undefined && tat > now ? tat : now;
+        const next = base + t;
+        if (next - now <= tau) {
+          tats.set(k, next);
+          return 0;
+        }
+        return 1;
       },
     };
   }
@@ -92,6 +134,7 @@ async function throughputChild(name, regime, seconds) {
   const run = async (ms) => {
     let ops = 0;
     let admitted = 0;
+    let waitMs = 0; // sum of the retry-afters answered, so that every subject's answer is used
     const start = performance.now();
     const end = start + ms;
     let i = 0;
@@ -99,7 +142,9 @@ async function throughputChild(name, regime, seconds) {
       const f = s.sync;
       for (;;) {
         for (let j = 0; j < 1024; j++) {
-          if (f(keys[i])) admitted++;
+          const r = f(keys[i]);
+          if (r === 0) admitted++;
+          else waitMs += r;
           i = i + 1 === KEYS ? 0 : i + 1;
         }
         ops += 1024;
@@ -109,18 +154,28 @@ async function throughputChild(name, regime, seconds) {
       const f = s.async;
       for (;;) {
         for (let j = 0; j < 1024; j++) {
-          if (await f(keys[i])) admitted++;
+          const r = await f(keys[i]);
+          if (r === 0) admitted++;
+          else waitMs += r;
           i = i + 1 === KEYS ? 0 : i + 1;
         }
         ops += 1024;
         if (performance.now() >= end) break;
       }
     }
-    return { ops, admitted, ms: performance.now() - start };
+    return { ops, admitted, waitMs, ms: performance.now() - start };
   };
   await run(1000); // warm-up (and, in the denied regime, exhausts every key's 10 units)
   const r = await run(seconds * 1000);
-  return { opsPerS: (r.ops / r.ms) * 1000, admittedFrac: r.admitted / r.ops };
+  const denied = r.ops - r.admitted;
+  return {
+    opsPerS: (r.ops / r.ms) * 1000,
+    admittedFrac: r.admitted / r.ops,
+    // In the denied regime every key refills one unit per PERIOD_MS / 10 ms: at most this many may pass.
+    refillBound: KEYS * (Math.floor(r.ms / (PERIOD_MS / 10)) + 1),
+    admitted: r.admitted,
+    meanRetryAfterMs: denied > 0 ? r.waitMs / denied : 0,
+  };
 }
 
 // ---------------------------------------------------------------- child: bytes per key
@@ -191,17 +246,27 @@ if (process.argv.includes("--child")) {
     "rate-limiter-flexible",
     "limiter",
     "bare-gcra",
+    "bare-gcra (allowed only)",
   ];
   for (const regime of ["allowed", "denied"]) {
     const samples = new Map(subjects.map((s) => [s, []]));
     for (let r = 0; r < rounds; r++) {
       for (const s of subjects) {
         const res = runChild(self, ["--child", "throughput", s, regime, String(seconds)]);
-        const expected = regime === "allowed" ? 1 : 0;
-        if (Math.abs(res.admittedFrac - expected) > 0.01)
-          throw new Error(`${s} ${regime}: admitted fraction ${res.admittedFrac}`);
+        // Allowed: everything passes. Denied: nothing passes but what refilled during the run (a slow round,
+        // on a loaded machine, sees more of it), within 1% for the subjects that refill by window.
+        const admittedOk =
+          regime === "allowed"
+            ? res.admittedFrac >= 0.99
+            : res.admittedFrac <= 0.01 || res.admitted <= res.refillBound;
+        if (!admittedOk) throw new Error(`${s} ${regime}: admitted fraction ${res.admittedFrac}`);
+        if (regime === "denied" && !(res.meanRetryAfterMs >= 1))
+          throw new Error(`${s} denied: mean retry-after ${res.meanRetryAfterMs} ms`);
         samples.get(s).push(res.opsPerS);
-        process.stderr.write(`  ${regime} ${s} round ${r + 1}: ${(res.opsPerS / 1e6).toFixed(2)} M/s\n`);
+        process.stderr.write(
+          `  ${regime} ${s} round ${r + 1}: ${(res.opsPerS / 1e6).toFixed(2)} M/s` +
+            (regime === "denied" ? `, mean retry-after ${res.meanRetryAfterMs.toFixed(0)} ms\n` : "\n"),
+        );
       }
     }
     const caseName = `10k keys, ${regime}`;
@@ -216,6 +281,8 @@ if (process.argv.includes("--child")) {
     report.ratio(caseName, "sluice:gcra:sync", "bare-gcra", "ops_per_s", ">= 0.8");
     report.ratio(caseName, "sluice:token_bucket:sync", "bare-gcra", "ops_per_s", ">= 0.8");
     report.ratio(caseName, "sluice:gcra:sync", "limiter");
+    report.ratio(caseName, "sluice:gcra:sync", "bare-gcra (allowed only)");
+    report.ratio(caseName, "sluice:token_bucket:sync", "bare-gcra (allowed only)");
   }
   const algos = [
     "gcra",

@@ -19,7 +19,7 @@
  * wrote), the lag `last − now` is added, so retrying at `now + retryAfterMs` passes.
  */
 import type { LimitSpec } from "../core/limit-spec.js";
-import { ceilMs, floorCount, TIME_TOLERANCE_MS } from "../core/time-math.js";
+import { CEIL_SLACK_MS, TIME_TOLERANCE_MS } from "../core/time-math.js";
 import type { StepOut } from "./algorithm.js";
 
 /** The level drained to `nowMs`, not yet clamped (never negative). */
@@ -42,32 +42,32 @@ export function drainApply(
 ): void {
   const t = spec.emissionMs;
   const burst = spec.burst;
-  const tolUnits = TIME_TOLERANCE_MS / t;
-  const level = drainedLevel(s, o, nowMs, spec);
   const last = s[o + 1];
+  const drained = s[o] - (nowMs > last ? nowMs - last : 0) / t; // as drainedLevel, reading `last` once
+  const level = drained > 0 ? drained : 0;
   const lag = last > nowMs ? last - nowMs : 0;
-  out.leaseId = 0;
-  if (cost > burst) {
-    out.allowed = false;
-    out.retryAfterMs = Number.POSITIVE_INFINITY;
-    report(out, level, lag, burst, t, tolUnits);
-    return;
-  }
   const after = level + cost;
   const excess = (after - burst) * t;
-  if (excess <= TIME_TOLERANCE_MS) {
-    out.allowed = true;
-    out.retryAfterMs = 0;
-    report(out, after, lag, burst, t, tolUnits);
-    if (commit && cost > 0) {
-      s[o] = after;
-      if (nowMs > last) s[o + 1] = nowMs;
-    }
-  } else {
-    out.allowed = false;
-    out.retryAfterMs = ceilMs(lag + excess);
-    report(out, level, lag, burst, t, tolUnits);
+  const allowed = cost <= burst && excess <= TIME_TOLERANCE_MS;
+  if (allowed && commit && cost > 0) {
+    s[o] = after;
+    if (nowMs > last) s[o + 1] = nowMs;
   }
+  // The level after the step: remaining = ⌊B − level⌋ forgiving TIME_TOLERANCE_MS worth of refill, i.e.
+  // floorCount(B − level, TIME_TOLERANCE_MS / T), written out. That is 0 without dividing when B − level < 0.5 and
+  // T ≥ 4·TIME_TOLERANCE_MS (the tolerance is then at most 0.25 units, the sum below 0.75): exact, and the case of
+  // most denials. resetAfterMs = the time until the level has drained.
+  const kept = allowed ? after : level;
+  const free = burst - kept;
+  out.allowed = allowed;
+  out.remaining =
+    free <= 0 || (free < 0.5 && t >= 4 * TIME_TOLERANCE_MS) ? 0 : Math.floor(free + TIME_TOLERANCE_MS / t);
+  // Durations round as `ceilMs` does, written out (a call here can cost the JIT its room to inline the whole
+  // consume). A denial within the burst waits lag + excess > TIME_TOLERANCE_MS > CEIL_SLACK_MS: no test needed.
+  const drainMs = lag + kept * t;
+  out.resetAfterMs = kept > 0 ? (drainMs <= CEIL_SLACK_MS ? 0 : Math.ceil(drainMs - CEIL_SLACK_MS)) : 0;
+  out.retryAfterMs = allowed ? 0 : cost > burst ? Infinity : Math.ceil(lag + excess - CEIL_SLACK_MS);
+  out.leaseId = 0;
 }
 
 /** The `refund` of a drain algorithm: level = max(0, level' − amount), last = max(last, now). */
@@ -89,9 +89,4 @@ export function drainIdleAfterMs(s: Float64Array, o: number, nowMs: number, spec
   if (level <= 0) return 0;
   const ahead = level * spec.emissionMs - (nowMs - s[o + 1]);
   return ahead > 0 ? ahead : 0;
-}
-
-function report(out: StepOut, level: number, lag: number, burst: number, t: number, tolUnits: number): void {
-  out.remaining = floorCount(burst - level, tolUnits);
-  out.resetAfterMs = level > 0 ? ceilMs(lag + level * t) : 0;
 }

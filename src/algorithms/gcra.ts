@@ -23,8 +23,8 @@
  * Pro: O(1) time, one float per key, smooth admission with exact bursts. Con: no notion of a calendar window,
  * so "1000 per day" refills continuously rather than at midnight (use fixed_window for that).
  */
-import { ceilMs, TIME_TOLERANCE_MS } from "../core/time-math.js";
-import type { Algorithm, StepOut } from "./algorithm.js";
+import { CEIL_SLACK_MS, TIME_TOLERANCE_MS } from "../core/time-math.js";
+import type { Algorithm } from "./algorithm.js";
 
 /** GCRA over one float (the theoretical arrival time) per key. */
 export const gcra: Algorithm = {
@@ -35,27 +35,23 @@ export const gcra: Algorithm = {
   apply(s, o, nowMs, spec, cost, commit, out): void {
     const t = spec.emissionMs;
     const tau = spec.burst * t;
-    const tat = s[o];
-    const base = tat > nowMs ? tat : nowMs;
-    out.leaseId = 0;
-    if (cost > spec.burst) {
-      out.allowed = false;
-      out.retryAfterMs = Number.POSITIVE_INFINITY;
-      setRemaining(out, base, nowMs, tau, t);
-      return;
-    }
+    const base = Math.max(s[o], nowMs); // TAT is never NaN; Math.max keeps `base` unboxed in optimised code
     const next = base + cost * t;
     const excess = next - nowMs - tau;
-    if (excess <= TIME_TOLERANCE_MS) {
-      out.allowed = true;
-      out.retryAfterMs = 0;
-      setRemaining(out, next, nowMs, tau, t);
-      if (commit) s[o] = next;
-    } else {
-      out.allowed = false;
-      out.retryAfterMs = ceilMs(excess);
-      setRemaining(out, base, nowMs, tau, t);
-    }
+    const allowed = cost <= spec.burst && excess <= TIME_TOLERANCE_MS;
+    if (allowed && commit) s[o] = next;
+    // remaining = ⌊(τ − ahead + tolerance) / T⌋ after the step. The division is skipped when `free < T`, which
+    // is exact: for positive doubles a < b the correctly rounded a / b is at most 1 − 2⁻⁵³, whose floor is 0.
+    // A denial of cost ≤ 1 has free < T (up to rounding), so it does not divide.
+    const ahead = (allowed ? next : base) - nowMs;
+    const free = tau - ahead + TIME_TOLERANCE_MS;
+    out.allowed = allowed;
+    out.remaining = free >= t ? Math.floor(free / t) : 0;
+    // Durations round as `ceilMs` does, written out (a call here can cost the JIT its room to inline the whole
+    // consume). A denial within the burst has excess > TIME_TOLERANCE_MS > CEIL_SLACK_MS, so it needs no test.
+    out.resetAfterMs = ahead <= CEIL_SLACK_MS ? 0 : Math.ceil(ahead - CEIL_SLACK_MS);
+    out.retryAfterMs = allowed ? 0 : cost > spec.burst ? Infinity : Math.ceil(excess - CEIL_SLACK_MS);
+    out.leaseId = 0;
   },
 
   refund(s, o, nowMs, spec, amount): void {
@@ -70,11 +66,3 @@ export const gcra: Algorithm = {
     return ahead > 0 ? ahead : 0;
   },
 };
-
-/** Reports remaining = ⌊(τ − ahead + tolerance) / T⌋ (one division) and resetAfterMs = ⌈ahead⌉. */
-function setRemaining(out: StepOut, tat: number, nowMs: number, tau: number, t: number): void {
-  const ahead = tat - nowMs;
-  const free = tau - ahead + TIME_TOLERANCE_MS;
-  out.remaining = free > 0 ? Math.floor(free / t) : 0;
-  out.resetAfterMs = ceilMs(ahead);
-}

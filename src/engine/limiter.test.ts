@@ -61,6 +61,21 @@ describe("createLimiter", () => {
     expect(limiter.limitSync("k").allowed).toBe(true);
   });
 
+  it("checks the key on the common call (no options) as on every other", () => {
+    const clock = new ManualClock(T0);
+    const limiter = createLimiter({ clock, limits: { algorithm: "gcra", limit: 2, period: "1s" } });
+    expect(() => limiter.limitSync(42 as never)).toThrow(/limitSync: key must be a non-empty string/);
+    expect(() => limiter.limitSync("x".repeat(1025))).toThrow(/at most 1024 characters, got 1025/);
+    expect(limiter.limitSync("x".repeat(1024)).allowed).toBe(true);
+    // unbound, at the clock's time, and the same decisions as with explicit options
+    const { limitSync } = limiter;
+    expect(limitSync("k")).toMatchObject({ allowed: true, remaining: 1 });
+    expect(limitSync("k", { nowMs: T0 })).toMatchObject({ allowed: true, remaining: 0 });
+    expect(limitSync("k")).toMatchObject({ allowed: false, retryAfterMs: 500, state: "throttled" });
+    clock.advance(500);
+    expect(limitSync("k")).toMatchObject({ allowed: true, remaining: 0 });
+  });
+
   it("peeks, refunds and resets", async () => {
     const limiter = createLimiter({ limits: { algorithm: "token_bucket", limit: 5, period: "1m" } });
     const nowMs = T0;

@@ -106,6 +106,11 @@ export function createLimiter(options: LimiterOptions): Limiter {
 
 class BoundLimiter implements Limiter {
   readonly limits: readonly LimitSpec[];
+  /**
+   * A closure rather than a method: the common call (no options, a valid key) is one check of the key, one read
+   * of the clock and one call into the store's consumer, in a function small enough for callers to inline.
+   */
+  readonly limitSync: (key: string, options?: CallOptions) => Decision;
   readonly #set: LimitSet;
   readonly #clock: Clock;
   readonly #sync: SyncStore | undefined;
@@ -123,32 +128,31 @@ class BoundLimiter implements Limiter {
     this.#set = set;
     this.#clock = clock;
     this.#sync = isSyncStore(store) ? store : undefined;
-    this.#consume = this.#sync !== undefined && !set.hasConcurrency ? this.#sync.bindSync(set) : undefined;
+    const consume = this.#sync !== undefined && !set.hasConcurrency ? this.#sync.bindSync(set) : undefined;
+    this.#consume = consume;
+    this.limitSync =
+      consume === undefined
+        ? (key, options) => this.#limitSyncWith(key, options)
+        : (key, options) =>
+            options === undefined &&
+            typeof key === "string" &&
+            key.length !== 0 &&
+            key.length <= MAX_KEY_LENGTH
+              ? consume(key, 1, clock.nowMs())
+              : this.#limitSyncWith(key, options);
     this.#wholeCosts = set.specs.some(
       (s) => s.algorithm !== "gcra" && s.algorithm !== "token_bucket" && s.algorithm !== "leaky_bucket",
     );
     this.#maxCost = Number.MAX_SAFE_INTEGER;
   }
 
-  limitSync(key: string, options?: CallOptions): Decision {
+  /** {@link BoundLimiter.limitSync} with options, or with arguments to reject. */
+  #limitSyncWith(key: string, options: CallOptions | undefined): Decision {
     const consume = this.#consume;
     if (consume === undefined) throw this.#noSyncPath();
-    let cost = 1;
-    let nowMs: number | undefined;
-    if (options !== undefined) {
-      cost = options.cost ?? 1;
-      nowMs = options.nowMs;
-    }
-    if (
-      typeof key !== "string" ||
-      key.length === 0 ||
-      key.length > MAX_KEY_LENGTH ||
-      !(cost >= 0 && cost <= Number.MAX_SAFE_INTEGER) ||
-      (this.#wholeCosts && !Number.isInteger(cost))
-    ) {
-      this.#check(key, cost, "limitSync");
-    }
-    return consume(key, cost, nowMs ?? this.#clock.nowMs());
+    const cost = options?.cost ?? 1;
+    this.#check(key, cost, "limitSync");
+    return consume(key, cost, options?.nowMs ?? this.#clock.nowMs());
   }
 
   limit(key: string, options?: CallOptions): Promise<Decision> {

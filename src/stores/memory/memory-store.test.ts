@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createLimitSet } from "../../algorithms/limit-set.js";
-import { parseLimitSpec } from "../../core/limit-spec.js";
+import type { Decision } from "../../core/decision.js";
+import { type AlgorithmId, parseLimitSpec } from "../../core/limit-spec.js";
+import { ReferenceStore } from "../../testing/reference-store.js";
 import { MemoryStore } from "./memory-store.js";
 
 const T0 = 1_700_000_000_000;
@@ -185,5 +187,115 @@ describe("MemoryStore", () => {
     expect(store.applySync([{ limits: set, key: "k", cost: 0 }], "peek", T0)[0].remaining).toBe(5);
     expect(twice(2).map((d) => d.allowed)).toEqual([true, true]);
     expect(store.applySync([{ limits: set, key: "k", cost: 0 }], "peek", T0)[0].remaining).toBe(1);
+  });
+
+  describe("bound single-limit consumer (bindSync)", () => {
+    /** Every field a caller can read, `policies` included. */
+    const fields = (d: Decision) => ({ ...d, policies: d.policies.map((p) => ({ ...p })) });
+
+    /** A small deterministic generator (mulberry32), so that a failure replays. */
+    function random(seed: number): () => number {
+      let a = seed;
+      return () => {
+        a = (a + 0x6d2b79f5) | 0;
+        let t = Math.imul(a ^ (a >>> 15), 1 | a);
+        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+      };
+    }
+
+    const algorithmsUnderTest: AlgorithmId[] = [
+      "gcra",
+      "token_bucket",
+      "leaky_bucket",
+      "fixed_window",
+      "sliding_window",
+    ];
+
+    for (const algorithm of algorithmsUnderTest) {
+      it(`answers every field as the reference store does (${algorithm})`, () => {
+        const set = createLimitSet("diff", [
+          parseLimitSpec({ name: "p", algorithm, limit: 10, periodMs: 1000 }),
+        ]);
+        const store = new MemoryStore({ capacity: 16 });
+        const reference = new ReferenceStore();
+        const consume = store.bindSync(set);
+        const next = random(algorithm.length * 7919);
+        let now = T0;
+        for (let i = 0; i < 3000; i++) {
+          // mostly small steps, sometimes an idle gap (states back to fresh), sometimes a clock step back
+          const r = next();
+          now += r < 0.05 ? 2000 : r < 0.08 ? -30 : Math.floor(next() * 40);
+          const key = `k${Math.floor(next() * 3)}`;
+          // costs near the limit land in the warning hysteresis band right after a fresh state
+          const cost = next() < 0.1 ? 7 + Math.floor(next() * 4) : next() < 0.05 ? 12 : 1;
+          const got = consume(key, cost, now);
+          const want = reference.applySync([{ limits: set, key, cost }], "consume", now)[0];
+          expect(fields(got), `step ${i}: ${key} cost ${cost} at +${now - T0} ms`).toEqual(fields(want));
+        }
+      });
+    }
+
+    it("agrees with consumeSync and with the all-or-nothing path, warning included", () => {
+      const set = () =>
+        createLimitSet("same", [parseLimitSpec({ name: "p", algorithm: "gcra", limit: 10, periodMs: 1000 })]);
+      const a = new MemoryStore();
+      const b = new MemoryStore();
+      const c = new MemoryStore();
+      const sa = set();
+      const sb = set();
+      const sc = set();
+      const bound = a.bindSync(sa);
+      const costs = [9, 1, 1, 1, 5, 8, 1, 1, 1, 1, 1, 1];
+      let now = T0;
+      for (const cost of costs) {
+        now += 50;
+        const d1 = bound("k", cost, now);
+        const d2 = b.consumeSync(sb, "k", cost, now);
+        const d3 = c.applySync([{ limits: sc, key: "k", cost }], "consume", now)[0];
+        expect(fields(d1)).toEqual(fields(d2));
+        expect(fields(d1)).toEqual(fields(d3));
+      }
+    });
+
+    it("keeps answering for its own set after another set of its namespace was used", () => {
+      const store = new MemoryStore();
+      const gcra = createLimitSet("ns", [parseLimitSpec({ algorithm: "gcra", limit: 2, periodMs: 1000 })]);
+      const window = createLimitSet("ns", [
+        parseLimitSpec({ algorithm: "fixed_window", limit: 5, periodMs: 1000 }),
+      ]);
+      const consume = store.bindSync(gcra);
+      consume("k", 2, T0);
+      expect(consume("k", 1, T0).allowed).toBe(false);
+      // another algorithm in the namespace starts it fresh...
+      expect(store.consumeSync(window, "k", 1, T0)).toMatchObject({ allowed: true, remaining: 4 });
+      // ...and so does coming back to GCRA: the consumer rebinds instead of reading window state as GCRA's
+      expect(consume("k", 1, T0)).toMatchObject({ allowed: true, remaining: 1 });
+      expect(consume("k", 1, T0).allowed).toBe(true);
+      expect(consume("k", 1, T0).allowed).toBe(false);
+    });
+
+    it("keeps its keys' state when a wider set of another namespace widens the shared array", () => {
+      const store = new MemoryStore();
+      const gcra = gcraSet(4, "narrow");
+      const consume = store.bindSync(gcra);
+      consume("k", 3, T0);
+      const wide = createLimitSet("wide", [
+        parseLimitSpec({ name: "a", algorithm: "token_bucket", limit: 5, periodMs: 1000 }),
+        parseLimitSpec({ name: "b", algorithm: "sliding_window", limit: 5, periodMs: 1000 }),
+      ]);
+      store.consumeSync(wide, "other", 1, T0);
+      expect(consume("k", 1, T0)).toMatchObject({ allowed: true, remaining: 0 });
+      expect(consume("k", 1, T0).allowed).toBe(false);
+    });
+
+    it("stores a new key through the general path and throws after close()", async () => {
+      const store = new MemoryStore({ capacity: 2 });
+      const consume = store.bindSync(gcraSet(2));
+      expect(consume("a", 1, T0)).toMatchObject({ allowed: true, remaining: 1 });
+      expect(store.stats.size).toBe(1);
+      await store.close();
+      expect(() => consume("a", 1, T0)).toThrow(/used after close/);
+    });
   });
 });

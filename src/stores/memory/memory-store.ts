@@ -21,6 +21,10 @@
  * and the same algorithms in the same order keeps every key's state (a lowered limit clamps on next touch, it
  * never resets); a set with different algorithms starts that namespace fresh.
  *
+ * The common call, one key against a set of one small limit, has its own path: `bindSync` hands out a consumer
+ * made once per set ({@link singleLimitConsumer}) that goes from the map lookup through the kernel to the decision
+ * with nothing in between; it is kept small enough for V8 to compile the whole path as one unit.
+ *
  * Everything is synchronous: the read–step–write of one call has no `await` in it, so it is atomic in Node.
  */
 import type { Algorithm, StepOut } from "../../algorithms/algorithm.js";
@@ -30,9 +34,9 @@ import { type Clock, systemClock } from "../../core/clock.js";
 import {
   combineDecision,
   type Decision,
-  decisionOf,
   type PolicyStatus,
   policyStatusOf,
+  verdictDecision,
 } from "../../core/decision.js";
 import { InvalidArgumentError } from "../../core/errors.js";
 import type { LimitSpec } from "../../core/limit-spec.js";
@@ -94,7 +98,18 @@ interface Table {
   only: LimitLayout | undefined;
   /** Zeros of the widest state, read (never written) when peeking a key that is not stored. */
   zeros: Float64Array;
+  /** The single-limit consumer of `set` when `only` is defined. */
+  consumeOne: Consumer | undefined;
 }
+
+/** The shared array of small states: slot `s` holds its limits' states at `data[s · stride + offset]`. */
+interface Slab {
+  data: Float64Array;
+  stride: number;
+}
+
+/** A single-limit consumer: `(key, cost, nowMs) → Decision`. */
+type Consumer = (key: string, cost: number, nowMs: number) => Decision;
 
 const MAX_TABLES = 0xffff;
 
@@ -103,8 +118,8 @@ export class MemoryStore implements SyncStore {
   readonly name = "memory";
   readonly shared = false;
   readonly #capacity: number;
-  #stride = 1;
-  #data: Float64Array;
+  /** The shared array of small states and its per-slot stride (replaced together when a wider set arrives). */
+  readonly #slab: Slab;
   readonly #big: (Float64Array | undefined)[];
   readonly #keys: (string | undefined)[];
   readonly #owner: Uint16Array;
@@ -119,6 +134,8 @@ export class MemoryStore implements SyncStore {
   readonly #tables = new WeakMap<LimitSet, Table>();
   /** Each set's compiled layout, so switching between sets of one namespace allocates nothing. */
   readonly #compiledSets = new WeakMap<LimitSet, CompiledSet>();
+  /** The single-limit consumer of each set of one small limit, made on first use. */
+  readonly #consumers = new WeakMap<LimitSet, Consumer>();
   readonly #tablesByNamespace = new Map<string, Table>();
   readonly #tablesBySlotOwner: (Table | undefined)[] = [undefined];
   readonly #out: StepOut = createStepOut();
@@ -134,7 +151,7 @@ export class MemoryStore implements SyncStore {
       );
     }
     this.#capacity = capacity;
-    this.#data = new Float64Array(capacity);
+    this.#slab = { data: new Float64Array(capacity), stride: 1 };
     this.#big = [];
     this.#keys = [];
     this.#owner = new Uint16Array(capacity);
@@ -162,9 +179,13 @@ export class MemoryStore implements SyncStore {
     };
   }
 
-  /** {@link MemoryStore.consumeSync} bound to `limits`: skips finding the table on every call. */
-  bindSync(limits: LimitSet): (key: string, cost: number, nowMs: number) => Decision {
+  /**
+   * {@link MemoryStore.consumeSync} bound to `limits`: skips finding the table on every call. A set of one small
+   * limit gets its single-limit consumer ({@link MemoryStore.#consumerOf}).
+   */
+  bindSync(limits: LimitSet): Consumer {
     const t = this.#table(limits);
+    if (t.consumeOne !== undefined) return t.consumeOne;
     return (key, cost, nowMs) => this.#consumeIn(t, limits, key, cost, nowMs);
   }
 
@@ -173,25 +194,25 @@ export class MemoryStore implements SyncStore {
     return this.#consumeIn(this.#table(limits), limits, key, cost, nowMs);
   }
 
+  /** One consume of one key: a set of one small limit takes its single-limit consumer. */
   #consumeIn(t: Table, limits: LimitSet, key: string, cost: number, nowMs: number): Decision {
     if (t.set !== limits) t = this.#bind(limits); // another set of this namespace was used since
-    let slot = t.map.get(key);
-    if (slot === undefined) slot = this.#insert(t, key, nowMs);
-    else this.#flags[slot] |= 1;
-    const only = t.only;
-    if (only !== undefined) {
-      const out = this.#out;
-      const off = slot * this.#stride + only.offset;
-      if (
-        (this.#flags[slot] & only.warnBit) !== 0 &&
-        only.algorithm.idleAfterMs(this.#data, off, nowMs, only.spec) <= 0
-      ) {
-        this.#flags[slot] ^= only.warnBit; // a fresh state carries no warning
-      }
-      only.algorithm.apply(this.#data, off, nowMs, only.spec, cost, true, out);
-      return this.#single(slot, only, out, out.allowed);
-    }
+    const slot = t.map.get(key) ?? this.#insert(t, key, nowMs);
+    if (t.consumeOne !== undefined) return t.consumeOne(key, cost, nowMs); // finds `slot` now
+    this.#flags[slot] |= 1;
     return this.#consumeItems([{ limits, key, cost }], [slot], nowMs)[0];
+  }
+
+  /** The single-limit consumer of `set` in table `t` ({@link singleLimitConsumer}), made once per set. */
+  #consumerOf(t: Table, set: LimitSet, only: LimitLayout): Consumer {
+    let consume = this.#consumers.get(set);
+    if (consume === undefined) {
+      consume = singleLimitConsumer(t, set, only, this.#slab, this.#flags, this.#out, (key, cost, nowMs) =>
+        this.#consumeIn(t, set, key, cost, nowMs),
+      );
+      this.#consumers.set(set, consume);
+    }
+    return consume;
   }
 
   /** Synchronous {@link MemoryStore.apply}. */
@@ -304,7 +325,15 @@ export class MemoryStore implements SyncStore {
       const slot = slots[i];
       if (c.only !== undefined && allAllowed) {
         const l = c.only;
-        const own = verdict(this.#data, slot * this.#stride + l.offset, l, it.cost, allAllowed, nowMs, out);
+        const own = verdict(
+          this.#slab.data,
+          slot * this.#slab.stride + l.offset,
+          l,
+          it.cost,
+          allAllowed,
+          nowMs,
+          out,
+        );
         return this.#single(slot, l, out, own && allAllowed);
       }
       const statuses: PolicyStatus[] = [];
@@ -341,12 +370,12 @@ export class MemoryStore implements SyncStore {
    */
   #trialRun(items: readonly StoreItem[], slots: readonly number[], nowMs: number): boolean {
     const out = this.#out;
-    const stride = this.#stride;
+    const stride = this.#slab.stride;
     const saved = new Map<number, [Float64Array, Float64Array | undefined]>();
     for (const slot of slots) {
       if (saved.has(slot)) continue;
       const big = this.#big[slot];
-      saved.set(slot, [this.#data.slice(slot * stride, slot * stride + stride), big?.slice()]);
+      saved.set(slot, [this.#slab.data.slice(slot * stride, slot * stride + stride), big?.slice()]);
     }
     let allowed = true;
     for (let i = 0; i < items.length && allowed; i++) {
@@ -360,7 +389,7 @@ export class MemoryStore implements SyncStore {
       }
     }
     for (const [slot, [data, big]] of saved) {
-      this.#data.set(data, slot * stride);
+      this.#slab.data.set(data, slot * stride);
       if (big !== undefined) this.#big[slot]?.set(big);
     }
     return allowed;
@@ -393,19 +422,9 @@ export class MemoryStore implements SyncStore {
     return combineDecision(statuses, "store");
   }
 
+  /** The decision of `slot`'s single limit `l` from the verdict in `out`, updating its warning flag. */
   #single(slot: number, l: LimitLayout, out: StepOut, allowed: boolean): Decision {
-    const spec = l.spec;
-    return decisionOf(
-      spec.name,
-      allowed,
-      spec.limit,
-      out.remaining,
-      out.resetAfterMs,
-      allowed ? 0 : out.retryAfterMs,
-      limitStateOf(allowed, this.#warning(slot, l, out, allowed)),
-      spec.periodMs,
-      "store",
-    );
+    return verdictDecision(l.spec, out, allowed, limitStateOf(allowed, this.#warning(slot, l, out, allowed)));
   }
 
   /** Clears the warning flags of the limits of `slot` whose state is back to fresh: it carries no history. */
@@ -434,7 +453,7 @@ export class MemoryStore implements SyncStore {
   /** Where limit `l` of `slot` keeps its state: the array and the offset in it. */
   #where(slot: number, l: LimitLayout): [Float64Array, number] {
     if (l.big) return [this.#big[slot]!, l.offset];
-    return [this.#data, slot * this.#stride + l.offset];
+    return [this.#slab.data, slot * this.#slab.stride + l.offset];
   }
 
   #insert(t: Table, key: string, nowMs: number): number {
@@ -447,8 +466,8 @@ export class MemoryStore implements SyncStore {
     this.#keys[slot] = key;
     this.#owner[slot] = t.id;
     this.#flags[slot] = 1;
-    const base = slot * this.#stride;
-    this.#data.fill(0, base, base + this.#stride);
+    const base = slot * this.#slab.stride;
+    this.#slab.data.fill(0, base, base + this.#slab.stride);
     if (t.bigWidth > 0) this.#big[slot] = new Float64Array(t.bigWidth);
     return slot;
   }
@@ -573,6 +592,7 @@ export class MemoryStore implements SyncStore {
         bigWidth: c.big,
         only: c.only,
         zeros: c.zeros,
+        consumeOne: undefined,
       };
       this.#tablesBySlotOwner.push(t);
       this.#tablesByNamespace.set(set.namespace, t);
@@ -583,7 +603,8 @@ export class MemoryStore implements SyncStore {
     t.bigWidth = c.big;
     t.only = c.only;
     t.zeros = c.zeros;
-    if (c.small > this.#stride) this.#widen(c.small);
+    t.consumeOne = c.only === undefined ? undefined : this.#consumerOf(t, set, c.only);
+    if (c.small > this.#slab.stride) this.#widen(c.small);
     this.#tables.set(set, t);
     return t;
   }
@@ -594,14 +615,14 @@ export class MemoryStore implements SyncStore {
    * state, as {@link step} does; the kernels clamp the rest on touch.
    */
   #migrate(t: Table, layout: readonly LimitLayout[], small: number, big: number): void {
-    if (small > this.#stride) this.#widen(small);
+    if (small > this.#slab.stride) this.#widen(small);
     for (const slot of t.map.values()) {
       const saved = t.layout.map((l) => {
         const [arr, off] = this.#where(slot, l);
         return arr.slice(off, off + l.width);
       });
-      const base = slot * this.#stride;
-      this.#data.fill(0, base, base + this.#stride);
+      const base = slot * this.#slab.stride;
+      this.#slab.data.fill(0, base, base + this.#slab.stride);
       this.#big[slot] = big > 0 ? new Float64Array(big) : undefined;
       layout.forEach((l, i) => {
         const [arr, off] = this.#where(slot, l);
@@ -612,16 +633,72 @@ export class MemoryStore implements SyncStore {
 
   /** Grows the per-slot block of the shared array to `stride` floats, moving every slot's state. */
   #widen(stride: number): void {
-    const old = this.#data;
-    const oldStride = this.#stride;
+    const old = this.#slab.data;
+    const oldStride = this.#slab.stride;
     const next = new Float64Array(this.#capacity * stride);
     for (let slot = 0; slot < this.#capacity; slot++) {
       if (this.#owner[slot] === 0) continue;
       next.set(old.subarray(slot * oldStride, slot * oldStride + oldStride), slot * stride);
     }
-    this.#data = next;
-    this.#stride = stride;
+    this.#slab.data = next;
+    this.#slab.stride = stride;
   }
+}
+
+/**
+ * The consume of a set of one small limit `l` (the common case), for keys already stored in `table`: one map
+ * lookup, one read and one write of the slot's flags (marking it recently used, updating its warning bit), the
+ * kernel, and the decision as the only allocation. Everything it needs arrives as parameters, so that the
+ * closure is small and self-contained: the JIT compiles the whole path as one unit, inlined into its caller
+ * when the caller has room. A new key, another set of the namespace used since, or a closed store go to `slow`.
+ */
+function singleLimitConsumer(
+  table: Table,
+  limits: LimitSet,
+  l: LimitLayout,
+  slab: Slab,
+  flags: Uint8Array,
+  out: StepOut,
+  slow: Consumer,
+): Consumer {
+  return function consumeOne(key, cost, nowMs) {
+    const slot = table.set === limits ? table.map.get(key) : undefined;
+    if (slot === undefined) return slow(key, cost, nowMs);
+    const data = slab.data;
+    const off = slot * slab.stride + l.offset;
+    const spec = l.spec;
+    const warnBit = l.warnBit;
+    const before = flags[slot] | 1; // marked recently used
+    const marked = (before & warnBit) !== 0;
+    // A key with its warning flag up decides first without writing: denied, it keeps the flag (a denial changes
+    // no state, and every reader of the flag drops it from a fresh state first); granted, the flag is dropped
+    // when the state was back to fresh, which can only be asked before the step is written.
+    l.algorithm.apply(data, off, nowMs, spec, cost, !marked, out);
+    const allowed = out.allowed;
+    const warned = marked && allowed ? commitFlaggedGrant(l, data, off, nowMs, cost, out) : marked;
+    // A grant moves the flag with the remaining units (with hysteresis).
+    const warning = allowed ? nextWarning(warned, out.remaining, spec.limit) : warned;
+    flags[slot] = warning ? before | warnBit : before & ~warnBit;
+    return verdictDecision(spec, out, allowed, allowed ? (warning ? "warning" : "normal") : "throttled");
+  };
+}
+
+/**
+ * Commits the grant of a key whose warning flag was up, which {@link singleLimitConsumer} only decided: returns
+ * whether the flag still holds, i.e. whether the state before this step was not back to fresh. Kept apart so that
+ * a JIT compiling a hot run of denials does not spend its inlining room on it.
+ */
+function commitFlaggedGrant(
+  l: LimitLayout,
+  data: Float64Array,
+  off: number,
+  nowMs: number,
+  cost: number,
+  out: StepOut,
+): boolean {
+  const warned = !(l.algorithm.idleAfterMs(data, off, nowMs, l.spec) <= 0);
+  l.algorithm.apply(data, off, nowMs, l.spec, cost, true, out);
+  return warned;
 }
 
 function hasDuplicates(slots: readonly number[]): boolean {
