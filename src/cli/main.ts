@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { SluiceError } from "../core/errors.js";
+import { registerServe } from "./serve.js";
 import { registerSimulate } from "./simulate.js";
 import { registerValidate } from "./validate.js";
 
@@ -13,7 +14,7 @@ import { registerValidate } from "./validate.js";
 export type RegisterCommand = (program: Command) => void;
 
 /** Every subcommand, in the order `sluice --help` lists them. */
-export const COMMANDS: readonly RegisterCommand[] = [registerSimulate, registerValidate];
+export const COMMANDS: readonly RegisterCommand[] = [registerServe, registerSimulate, registerValidate];
 
 /** Exit code of a user error (bad option, invalid limit or configuration). */
 export const EXIT_USAGE = 2;
@@ -42,7 +43,7 @@ function packageVersion(): string {
 /** Builds the `sluice` program with every subcommand registered; commander errors throw instead of exiting. */
 export function createProgram(): Command {
   const program = new Command("sluice")
-    .description("Sluice rate limiting: simulate and compare algorithms")
+    .description("Sluice rate limiting: run the service, simulate and compare algorithms, validate rules")
     .version(packageVersion(), "-V, --version", "print the version")
     .helpOption("-h, --help", "show help")
     .showSuggestionAfterError()

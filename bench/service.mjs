@@ -1,0 +1,877 @@
+// `npm run bench -- service [--seconds 5] [--rounds 3] [--stores memory,redis] [--procs 8] [--connections 64]
+//   [--quiet-wait 60] [--cases grpc,http]` (--cases: only the cases whose name contains one of the words)
+//
+// Calls/s of the real `sluice serve` process against a no-op server speaking the same protocol with the same
+// messages, measured in the same run, per protocol and store (DESIGN §8: every figure is a ratio against a
+// physical limit measured in the same run):
+//
+// - gRPC `sluice.v1.RateLimiter/CheckRateLimit` and Envoy `RateLimitService/ShouldRateLimit`, driven by h2load
+//   as /work/shared/reference/grpc-servers.md (8 connections × 8 streams = 64 in flight, closed loop,
+//   `--warm-up-time=2`, `-D N`, `-d req.bin -H 'content-type: application/grpc' -H 'te: trailers'`); the request
+//   body is one 5-byte-prefixed gRPC frame encoded with the service's generated code. h2load sends one fixed
+//   body per process, so by default the 8 connections are 8 h2load processes (`-c 1 -m 8 -t 1` each), each with
+//   its own identity: 8 identities (`--procs 1`: one `-c 8 -m 8` process and one identity, as the reference).
+//   The peer is a no-op grpc-js server with the same service definitions (the same generated code), whose
+//   handlers answer a fixed response: the real service's answer to the same request, captured at the start of
+//   the run, so both encode the very same message.
+// - HTTP `POST /v1/check` and `GET /v1/auth` (forward-auth), driven by autocannon (64 connections) from a child
+//   process over 10,000 identities (each connection cycles through its own slice, every request built once up
+//   front). The peer is a bare fastify route parsing the same JSON body and answering the real service's
+//   captured body and headers.
+// - Each on the memory store and on the Redis store (a private redis-server, `--save "" --appendonly no`).
+//
+// Rounds are interleaved (per case: the peer, then each store) and each ratio is taken per round against the
+// peer measured just before it, then the median is reported. Before each run the bench waits (at most
+// --quiet-wait seconds) for both CPUs to be under 15 % busy; `other_cpu0_pct` reports the CPU 0 time other
+// processes took during the run (noise: the ratio is only meaningful when it is small).
+//
+// Regime: one rule, GCRA, 1e9 per minute per identity: every call is allowed and counted (checked: the
+// service's `sluice_decisions_total` shows no denial). The Redis store runs with a 1 s store timeout, so every
+// decision is Redis's (checked: `sluice_failure_policy_decisions_total` stays 0). Every run is checked: h2load
+// must report 0 failed / errored and only 2xx, autocannon no non-2xx or errors; the service's
+// `sluice_requests_total` must show no code other than `ok`; the no-op and real servers each answer one grpc-js
+// call correctly before and after the runs.
+//
+// Pinning: servers (Sluice, the no-op peers) on CPU 0 (`taskset -c 0`), load generators on CPU 1 (`taskset -c 1`),
+// redis-server on CPU 1 too (the machine has two cores; h2load needs little CPU, autocannon more).
+// Latency: p50/p99 at half of the measured closed-loop throughput of the same case, target p99 <= 2 ms, from an
+// open-loop Node client on CPU 1 (node:http2 for gRPC, undici for HTTP; 10,000 identities) that sends on a fixed
+// schedule, never waiting for answers, and times each call from its send. h2load's `--rps` and autocannon's
+// `overallRate` were tried first: both release each connection's calls in bursts, so their latencies measured the
+// bursts (the same p50 ≈ 3.4 ms and p99 ≈ 35 ms for the no-op server and Sluice alike). The machine's load average
+// is printed before and after.
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  benchTempDir,
+  clockTicks,
+  pinPrefix,
+  procCpuSeconds,
+  startRedisServer,
+  which,
+} from "./lib/redis-server.mjs";
+import { median, Report } from "./lib/report.mjs";
+
+const self = fileURLToPath(import.meta.url);
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const DIST = (p) => join(ROOT, "dist", p);
+const DOMAIN = "bench";
+const HTTP_IDENTITIES = 10_000;
+const WARMUP_S = 2;
+
+function arg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ------------------------------------------------------------------------------------------ messages
+
+async function codecs() {
+  const { envoy, sluice } = await import(DIST("server/grpc/gen/protos.js"));
+  return { rls: envoy.service.ratelimit.v3, v1: sluice.v1 };
+}
+
+function descriptorOf(identity) {
+  return [{ entries: [{ key: "user", value: identity }] }];
+}
+
+/** One gRPC frame: 0 (uncompressed), length (big-endian), message. */
+function frame(bytes) {
+  const out = Buffer.alloc(5 + bytes.length);
+  out.writeUInt32BE(bytes.length, 1);
+  Buffer.from(bytes).copy(out, 5);
+  return out;
+}
+
+async function grpcBodies(procs) {
+  const { rls, v1 } = await codecs();
+  const identities = Array.from({ length: procs }, (_, i) => `user:${i}`);
+  return {
+    check: identities.map((id) =>
+      frame(v1.CheckRequest.encode({ domain: DOMAIN, descriptors: descriptorOf(id) }).finish()),
+    ),
+    envoy: identities.map((id) =>
+      frame(
+        rls.RateLimitRequest.encode({
+          domain: DOMAIN,
+          descriptors: descriptorOf(id),
+          hits_addend: 1,
+        }).finish(),
+      ),
+    ),
+  };
+}
+
+// ------------------------------------------------------------------------------------------ children
+
+/** The no-op grpc-js server: the service's own definitions, handlers answering fixed messages. */
+async function noopGrpc(port, fixedFile) {
+  const grpc = await import("@grpc/grpc-js");
+  const defs = await import(DIST("server/grpc/service-definitions.js"));
+  const fixed = JSON.parse(readFileSync(fixedFile, "utf8"));
+  // Plain objects of the generated message shapes (as the real handlers build them), encoded per call by grpc-js.
+  const check = fixed.check;
+  const envoyAnswer = fixed.envoy;
+  const server = new grpc.Server();
+  server.addService(defs.rateLimiterServiceDefinition, {
+    CheckRateLimit: (_call, cb) => cb(null, check),
+    CheckRateLimitBatch: (_call, cb) => cb(null, {}),
+    GetRemainingQuota: (_call, cb) => cb(null, {}),
+    ResetLimit: (_call, cb) => cb(null, {}),
+  });
+  server.addService(defs.rateLimitServiceDefinition, {
+    ShouldRateLimit: (_call, cb) => cb(null, envoyAnswer),
+  });
+  await new Promise((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e) =>
+      e ? reject(e) : resolve(),
+    ),
+  );
+  console.log("listening");
+}
+
+/** The bare fastify peer: the same JSON body parsed, the real service's answers sent back. */
+async function noopHttp(port, fixedFile) {
+  const { default: Fastify } = await import("fastify");
+  const fixed = JSON.parse(readFileSync(fixedFile, "utf8"));
+  const app = Fastify({ logger: false });
+  app.post("/v1/check", (request, reply) => {
+    if (typeof request.body !== "object" || request.body === null) return reply.code(400).send();
+    return reply.headers(fixed.checkHeaders).type("application/json").send(fixed.checkBody);
+  });
+  app.get("/v1/auth", (request, reply) => {
+    if (request.headers["x-user-id"] === undefined) return reply.code(400).send();
+    return reply.code(200).headers(fixed.authHeaders).send();
+  });
+  await app.listen({ host: "127.0.0.1", port });
+  console.log("listening");
+}
+
+/** autocannon, closed loop, in this (pinned) process; prints one JSON line. */
+async function autocannonChild(url, mode, connections, seconds) {
+  const { default: autocannon } = await import("autocannon");
+  // Every request is built once, up front: each connection gets its own slice of the identities (autocannon
+  // rebuilds a request with a setupRequest hook on every send, which would make the load generator the limit).
+  const perClient = Math.ceil(HTTP_IDENTITIES / connections);
+  const requestsOf = (k) =>
+    Array.from({ length: perClient }, (_, i) => {
+      const identity = `user:${k * perClient + i}`;
+      return mode === "check"
+        ? {
+            method: "POST",
+            path: "/v1/check",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ domain: DOMAIN, descriptors: descriptorOf(identity) }),
+          }
+        : {
+            method: "GET",
+            path: "/v1/auth",
+            headers: { "x-user-id": identity, "x-original-uri": "/api/items" },
+          };
+    });
+  let clients = 0;
+  const requests = requestsOf(0);
+  const setupClient = (client) => {
+    client.setRequests(requestsOf(clients++ % connections));
+  };
+  const run = (duration) =>
+    new Promise((resolve, reject) => {
+      autocannon({ url, connections, pipelining: 1, duration, requests, setupClient }, (error, result) =>
+        error ? reject(error) : resolve(result),
+      );
+    });
+  await run(WARMUP_S);
+  const r = await run(Number(seconds));
+  console.log(
+    JSON.stringify({
+      callsPerS: r.requests.total / Number(seconds),
+      total: r.requests.total,
+      non2xx: r.non2xx,
+      errors: r.errors,
+      timeouts: r.timeouts,
+    }),
+  );
+}
+
+/**
+ * Open loop: sends `rate` calls per second for `seconds` (after WARMUP_S of warm-up) on a schedule that never
+ * waits for answers (a slow server faces the same arrivals: no coordinated omission), and measures each latency
+ * from its send. A 1 ms timer sends the calls that are due, so arrivals come in bursts of about rate / 1000;
+ * `maxLateMs` says how far the client itself fell behind the schedule. gRPC goes over 8 node:http2 sessions (the
+ * frames pre-encoded, grpc-status checked in the trailers), HTTP over an undici pool of `connections`; identities
+ * rotate over 10,000. Prints one JSON line.
+ */
+async function openLoopChild(kind, base, target, rate, seconds, connections) {
+  const hdr = await import("hdr-histogram-js");
+  const hist = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 60_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
+  const ids = Array.from({ length: HTTP_IDENTITIES }, (_, i) => `user:${i}`);
+  let send;
+  let close;
+  if (kind === "grpc") {
+    const http2 = await import("node:http2");
+    const { rls, v1 } = await codecs();
+    const bodies = ids.map((id) =>
+      target.includes("ShouldRateLimit")
+        ? frame(
+            rls.RateLimitRequest.encode({
+              domain: DOMAIN,
+              descriptors: descriptorOf(id),
+              hits_addend: 1,
+            }).finish(),
+          )
+        : frame(v1.CheckRequest.encode({ domain: DOMAIN, descriptors: descriptorOf(id) }).finish()),
+    );
+    const net = await import("node:net");
+    const [host, port] = [
+      base.slice(0, base.lastIndexOf(":")),
+      Number(base.slice(base.lastIndexOf(":") + 1)),
+    ];
+    // TCP_NODELAY: a request's HEADERS and DATA frames may leave in two writes; Nagle would hold the second.
+    const sessions = Array.from({ length: 8 }, () =>
+      http2.connect(`http://${base}`, { createConnection: () => net.connect({ host, port, noDelay: true }) }),
+    );
+    send = (n, done) => {
+      const req = sessions[n % 8].request({
+        ":method": "POST",
+        ":path": target,
+        "content-type": "application/grpc",
+        te: "trailers",
+      });
+      let status;
+      req.on("response", (h) => {
+        if (h["grpc-status"] !== undefined) status = h["grpc-status"]; // trailers-only answer (an error)
+      });
+      req.on("trailers", (t) => {
+        status = t["grpc-status"];
+      });
+      req.on("data", () => {});
+      req.on("end", () => done(status === "0"));
+      req.on("error", () => done(false));
+      req.end(bodies[n % bodies.length]);
+    };
+    close = () => {
+      for (const s of sessions) s.close();
+    };
+  } else {
+    const { Pool } = await import("undici");
+    const pool = new Pool(base, { connections, pipelining: 1 });
+    const reqs = ids.map((id) =>
+      target === "check"
+        ? {
+            method: "POST",
+            path: "/v1/check",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ domain: DOMAIN, descriptors: descriptorOf(id) }),
+          }
+        : { method: "GET", path: "/v1/auth", headers: { "x-user-id": id, "x-original-uri": "/api/items" } },
+    );
+    send = (n, done) => {
+      pool.request(reqs[n % reqs.length]).then(
+        async (r) => {
+          await r.body.dump();
+          done(r.statusCode === 200);
+        },
+        () => done(false),
+      );
+    };
+    close = () => pool.close();
+  }
+  const total = Math.round(rate * (WARMUP_S + seconds));
+  const warm = Math.round(rate * WARMUP_S);
+  const intervalNs = 1e9 / rate;
+  let sent = 0;
+  let finished = 0;
+  let failed = 0;
+  let inflight = 0;
+  let maxInflight = 0;
+  let maxLateNs = 0;
+  const start = process.hrtime.bigint();
+  await new Promise((resolve) => {
+    const tick = () => {
+      const elapsed = Number(process.hrtime.bigint() - start);
+      const due = Math.min(total, Math.floor(elapsed / intervalNs) + 1);
+      while (sent < due) {
+        const n = sent++;
+        const sentAt = process.hrtime.bigint();
+        const late = Number(sentAt - start) - n * intervalNs;
+        if (n >= warm && late > maxLateNs) maxLateNs = late;
+        inflight++;
+        if (inflight > maxInflight) maxInflight = inflight;
+        send(n, (ok) => {
+          inflight--;
+          finished++;
+          if (n >= warm) {
+            if (ok)
+              hist.recordValue(Math.max(1, Math.round(Number(process.hrtime.bigint() - sentAt) / 1000)));
+            else failed++;
+          }
+          if (finished === total) resolve();
+        });
+      }
+      if (sent < total) setTimeout(tick, 1);
+    };
+    tick();
+  });
+  await close();
+  console.log(
+    JSON.stringify({
+      callsPerS: rate,
+      p50Us: hist.getValueAtPercentile(50),
+      p99Us: hist.getValueAtPercentile(99),
+      failed,
+      maxInflight,
+      maxLateMs: maxLateNs / 1e6,
+    }),
+  );
+}
+
+/** One grpc-js call of `method` (check|envoy) to `address`; prints the response as JSON. */
+async function grpcProbeChild(address, method) {
+  const grpc = await import("@grpc/grpc-js");
+  const defs = await import(DIST("server/grpc/service-definitions.js"));
+  const [def, name, rpc, req] =
+    method === "check"
+      ? [
+          defs.rateLimiterServiceDefinition,
+          "RateLimiter",
+          "CheckRateLimit",
+          { domain: DOMAIN, descriptors: descriptorOf("probe") },
+        ]
+      : [
+          defs.rateLimitServiceDefinition,
+          "RateLimitService",
+          "ShouldRateLimit",
+          { domain: DOMAIN, descriptors: descriptorOf("probe"), hits_addend: 1 },
+        ];
+  const Client = grpc.makeGenericClientConstructor(def, name);
+  const client = new Client(address, grpc.credentials.createInsecure());
+  const res = await new Promise((resolve, reject) =>
+    client[rpc](req, { deadline: Date.now() + 10_000 }, (e, r) => (e ? reject(e) : resolve(r))),
+  );
+  client.close();
+  // The generated classes have no toObject (pbjs --no-convert): the fields as decoded (64-bit ones as Long-like
+  // objects or numbers, enums as numbers) are what encode() takes back.
+  console.log(JSON.stringify(res));
+}
+
+// ------------------------------------------------------------------------------------------ processes
+
+/** Spawns `cmd args` pinned to `cpu`; resolves { code, stdout, stderr }. */
+function run(cpu, cmd, args, { timeoutMs = 120_000 } = {}) {
+  const [c, ...rest] = [...pinPrefix(cpu), cmd, ...args];
+  return new Promise((resolve) => {
+    const child = spawn(c, rest, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    // "close", not "exit": only then has all of stdout been read.
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+async function nodeJson(cpu, args) {
+  const r = await run(cpu, process.execPath, [self, "--child", ...args]);
+  if (r.code !== 0) throw new Error(`child ${args.join(" ")} failed (${r.code}):\n${r.stderr}`);
+  const lines = r.stdout.trim().split("\n");
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+const servers = new Set();
+function killAll() {
+  for (const s of servers) {
+    try {
+      s.child.kill("SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+}
+process.on("exit", killAll);
+
+/** Starts a server process pinned to CPU 0; `ready(line)` says when it listens. */
+function startServer(label, cmd, args, ready) {
+  const setpriv = which("setpriv");
+  const [c, ...rest] = [
+    ...(setpriv ? [setpriv, "--pdeathsig", "SIGKILL", "--"] : []),
+    ...pinPrefix(0),
+    cmd,
+    ...args,
+  ];
+  const child = spawn(c, rest, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const server = { label, child, pid: child.pid, lines: [], stderr: "" };
+  servers.add(server);
+  return new Promise((resolve, reject) => {
+    let buf = "";
+    const timer = setTimeout(() => reject(new Error(`${label} did not start:\n${server.stderr}`)), 30_000);
+    child.stdout.on("data", (d) => {
+      buf += d;
+      let nl = buf.indexOf("\n");
+      while (nl >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        nl = buf.indexOf("\n");
+        server.lines.push(line);
+        if (ready(line)) {
+          clearTimeout(timer);
+          resolve(server);
+        }
+      }
+    });
+    child.stderr.on("data", (d) => {
+      server.stderr += d;
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      servers.delete(server);
+      reject(new Error(`${label} exited (${code}):\n${server.stderr}`));
+    });
+  });
+}
+
+async function stopServer(server) {
+  const exited = new Promise((r) => server.child.once("exit", r));
+  server.child.kill("SIGTERM");
+  const t = setTimeout(() => server.child.kill("SIGKILL"), 5000);
+  await exited;
+  clearTimeout(t);
+  servers.delete(server);
+}
+
+async function freePort() {
+  const net = await import("node:net");
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen({ port: 0, host: "127.0.0.1" }, () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// ------------------------------------------------------------------------------------------ load
+
+/** Runs `procs` h2load processes in parallel, one body each; sums req/s, merges latency logs. */
+async function h2load(dir, url, bodies, seconds) {
+  const procs = bodies.length;
+  const runs = bodies.map(async (body, i) => {
+    const data = join(dir, `req-${i}.bin`);
+    const log = join(dir, `h2load-${i}.log`);
+    writeFileSync(data, body);
+    const args = [
+      ...["-c", String(8 / procs), "-m", "8", "-t", "1", `--warm-up-time=${WARMUP_S}`, "-D", String(seconds)],
+      ...["-d", data, "-H", "content-type: application/grpc", "-H", "te: trailers", "--log-file", log],
+      url,
+    ];
+    const r = await run(1, "h2load", args, { timeoutMs: (WARMUP_S + seconds + 30) * 1000 });
+    const out = r.stdout;
+    const rps = Number(/finished in [^,]+, ([\d.]+) req\/s/.exec(out)?.[1]);
+    const m =
+      /requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored, (\d+) timeout/.exec(
+        out,
+      );
+    const codes = /status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(out);
+    if (r.code !== 0 || !m || !codes || !Number.isFinite(rps))
+      throw new Error(`h2load failed (${r.code}):\n${out}\n${r.stderr}`);
+    const [, , , done, succeeded, failed, errored, timeout] = m.map(Number);
+    const bad = failed + errored + timeout + Number(codes[2]) + Number(codes[3]) + Number(codes[4]);
+    if (bad > 0 || succeeded !== done) throw new Error(`h2load saw failures:\n${out}`);
+    const durations = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => l.split("\t"))
+      .filter((f) => f[1] === "200")
+      .map((f) => Number(f[2]));
+    return { rps, durations };
+  });
+  const results = await Promise.all(runs);
+  const durations = results.flatMap((r) => r.durations).sort((a, b) => a - b);
+  const pct = (p) => durations[Math.min(durations.length - 1, Math.floor((p / 100) * durations.length))];
+  return {
+    callsPerS: results.reduce((s, r) => s + r.rps, 0),
+    p50Us: pct(50),
+    p99Us: pct(99),
+    n: durations.length,
+  };
+}
+
+async function openLoop(kind, base, target, rate, seconds, connections) {
+  const r = await nodeJson(1, [
+    "open-loop",
+    kind,
+    base,
+    target,
+    String(rate),
+    String(seconds),
+    String(connections),
+  ]);
+  if (r.failed > 0) throw new Error(`open loop saw failures: ${JSON.stringify(r)}`);
+  return r;
+}
+
+async function autocannonRun(url, mode, connections, seconds) {
+  const r = await nodeJson(1, ["autocannon", url, mode, String(connections), String(seconds)]);
+  if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0)
+    throw new Error(`autocannon saw failures: ${JSON.stringify(r)}`);
+  return r;
+}
+
+// ------------------------------------------------------------------------------------------ the service
+
+async function metricsOf(httpUrl) {
+  const text = await (await fetch(`${httpUrl}/metrics`)).text();
+  const sum = (name, filter = () => true) =>
+    text
+      .split("\n")
+      .filter((l) => l.startsWith(`${name}{`) && filter(l))
+      .reduce((s, l) => s + Number(l.split(" ").pop()), 0);
+  return {
+    notOk: sum("sluice_requests_total", (l) => !l.includes('code="ok"')),
+    denied: sum("sluice_decisions_total", (l) => !l.includes('outcome="allowed"')),
+    allowed: sum("sluice_decisions_total", (l) => l.includes('outcome="allowed"')),
+    failurePolicy: sum("sluice_failure_policy_decisions_total"),
+  };
+}
+
+async function startSluice(dir, store, redisUrl) {
+  const config = join(dir, "bench.yaml");
+  writeFileSync(
+    config,
+    `version: 1
+rules:
+  - id: per-user
+    domain: ${DOMAIN}
+    match: [{ key: user }]
+    limits: [{ name: per-minute, algorithm: gcra, limit: 1000000000, period: 1m }]
+`,
+  );
+  const args = [
+    ...[
+      "bin/sluice.js",
+      "serve",
+      "--config",
+      config,
+      "--host",
+      "127.0.0.1",
+      "--http-port",
+      "0",
+      "--grpc-port",
+      "0",
+    ],
+    ...["--no-watch", "--max-inflight", "100000", "--log-level", "info", "--store", store],
+    ...(store === "redis" ? ["--redis", redisUrl, "--store-timeout", "1s"] : []),
+  ];
+  const server = await startServer(`sluice ${store}`, process.execPath, args, (line) =>
+    line.includes('"msg":"ready"'),
+  );
+  const logs = server.lines.map((l) => JSON.parse(l));
+  const httpPort = logs.find((l) => l.endpoint === "http").port;
+  const grpcPort = logs.find((l) => l.endpoint === "grpc").port;
+  return { ...server, httpUrl: `http://127.0.0.1:${httpPort}`, grpcAddress: `127.0.0.1:${grpcPort}` };
+}
+
+/** The real service's answers, which the no-op peers send back. */
+async function captureAnswers(svc) {
+  const check = await nodeJson(1, ["grpc-probe", svc.grpcAddress, "check"]);
+  const envoy = await nodeJson(1, ["grpc-probe", svc.grpcAddress, "envoy"]);
+  const r = await fetch(`${svc.httpUrl}/v1/check`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ domain: DOMAIN, descriptors: descriptorOf("probe") }),
+  });
+  const pick = (h) => Object.fromEntries([...h].filter(([k]) => k.startsWith("ratelimit")));
+  const checkBody = await r.text();
+  const a = await fetch(`${svc.httpUrl}/v1/auth`, { headers: { "x-user-id": "probe" } });
+  await a.text();
+  return { check, envoy, checkBody, checkHeaders: pick(r.headers), authHeaders: pick(a.headers) };
+}
+
+/** One grpc-js call each way must answer as expected (allowed), before and after a run. */
+async function verifyGrpc(address) {
+  const check = await nodeJson(1, ["grpc-probe", address, "check"]);
+  const envoy = await nodeJson(1, ["grpc-probe", address, "envoy"]);
+  if (check.allowed !== true || envoy.overall_code !== 1) {
+    throw new Error(`unexpected answers from ${address}: ${JSON.stringify({ check, envoy })}`);
+  }
+}
+
+// ------------------------------------------------------------------------------------------ machine noise
+
+/** Busy and total jiffies per CPU from /proc/stat. */
+function cpuTimes() {
+  const out = [];
+  try {
+    for (const line of readFileSync("/proc/stat", "utf8").split("\n")) {
+      const m = /^cpu(\d+) (.*)$/.exec(line);
+      if (!m) continue;
+      const f = m[2].trim().split(/\s+/).map(Number);
+      const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
+      out[Number(m[1])] = { busy: total - f[3] - f[4], total };
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+}
+
+/** Waits (at most `maxS` seconds) until both CPUs were under `pct` % busy for a second; returns the last reading. */
+async function waitQuiet(maxS, pct = 15) {
+  let busy = [];
+  for (let waited = 0; waited <= maxS; waited++) {
+    const a = cpuTimes();
+    await sleep(1000);
+    const b = cpuTimes();
+    busy = b.map((t, i) => (100 * (t.busy - a[i].busy)) / Math.max(1, t.total - a[i].total));
+    if (busy.every((x) => x < pct)) return busy;
+  }
+  return busy;
+}
+
+// ------------------------------------------------------------------------------------------ main
+
+async function main() {
+  if (!which("h2load")) {
+    console.error("h2load not found (it drives the gRPC cases). Install it with:");
+    console.error("  sudo apt-get update && sudo apt-get install -y nghttp2-client");
+    console.error("(or run scripts/ensure-deps.sh --bench as root)");
+    process.exit(1);
+  }
+  const seconds = Number(arg("seconds", "5"));
+  const rounds = Number(arg("rounds", "3"));
+  const stores = arg("stores", "memory,redis").split(",");
+  const procs = Number(arg("procs", "8"));
+  if (![1, 2, 4, 8].includes(procs)) throw new Error("--procs must be 1, 2, 4 or 8 (8 connections in all)");
+  const connections = Number(arg("connections", "64"));
+  const quietS = Number(arg("quiet-wait", "60"));
+  const dir = benchTempDir("service");
+  const report = new Report("service");
+  const tck = clockTicks();
+  console.log(
+    `load average before: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  const redis = stores.includes("redis") ? await startRedisServer({ cpu: 1 }) : undefined;
+  const bodies = await grpcBodies(procs);
+  const notes = [];
+
+  const CASES = [
+    {
+      name: "grpc CheckRateLimit",
+      kind: "grpc",
+      target: "/sluice.v1.RateLimiter/CheckRateLimit",
+      bodies: bodies.check,
+    },
+    {
+      name: "grpc Envoy ShouldRateLimit",
+      kind: "grpc",
+      target: "/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit",
+      bodies: bodies.envoy,
+    },
+    { name: "http POST /v1/check", kind: "http", target: "check" },
+    { name: "http GET /v1/auth", kind: "http", target: "auth" },
+  ];
+  const only = arg("cases", "");
+  if (only !== "") {
+    const wanted = only.split(",");
+    for (let i = CASES.length - 1; i >= 0; i--) {
+      if (!wanted.some((w) => CASES[i].name.includes(w))) CASES.splice(i, 1);
+    }
+  }
+  const load = (c, subject, rate) =>
+    rate > 0
+      ? openLoop(
+          c.kind,
+          c.kind === "grpc" ? subject.grpcAddress : subject.httpUrl,
+          c.target,
+          rate,
+          seconds,
+          connections,
+        )
+      : c.kind === "grpc"
+        ? h2load(dir, `http://${subject.grpcAddress}${c.target}`, c.bodies, seconds)
+        : autocannonRun(subject.httpUrl, c.target, connections, seconds);
+
+  try {
+    // Every server runs for the whole benchmark, pinned to CPU 0, idle while another is measured.
+    const subjects = [];
+    for (const store of stores) {
+      const svc = await startSluice(dir, store, redis ? `redis://127.0.0.1:${redis.port}` : undefined);
+      subjects.push({ name: `sluice ${store}`, store, ...svc, grpcServer: svc, httpServer: svc });
+    }
+    const fixed = join(dir, "fixed.json");
+    writeFileSync(fixed, JSON.stringify(await captureAnswers(subjects[0])));
+    const grpcPort = await freePort();
+    const noopG = await startServer(
+      "noop grpc",
+      process.execPath,
+      [self, "--child", "noop-grpc", String(grpcPort), fixed],
+      (l) => l === "listening",
+    );
+    const httpPort = await freePort();
+    const noopH = await startServer(
+      "noop http",
+      process.execPath,
+      [self, "--child", "noop-http", String(httpPort), fixed],
+      (l) => l === "listening",
+    );
+    const noop = {
+      name: "noop",
+      grpcAddress: `127.0.0.1:${grpcPort}`,
+      httpUrl: `http://127.0.0.1:${httpPort}`,
+      grpcServer: noopG,
+      httpServer: noopH,
+    };
+    const all = [noop, ...subjects];
+    for (const s of all) await verifyGrpc(s.grpcAddress);
+
+    // Closed loop, rounds interleaved (noop, then each store, case by case) so noise falls on all alike.
+    const rate = new Map(); // `${case}|${subject}` -> [calls/s per round]
+    const cpu = new Map();
+    const other = new Map();
+    const perCpu = new Map(); // calls per second of server CPU: the cost per call, robust to other load
+
+    for (let r = 0; r < rounds; r++) {
+      for (const c of CASES) {
+        for (const s of all) {
+          await waitQuiet(quietS);
+          const server = c.kind === "grpc" ? s.grpcServer : s.httpServer;
+          const c0 = procCpuSeconds(server.pid, tck);
+          const m0 = cpuTimes();
+          const t0 = performance.now();
+          const res = await load(c, s, 0);
+          const wall = (performance.now() - t0) / 1000;
+          const serverPct = (100 * (procCpuSeconds(server.pid, tck) - c0)) / wall;
+          const m1 = cpuTimes();
+          const cpu0Pct = m1[0]
+            ? (100 * (m1[0].busy - m0[0].busy)) / Math.max(1, m1[0].total - m0[0].total)
+            : Number.NaN;
+          const key = `${c.name}|${s.name}`;
+          for (const [map, v] of [
+            [rate, res.callsPerS],
+            [cpu, serverPct],
+            [other, Math.max(0, cpu0Pct - serverPct)],
+            [perCpu, res.callsPerS / Math.max(0.01, serverPct / 100)],
+          ]) {
+            if (!map.has(key)) map.set(key, []);
+            map.get(key).push(v);
+          }
+          console.error(
+            `round ${r + 1}/${rounds} ${c.name} ${s.name}: ${Math.round(res.callsPerS)} calls/s, server CPU ${Math.round(serverPct)} %, other load on CPU 0 ${Math.round(cpu0Pct - serverPct)} %`,
+          );
+        }
+      }
+    }
+    for (const c of CASES) {
+      for (const s of all) {
+        const key = `${c.name}|${s.name}`;
+        const v = rate.get(key);
+        report.add(c.name, s.name, "calls_per_s", Math.round(median(v)), {
+          min: Math.round(Math.min(...v)),
+          max: Math.round(Math.max(...v)),
+        });
+        report.add(c.name, s.name, "server_cpu_pct", Math.round(median(cpu.get(key))));
+        report.add(c.name, s.name, "calls_per_cpu_s", Math.round(median(perCpu.get(key))));
+        report.add(c.name, s.name, "other_cpu0_pct", Math.round(median(other.get(key))));
+      }
+      for (const s of subjects) {
+        // The ratio per round (each against the peer measured next to it), then the median.
+        const mine = rate.get(`${c.name}|${s.name}`);
+        const peer = rate.get(`${c.name}|noop`);
+        const ratios = mine.map((v, i) => v / peer[i]);
+        report.add(c.name, `${s.name}/noop`, "ratio", median(ratios), {
+          target: s.store === "memory" ? 0.75 : 0.6,
+          min: Math.min(...ratios),
+          max: Math.max(...ratios),
+        });
+      }
+    }
+    // The same ratios on calls per second of server CPU (cost per call): other processes on CPU 0 change how much
+    // CPU a server gets, much less what a call costs it.
+    for (const c of CASES) {
+      for (const s of subjects) {
+        const mine = perCpu.get(`${c.name}|${s.name}`);
+        const peer = perCpu.get(`${c.name}|noop`);
+        const ratios = mine.map((v, i) => v / peer[i]);
+        report.add(`${c.name} per server CPU-second`, `${s.name}/noop`, "ratio", median(ratios), {
+          target: s.store === "memory" ? 0.75 : 0.6,
+          min: Math.min(...ratios),
+          max: Math.max(...ratios),
+        });
+      }
+    }
+
+    // Open loop at half of each subject's own median closed-loop rate.
+    for (const c of CASES) {
+      for (const s of all) {
+        await waitQuiet(quietS);
+        const half = Math.round(median(rate.get(`${c.name}|${s.name}`)) / 2);
+        const res = await load(c, s, half);
+        report.add(`${c.name} @ ${half}/s (half)`, s.name, "p50_us", res.p50Us);
+        report.add(`${c.name} @ ${half}/s (half)`, s.name, "p99_us", res.p99Us, { target: 2000 });
+        // How far the load generator itself fell behind its schedule: large values mean the figures above
+        // measured the client (or the machine), not the server.
+        report.add(`${c.name} @ ${half}/s (half)`, s.name, "client_max_late_ms", Math.round(res.maxLateMs));
+      }
+    }
+
+    for (const s of all) await verifyGrpc(s.grpcAddress);
+    for (const s of subjects) {
+      const m = await metricsOf(s.httpUrl);
+      if (m.notOk > 0 || m.denied > 0 || m.failurePolicy > 0) {
+        throw new Error(`${s.name}: unexpected answers: ${JSON.stringify(m)}`);
+      }
+      notes.push(
+        `${s.name}: ${m.allowed} decisions, all allowed and counted by the store (0 denied, 0 by a failure policy, 0 non-ok requests)`,
+      );
+    }
+    for (const s of [...subjects.map((x) => x.grpcServer), noopG, noopH]) await stopServer(s);
+  } finally {
+    killAll();
+    redis?.stop();
+  }
+  report.print();
+  console.log("");
+  for (const n of notes) console.log(n);
+  console.log(
+    `gRPC: h2load, ${procs} process(es) × (-c ${8 / procs} -m 8 -t 1), ${procs} identities; HTTP: autocannon ${connections} connections, ${HTTP_IDENTITIES} identities; ` +
+      `${rounds} rounds of ${seconds} s measured after ${WARMUP_S} s warm-up (medians; ratios per round); regime: all allowed (GCRA 1e9/min per identity); ` +
+      `servers on CPU 0, load generators and redis-server on CPU 1; other_cpu0_pct: CPU 0 time not spent by the server during the run (noise)`,
+  );
+  console.log(
+    `load average after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+}
+
+if (process.argv[2] === "--child") {
+  const [mode, ...rest] = process.argv.slice(3);
+  if (mode === "noop-grpc") await noopGrpc(Number(rest[0]), rest[1]);
+  else if (mode === "noop-http") await noopHttp(Number(rest[0]), rest[1]);
+  else if (mode === "autocannon") await autocannonChild(rest[0], rest[1], Number(rest[2]), rest[3]);
+  else if (mode === "grpc-probe") await grpcProbeChild(rest[0], rest[1]);
+  else if (mode === "open-loop")
+    await openLoopChild(rest[0], rest[1], rest[2], Number(rest[3]), Number(rest[4]), Number(rest[5]));
+  else throw new Error(`unknown child mode ${mode}`);
+} else {
+  await main();
+}

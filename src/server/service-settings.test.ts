@@ -1,0 +1,248 @@
+import { Command } from "commander";
+import { describe, expect, it } from "vitest";
+import {
+  addSettingOptions,
+  attributeOf,
+  describeSettings,
+  parseServiceSettings,
+  type RawSettingFlags,
+  SERVICE_SETTINGS,
+  type ServiceSettings,
+} from "./service-settings.js";
+
+const CONFIG = { config: "rules.yaml" };
+
+/** Parses `argv` (flags after `serve`) with the generated commander options, then the settings. */
+function fromArgv(argv: string[], env: Record<string, string> = {}): ServiceSettings {
+  const cmd = addSettingOptions(new Command("serve")).exitOverride();
+  cmd.parse(argv, { from: "user" });
+  return parseServiceSettings(cmd.opts() as RawSettingFlags, env);
+}
+
+function errorOf(fn: () => unknown): Error & { code?: string } {
+  try {
+    fn();
+  } catch (error) {
+    return error as Error & { code?: string };
+  }
+  throw new Error("expected an error");
+}
+
+describe("the settings table", () => {
+  it("has one row per setting, with unique flags and SLUICE_ variables derived from the flag", () => {
+    const keys = SERVICE_SETTINGS.map((d) => d.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(new Set(SERVICE_SETTINGS.map((d) => d.flag)).size).toBe(keys.length);
+    for (const d of SERVICE_SETTINGS) {
+      expect(d.env).toBe(`SLUICE_${d.flag.toUpperCase().replaceAll("-", "_")}`);
+      expect(d.description.length).toBeGreaterThan(10);
+    }
+    // Every field of the parsed settings comes from exactly one row.
+    const parsed = parseServiceSettings(CONFIG, {});
+    expect(Object.keys(parsed).sort()).toEqual([...keys].sort());
+  });
+
+  it("parses every default (so --help shows values that are valid)", () => {
+    const s = parseServiceSettings(CONFIG, {});
+    expect(s).toEqual({
+      configFile: "rules.yaml",
+      envoyAlgorithm: undefined,
+      watch: true,
+      store: "memory",
+      redisUrls: [],
+      redisCluster: false,
+      redisPrefix: "rl",
+      memoryCapacity: 1_000_000,
+      fallbackShare: 1,
+      storeTimeoutMs: 50,
+      host: "127.0.0.1",
+      grpcPort: 8081,
+      httpPort: 8080,
+      defaultDomain: undefined,
+      maxInflight: 1024,
+      maxBodyBytes: 65_536,
+      maxBatchItems: 100,
+      maxCost: 1_000_000_000,
+      maxClockSkewMs: 60_000,
+      drainTimeoutMs: 10_000,
+      logLevel: "info",
+      authDomain: undefined,
+      authUserHeader: "x-user-id",
+      authAddressHeader: "x-real-ip",
+      authDescriptors: undefined,
+      authDenyStatus: 429,
+      trustedProxyHops: 0,
+      legacyHeaders: false,
+      envoyHeaders: true,
+    });
+    expect(Object.isFrozen(s)).toBe(true);
+  });
+});
+
+describe("parseServiceSettings", () => {
+  it("reads SLUICE_* variables, and a flag wins over its variable", () => {
+    const env = { SLUICE_CONFIG: "from-env.yaml", SLUICE_GRPC_PORT: "9000", SLUICE_HTTP_PORT: "9001" };
+    const s = parseServiceSettings({ httpPort: "7000" }, env);
+    expect(s.configFile).toBe("from-env.yaml");
+    expect(s.grpcPort).toBe(9000);
+    expect(s.httpPort).toBe(7000);
+  });
+
+  it("treats an empty variable as unset", () => {
+    expect(parseServiceSettings(CONFIG, { SLUICE_GRPC_PORT: "" }).grpcPort).toBe(8081);
+  });
+
+  it("parses durations, sizes and switches as documented", () => {
+    const s = parseServiceSettings(
+      { ...CONFIG, drainTimeout: "2.5s", storeTimeout: "20", maxBodyBytes: "1MiB", watch: false },
+      { SLUICE_MAX_CLOCK_SKEW: "5m", SLUICE_LEGACY_HEADERS: "on", SLUICE_ENVOY_HEADERS: "0" },
+    );
+    expect(s.drainTimeoutMs).toBe(2500);
+    expect(s.storeTimeoutMs).toBe(20);
+    expect(s.maxBodyBytes).toBe(1_048_576);
+    expect(s.maxClockSkewMs).toBe(300_000);
+    expect(s.watch).toBe(false);
+    expect(s.legacyHeaders).toBe(true);
+    expect(s.envoyHeaders).toBe(false);
+    expect(parseServiceSettings({ ...CONFIG, maxBodyBytes: "64k" }, {}).maxBodyBytes).toBe(65_536);
+  });
+
+  it("reports every problem at once, each naming the flag or the variable it came from", () => {
+    const e = errorOf(() =>
+      parseServiceSettings(
+        { grpcPort: "70000", maxInflight: "0" },
+        { SLUICE_HTTP_PORT: "http", SLUICE_DRAIN_TIMEOUT: "forever", SLUICE_LOG_LEVEL: "loud" },
+      ),
+    );
+    expect(e.code).toBe("ERR_SLUICE_INVALID_ARGUMENT");
+    const lines = e.message.split("\n");
+    expect(lines).toContain('--grpc-port: must be a whole number from 0 to 65535, got "70000"');
+    expect(lines).toContain('--max-inflight: must be a whole number from 1 to 1000000, got "0"');
+    expect(lines).toContain('SLUICE_HTTP_PORT: must be a whole number from 0 to 65535, got "http"');
+    expect(lines.some((l) => l.startsWith("SLUICE_DRAIN_TIMEOUT: must be a duration"))).toBe(true);
+    expect(lines).toContain(
+      'SLUICE_LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, silent, got "loud"',
+    );
+    expect(lines).toContain(
+      "--config (SLUICE_CONFIG) is required: the rules file to enforce, e.g. --config examples/sluice.yaml",
+    );
+    expect(lines).toHaveLength(6);
+  });
+
+  it("takes the Redis store when --redis is set, and checks the store options agree", () => {
+    const s = parseServiceSettings(
+      { ...CONFIG, redis: "redis://127.0.0.1:6390, redis://127.0.0.1:6391" },
+      {},
+    );
+    expect(s.store).toBe("redis");
+    expect(s.redisUrls).toEqual(["redis://127.0.0.1:6390", "redis://127.0.0.1:6391"]);
+    expect(errorOf(() => parseServiceSettings({ ...CONFIG, store: "redis" }, {})).message).toBe(
+      "--store redis needs --redis (SLUICE_REDIS): the Redis URL(s)",
+    );
+    expect(
+      errorOf(() => parseServiceSettings({ ...CONFIG, store: "memory" }, { SLUICE_REDIS: "redis://h" }))
+        .message,
+    ).toBe("SLUICE_REDIS applies only to the Redis store, but --store is memory");
+    expect(errorOf(() => parseServiceSettings({ ...CONFIG, redisCluster: true }, {})).message).toBe(
+      "--redis-cluster applies only to --store redis",
+    );
+    expect(
+      parseServiceSettings({ ...CONFIG, redisCluster: true }, { SLUICE_REDIS: "redis://a:7000" }),
+    ).toMatchObject({ store: "redis", redisCluster: true, redisUrls: ["redis://a:7000"] });
+  });
+
+  it("refuses a bad Redis URL without echoing it (it may hold a password)", () => {
+    const e = errorOf(() =>
+      parseServiceSettings({ ...CONFIG, redis: "redis://u:pw-1@h:6379,http://u:pw-2@h" }, {}),
+    );
+    expect(e.message).toBe(
+      "--redis: URL 2 of 2 must be redis://[user:password@]host[:port][/db] or rediss://…",
+    );
+    expect(e.message).not.toContain("pw-");
+  });
+
+  it("reads the forward-auth and header options", () => {
+    const s = parseServiceSettings(
+      {
+        ...CONFIG,
+        authDomain: "edge",
+        authUserHeader: "X-Auth-User",
+        authDescriptors: "user; user,endpoint ;header:X-Tenant",
+        authAddressHeader: "",
+        authDenyStatus: "403",
+        trustedProxyHops: "1",
+      },
+      {},
+    );
+    expect(s).toMatchObject({
+      authDomain: "edge",
+      authUserHeader: "x-auth-user",
+      authDescriptors: ["user", "user,endpoint", "header:X-Tenant"],
+      authAddressHeader: "",
+      authDenyStatus: 403,
+      trustedProxyHops: 1,
+    });
+    expect(errorOf(() => parseServiceSettings({ ...CONFIG, authDenyStatus: "401" }, {})).message).toBe(
+      '--auth-deny-status: must be one of 429, 403, got "401"',
+    );
+    expect(
+      errorOf(() => parseServiceSettings(CONFIG, { SLUICE_AUTH_DESCRIPTORS: "user;user,path" })).message,
+    ).toBe(
+      'SLUICE_AUTH_DESCRIPTORS: template 2 ("user,path") names "path"; attributes are remote_address, user, endpoint, method and header:<name>',
+    );
+    expect(errorOf(() => parseServiceSettings({ ...CONFIG, authUserHeader: "x user" }, {})).message).toBe(
+      '--auth-user-header: must be an HTTP header name, got "x user"',
+    );
+  });
+});
+
+describe("addSettingOptions (commander)", () => {
+  it("generates the options of every row, with the variable and default in the help", () => {
+    const cmd = addSettingOptions(new Command("serve"));
+    const help = cmd.helpInformation();
+    for (const d of SERVICE_SETTINGS) {
+      expect(help).toContain(d.env);
+      if (d.kind === "switch")
+        expect(help).toContain(d.default === "true" ? `--no-${d.flag}` : `--${d.flag}`);
+      else expect(help).toContain(`--${d.flag} ${d.arg}`);
+    }
+    expect(help).toContain("[SLUICE_GRPC_PORT; default 8081]");
+    expect(help).toContain("[SLUICE_WATCH; default on]");
+  });
+
+  it("hands commander's values to the parser: flags, both forms of a switch, and flags over variables", () => {
+    const s = fromArgv(["--config", "a.yaml", "--grpc-port", "0", "--no-watch", "--legacy-headers"], {
+      SLUICE_GRPC_PORT: "1234",
+      SLUICE_HTTP_PORT: "4321",
+    });
+    expect(s).toMatchObject({
+      configFile: "a.yaml",
+      grpcPort: 0,
+      httpPort: 4321,
+      watch: false,
+      legacyHeaders: true,
+    });
+    expect(fromArgv(["--config", "a.yaml", "--watch"], { SLUICE_WATCH: "false" }).watch).toBe(true);
+    expect(
+      errorOf(() => fromArgv(["--config", "a.yaml", "--no-envoy-headers", "--grpc-port", "x"])).message,
+    ).toBe('--grpc-port: must be a whole number from 0 to 65535, got "x"');
+  });
+
+  it("names commander attributes after the flag", () => {
+    expect(attributeOf("max-clock-skew")).toBe("maxClockSkew");
+    expect(attributeOf("config")).toBe("config");
+  });
+});
+
+describe("describeSettings", () => {
+  it("masks the password of the Redis URLs and keeps everything else", () => {
+    const s = parseServiceSettings(
+      { ...CONFIG },
+      { SLUICE_REDIS: "redis://app:pw-9@h1:6379,rediss://:pw-8@h2" },
+    );
+    const d = describeSettings(s);
+    expect(d.redisUrls).toEqual(["redis://app:***@h1:6379", "rediss://:***@h2"]);
+    expect(JSON.stringify(d)).not.toContain("pw-");
+    expect(d.grpcPort).toBe(8081);
+  });
+});

@@ -1,0 +1,773 @@
+/**
+ * The process settings of `sluice serve`, as ONE typed table ({@link SERVICE_SETTINGS}). Each row names a
+ * setting's field, its command-line flag, its `SLUICE_*` environment variable, its default (written as a user
+ * would type it, so `--help` shows exactly what applies), a description and how its text is parsed (zod). The
+ * table generates the commander options and help of `sluice serve`, reads the environment, and validates both
+ * into one frozen {@link ServiceSettings}.
+ *
+ * Precedence: a flag wins over its environment variable, which wins over the default. An empty environment
+ * variable counts as unset. Every problem is reported at once, one line each, naming the flag or the variable
+ * the bad value came from (`--grpc-port: …`, `SLUICE_GRPC_PORT: …`).
+ *
+ * Units: durations accept milliseconds (`250`) or a duration string (`250ms`, `10s`, `1m`); sizes accept bytes
+ * (`65536`) or a binary-unit size (`64KiB`, `1MiB`; `k`/`KB` and `m`/`MB` mean the same 1024 multiples).
+ * Switches accept `true|false|1|0|yes|no|on|off` in the environment; on the command line `--watch` / `--no-watch`.
+ *
+ * Secrets: rows marked `secret` (the Redis URLs, which may carry a password) are masked by
+ * {@link describeSettings}; pass them through the environment rather than the command line, where `ps` shows them.
+ */
+import { type Command, Option } from "commander";
+import { z } from "zod";
+import { tryParseDurationMs } from "../core/duration.js";
+import { InvalidArgumentError } from "../core/errors.js";
+import { ALGORITHM_IDS, type AlgorithmId } from "../core/limit-spec.js";
+import { compileTemplates } from "./http/forward-auth.js";
+import { maskUrlCredentials } from "./service-logger.js";
+
+/** Log levels of the service logger (pino's), quietest last. */
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+/** One of {@link LOG_LEVELS}. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Where the service keeps its counters. */
+export const STORE_KINDS = ["memory", "redis"] as const;
+/** One of {@link STORE_KINDS}. */
+export type StoreKind = (typeof STORE_KINDS)[number];
+
+/** Validated settings of one `sluice serve` process (frozen). */
+export interface ServiceSettings {
+  /** The rules file (native YAML/JSON or envoyproxy/ratelimit YAML). */
+  readonly configFile: string;
+  /** Algorithm of the limits of an envoyproxy/ratelimit file; undefined: `fixed_window`, as envoyproxy/ratelimit. */
+  readonly envoyAlgorithm: AlgorithmId | undefined;
+  /** Reload the rules file when it changes (an invalid version is refused and shows in /readyz). */
+  readonly watch: boolean;
+  /** Where counters live. */
+  readonly store: StoreKind;
+  /** Redis URLs (`redis://` or `rediss://`); several = client-side sharded nodes, or Cluster seed nodes. */
+  readonly redisUrls: readonly string[];
+  /** Treat {@link ServiceSettings.redisUrls} as the seed nodes of one Redis Cluster. */
+  readonly redisCluster: boolean;
+  /** First segment of every Redis key. */
+  readonly redisPrefix: string;
+  /** Most keys the memory store holds (preallocated). */
+  readonly memoryCapacity: number;
+  /** Share of each limit the local fallback enforces while Redis is unreachable (rules with `fallback`), (0, 1]. */
+  readonly fallbackShare: number;
+  /** Longest wait for the store per call, ms; beyond it the rule's failure policy answers. */
+  readonly storeTimeoutMs: number;
+  /** Interface both servers listen on. */
+  readonly host: string;
+  /** gRPC port (sluice.v1 and Envoy RLS v3); 0 = any free port. */
+  readonly grpcPort: number;
+  /** HTTP port (/v1/check, /v1/auth, /metrics, /healthz, /readyz); 0 = any free port. */
+  readonly httpPort: number;
+  /** Domain of requests that name none; undefined: the configuration's only domain, when it has exactly one. */
+  readonly defaultDomain: string | undefined;
+  /** Most requests in flight across every API; beyond it requests are refused at once (503 / RESOURCE_EXHAUSTED). */
+  readonly maxInflight: number;
+  /** Largest request body or gRPC message, bytes. */
+  readonly maxBodyBytes: number;
+  /** Most items in one batch request. */
+  readonly maxBatchItems: number;
+  /** Largest cost (hits_addend) one request may carry. */
+  readonly maxCost: number;
+  /** Largest accepted skew between a client `timestamp` and the server clock, ms. */
+  readonly maxClockSkewMs: number;
+  /** On SIGTERM: how long in-flight requests may take to finish before connections are closed, ms. */
+  readonly drainTimeoutMs: number;
+  /** Log level. */
+  readonly logLevel: LogLevel;
+  /** Domain of forward-auth checks (GET /v1/auth); undefined: the default domain, else the HTTP server's (`edge`). */
+  readonly authDomain: string | undefined;
+  /** Request header carrying the authenticated user, for forward-auth. */
+  readonly authUserHeader: string;
+  /** Header holding the client address for forward-auth, read before `X-Forwarded-For`; `""`: skip it. */
+  readonly authAddressHeader: string;
+  /** Descriptor templates of forward-auth checks (attributes joined by `,`); undefined: the HTTP server's default. */
+  readonly authDescriptors: readonly string[] | undefined;
+  /** Status of a forward-auth denial: 429, or 403 for proxies that only pass 401/403 on (nginx auth_request). */
+  readonly authDenyStatus: 429 | 403;
+  /** Proxies in front of the service whose `X-Forwarded-For` entries are trusted (0: the peer address). */
+  readonly trustedProxyHops: number;
+  /** Add the legacy `X-RateLimit-Limit/Remaining/Reset` trio to HTTP answers (the draft-10 headers always go). */
+  readonly legacyHeaders: boolean;
+  /** Add draft-10 RateLimit headers to Envoy `ShouldRateLimit` answers (`response_headers_to_add`). */
+  readonly envoyHeaders: boolean;
+}
+
+/** How a setting's text reads: shapes its help (`<arg>` placeholder, or a `--x` / `--no-x` switch pair). */
+export type SettingKind = "string" | "list" | "int" | "number" | "duration" | "bytes" | "enum" | "switch";
+
+/** One row of the settings table. */
+export interface SettingDef<K extends keyof ServiceSettings = keyof ServiceSettings> {
+  /** The field of {@link ServiceSettings} it sets. */
+  readonly key: K;
+  /** The long flag without dashes (`grpc-port`). */
+  readonly flag: string;
+  /** The environment variable (`SLUICE_GRPC_PORT`). */
+  readonly env: `SLUICE_${string}`;
+  /** How the text reads. */
+  readonly kind: SettingKind;
+  /** The `<arg>` placeholder of the flag in help (switches have none). */
+  readonly arg?: string;
+  /** The default as text, parsed like user input; undefined: no default (see the description). */
+  readonly default: string | undefined;
+  /** One line for `--help`. */
+  readonly description: string;
+  /** Masked by {@link describeSettings} (may carry a password). */
+  readonly secret?: boolean;
+  /** Parses the text (a switch gets "true" / "false"); its error message is prefixed by the flag or variable. */
+  readonly schema: z.ZodType<ServiceSettings[K], string>;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Value schemas: each turns the text a user typed into a typed value, with a message saying what was expected.
+// ---------------------------------------------------------------------------------------------------------
+
+const show = (s: string): string => JSON.stringify(s);
+
+/** A whole number in [min, max]. */
+function wholeNumber(min: number, max: number): z.ZodType<number, string> {
+  return z.string().transform((s, ctx) => {
+    const t = s.trim();
+    const n = /^\d+$/.test(t) ? Number(t) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be a whole number from ${min} to ${max}, got ${show(s)}`,
+      });
+      return z.NEVER;
+    }
+    return n;
+  });
+}
+
+/** A number in (0, 1]. */
+const share: z.ZodType<number, string> = z.string().transform((s, ctx) => {
+  const t = s.trim();
+  const n = t === "" ? Number.NaN : Number(t);
+  if (!Number.isFinite(n) || n <= 0 || n > 1) {
+    ctx.addIssue({ code: "custom", message: `must be a number in (0, 1], got ${show(s)}` });
+    return z.NEVER;
+  }
+  return n;
+});
+
+/** A duration in ms within [minMs, maxMs]: bare milliseconds or a duration string. */
+function duration(minMs: number, maxMs: number): z.ZodType<number, string> {
+  return z.string().transform((s, ctx) => {
+    const t = s.trim();
+    const ms = tryParseDurationMs(/^\d+(\.\d+)?$/.test(t) ? Number(t) : t);
+    if (ms === undefined || ms < minMs || ms > maxMs) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be a duration from ${minMs}ms to ${maxMs}ms (milliseconds, or such as "500ms", "10s", "1m"), got ${show(s)}`,
+      });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
+const SIZE_UNITS: Readonly<Record<string, number>> = {
+  "": 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+};
+
+/** A size in bytes within [min, max]: bare bytes, or with a binary unit. */
+function bytes(min: number, max: number): z.ZodType<number, string> {
+  return z.string().transform((s, ctx) => {
+    const m = /^\s*(\d+)\s*([a-z]*)\s*$/i.exec(s);
+    const unit = m ? SIZE_UNITS[m[2].toLowerCase()] : undefined;
+    const n = m && unit !== undefined ? Number(m[1]) * unit : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be a size from ${min} to ${max} bytes (bytes, or such as "64KiB", "1MiB"), got ${show(s)}`,
+      });
+      return z.NEVER;
+    }
+    return n;
+  });
+}
+
+/** One of `values`. */
+function oneOf<const T extends readonly string[]>(values: T): z.ZodType<T[number], string> {
+  return z.string().transform((s, ctx) => {
+    const t = s.trim();
+    if (!(values as readonly string[]).includes(t)) {
+      ctx.addIssue({ code: "custom", message: `must be one of ${values.join(", ")}, got ${show(s)}` });
+      return z.NEVER;
+    }
+    return t as T[number];
+  });
+}
+
+const TRUE = new Set(["true", "1", "yes", "on"]);
+const FALSE = new Set(["false", "0", "no", "off"]);
+
+/** A switch. */
+const switchValue: z.ZodType<boolean, string> = z.string().transform((s, ctx) => {
+  const t = s.trim().toLowerCase();
+  if (TRUE.has(t)) return true;
+  if (FALSE.has(t)) return false;
+  ctx.addIssue({
+    code: "custom",
+    message: `must be one of true, false, 1, 0, yes, no, on, off, got ${show(s)}`,
+  });
+  return z.NEVER;
+});
+
+/** A non-empty string of at most `max` characters, trimmed. */
+function text(max: number, what = "a non-empty string"): z.ZodType<string, string> {
+  return z.string().transform((s, ctx) => {
+    const t = s.trim();
+    if (t.length === 0 || t.length > max) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be ${what} of at most ${max} characters, got ${show(s)}`,
+      });
+      return z.NEVER;
+    }
+    return t;
+  });
+}
+
+/** Like {@link text}, but "" (only possible from a default) means unset. */
+function optionalText(max: number): z.ZodType<string | undefined, string> {
+  return z.string().transform((s, ctx) => {
+    const t = s.trim();
+    if (t.length > max) {
+      ctx.addIssue({ code: "custom", message: `must be at most ${max} characters, got ${show(s)}` });
+      return z.NEVER;
+    }
+    return t === "" ? undefined : t;
+  });
+}
+
+/** An HTTP header name (a token), lower-cased; with `empty`, "" is allowed (a default's way of saying "none"). */
+function headerName(empty: boolean): z.ZodType<string, string> {
+  return z.string().transform((s, ctx) => {
+    const t = s.trim().toLowerCase();
+    if ((empty && t === "") || (/^[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(t) && t.length <= 128)) return t;
+    ctx.addIssue({ code: "custom", message: `must be an HTTP header name, got ${show(s)}` });
+    return z.NEVER;
+  });
+}
+
+/** Comma-separated Redis URLs (`redis://` or `rediss://` with a host). */
+const redisUrls: z.ZodType<readonly string[], string> = z.string().transform((s, ctx) => {
+  const urls = s
+    .split(",")
+    .map((u) => u.trim())
+    .filter((u) => u !== "");
+  if (urls.length === 0) {
+    ctx.addIssue({ code: "custom", message: "must list at least one redis:// or rediss:// URL" });
+    return z.NEVER;
+  }
+  for (const [i, u] of urls.entries()) {
+    let url: URL | undefined;
+    try {
+      url = new URL(u);
+    } catch {
+      url = undefined;
+    }
+    if (
+      url === undefined ||
+      (url.protocol !== "redis:" && url.protocol !== "rediss:") ||
+      url.hostname === ""
+    ) {
+      // The URL may carry a password: name its position, never echo it.
+      ctx.addIssue({
+        code: "custom",
+        message: `URL ${i + 1} of ${urls.length} must be redis://[user:password@]host[:port][/db] or rediss://…`,
+      });
+      return z.NEVER;
+    }
+  }
+  if (new Set(urls).size !== urls.length) {
+    ctx.addIssue({ code: "custom", message: "lists the same URL twice" });
+    return z.NEVER;
+  }
+  return Object.freeze(urls);
+});
+
+/** Descriptor templates, separated by `;` (a template itself holds `,` between its entries). */
+const templates: z.ZodType<readonly string[] | undefined, string> = z.string().transform((s, ctx) => {
+  const list = s
+    .split(";")
+    .map((t) => t.trim())
+    .filter((t) => t !== "");
+  if (list.length === 0) return undefined;
+  try {
+    compileTemplates(list);
+  } catch (error) {
+    ctx.addIssue({
+      code: "custom",
+      message: (error as Error).message
+        .replace(/^forwardAuth\.descriptors(\[(\d+)\])?/, (_m, _i, n?: string) =>
+          n === undefined ? "" : `template ${Number(n) + 1} (${show(list[Number(n)])})`,
+        )
+        .trim(),
+    });
+    return z.NEVER;
+  }
+  return Object.freeze(list);
+});
+
+const denyStatus: z.ZodType<429 | 403, string> = oneOf(["429", "403"] as const).transform(
+  (s) => Number(s) as 429 | 403,
+);
+
+const envoyAlgorithm: z.ZodType<AlgorithmId | undefined, string> = z.string().transform((s, ctx) => {
+  const t = s.trim();
+  if (t === "") return undefined;
+  const ids = ALGORITHM_IDS.filter((a) => a !== "concurrency");
+  if (!(ids as readonly string[]).includes(t)) {
+    ctx.addIssue({ code: "custom", message: `must be one of ${ids.join(", ")}, got ${show(s)}` });
+    return z.NEVER;
+  }
+  return t as AlgorithmId;
+});
+
+/** Keeps each row's key and schema type together. */
+function row<K extends keyof ServiceSettings>(def: SettingDef<K>): SettingDef<K> {
+  return Object.freeze(def);
+}
+
+/** The settings table: every process setting of `sluice serve`, in `--help` order. */
+export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
+  row({
+    key: "configFile",
+    flag: "config",
+    env: "SLUICE_CONFIG",
+    kind: "string",
+    arg: "<file>",
+    default: undefined,
+    description:
+      "the rules file, native YAML/JSON or envoyproxy/ratelimit YAML (required), e.g. examples/sluice.yaml",
+    schema: text(4096, "a file path"),
+  }),
+  row({
+    key: "envoyAlgorithm",
+    flag: "envoy-algorithm",
+    env: "SLUICE_ENVOY_ALGORITHM",
+    kind: "enum",
+    arg: "<id>",
+    default: "",
+    description:
+      "algorithm of the limits of an envoyproxy/ratelimit file (default fixed_window, as envoyproxy/ratelimit)",
+    schema: envoyAlgorithm,
+  }),
+  row({
+    key: "watch",
+    flag: "watch",
+    env: "SLUICE_WATCH",
+    kind: "switch",
+    default: "true",
+    description: "reload the rules file when it changes; an invalid version is refused and shows in /readyz",
+    schema: switchValue,
+  }),
+  row({
+    key: "store",
+    flag: "store",
+    env: "SLUICE_STORE",
+    kind: "enum",
+    arg: "<kind>",
+    default: undefined,
+    description:
+      "where counters live: memory (this process) or redis (shared); default redis when --redis is set, else memory",
+    schema: oneOf(STORE_KINDS),
+  }),
+  row({
+    key: "redisUrls",
+    flag: "redis",
+    env: "SLUICE_REDIS",
+    kind: "list",
+    arg: "<urls>",
+    default: undefined,
+    description:
+      "redis://[user:pass@]host[:port][/db] or rediss://…; several comma-separated URLs are client-side sharded nodes (or Cluster seeds with --redis-cluster). Prefer the variable: it keeps passwords out of `ps`",
+    secret: true,
+    schema: redisUrls,
+  }),
+  row({
+    key: "redisCluster",
+    flag: "redis-cluster",
+    env: "SLUICE_REDIS_CLUSTER",
+    kind: "switch",
+    default: "false",
+    description: "the --redis URLs are seed nodes of one Redis Cluster",
+    schema: switchValue,
+  }),
+  row({
+    key: "redisPrefix",
+    flag: "redis-prefix",
+    env: "SLUICE_REDIS_PREFIX",
+    kind: "string",
+    arg: "<prefix>",
+    default: "rl",
+    description: "first segment of every Redis key",
+    schema: text(128).refine((s) => !/[{}]/.test(s), "must not contain braces"),
+  }),
+  row({
+    key: "memoryCapacity",
+    flag: "memory-capacity",
+    env: "SLUICE_MEMORY_CAPACITY",
+    kind: "int",
+    arg: "<keys>",
+    default: "1000000",
+    description:
+      "most keys the memory store holds (preallocated; idle keys are reclaimed, then the oldest evicted)",
+    schema: wholeNumber(1, 100_000_000),
+  }),
+  row({
+    key: "fallbackShare",
+    flag: "fallback-share",
+    env: "SLUICE_FALLBACK_SHARE",
+    kind: "number",
+    arg: "<share>",
+    default: "1",
+    description:
+      "share of each limit the local fallback enforces while Redis is unreachable: 1 / (instances)",
+    schema: share,
+  }),
+  row({
+    key: "storeTimeoutMs",
+    flag: "store-timeout",
+    env: "SLUICE_STORE_TIMEOUT",
+    kind: "duration",
+    arg: "<duration>",
+    default: "50ms",
+    description: "longest wait for Redis per call; beyond it the rule's failure policy answers",
+    schema: duration(1, 60_000),
+  }),
+  row({
+    key: "host",
+    flag: "host",
+    env: "SLUICE_HOST",
+    kind: "string",
+    arg: "<address>",
+    default: "127.0.0.1",
+    description: "interface both servers listen on (0.0.0.0 or :: for every interface)",
+    schema: text(255, "an address"),
+  }),
+  row({
+    key: "grpcPort",
+    flag: "grpc-port",
+    env: "SLUICE_GRPC_PORT",
+    kind: "int",
+    arg: "<port>",
+    default: "8081",
+    description: "gRPC port: sluice.v1.RateLimiter and Envoy's RateLimitService (0: any free port)",
+    schema: wholeNumber(0, 65_535),
+  }),
+  row({
+    key: "httpPort",
+    flag: "http-port",
+    env: "SLUICE_HTTP_PORT",
+    kind: "int",
+    arg: "<port>",
+    default: "8080",
+    description: "HTTP port: /v1/check, /v1/auth, /metrics, /healthz, /readyz (0: any free port)",
+    schema: wholeNumber(0, 65_535),
+  }),
+  row({
+    key: "defaultDomain",
+    flag: "default-domain",
+    env: "SLUICE_DEFAULT_DOMAIN",
+    kind: "string",
+    arg: "<domain>",
+    default: "",
+    description:
+      "domain of requests that name none (default: the rules' only domain, when there is exactly one)",
+    schema: optionalText(255),
+  }),
+  row({
+    key: "maxInflight",
+    flag: "max-inflight",
+    env: "SLUICE_MAX_INFLIGHT",
+    kind: "int",
+    arg: "<n>",
+    default: "1024",
+    description:
+      "most requests in flight across every API; more are refused at once (503 / RESOURCE_EXHAUSTED)",
+    schema: wholeNumber(1, 1_000_000),
+  }),
+  row({
+    key: "maxBodyBytes",
+    flag: "max-body-bytes",
+    env: "SLUICE_MAX_BODY_BYTES",
+    kind: "bytes",
+    arg: "<size>",
+    default: "64KiB",
+    description: "largest HTTP request body or gRPC message",
+    schema: bytes(256, 64 * 1024 * 1024),
+  }),
+  row({
+    key: "maxBatchItems",
+    flag: "max-batch-items",
+    env: "SLUICE_MAX_BATCH_ITEMS",
+    kind: "int",
+    arg: "<n>",
+    default: "100",
+    description: "most checks in one batch request",
+    schema: wholeNumber(1, 10_000),
+  }),
+  row({
+    key: "maxCost",
+    flag: "max-cost",
+    env: "SLUICE_MAX_COST",
+    kind: "int",
+    arg: "<n>",
+    default: "1000000000",
+    description: "largest cost (hits_addend) one request may ask for",
+    schema: wholeNumber(1, 4_294_967_295),
+  }),
+  row({
+    key: "maxClockSkewMs",
+    flag: "max-clock-skew",
+    env: "SLUICE_MAX_CLOCK_SKEW",
+    kind: "duration",
+    arg: "<duration>",
+    default: "1m",
+    description: "largest skew between a request's client timestamp and the server clock",
+    schema: duration(0, 86_400_000),
+  }),
+  row({
+    key: "drainTimeoutMs",
+    flag: "drain-timeout",
+    env: "SLUICE_DRAIN_TIMEOUT",
+    kind: "duration",
+    arg: "<duration>",
+    default: "10s",
+    description: "on SIGTERM/SIGINT, how long in-flight requests may finish before connections are closed",
+    schema: duration(0, 3_600_000),
+  }),
+  row({
+    key: "logLevel",
+    flag: "log-level",
+    env: "SLUICE_LOG_LEVEL",
+    kind: "enum",
+    arg: "<level>",
+    default: "info",
+    description: `log level: ${LOG_LEVELS.join(", ")}`,
+    schema: oneOf(LOG_LEVELS),
+  }),
+  row({
+    key: "authDomain",
+    flag: "auth-domain",
+    env: "SLUICE_AUTH_DOMAIN",
+    kind: "string",
+    arg: "<domain>",
+    default: "",
+    description: "domain of forward-auth checks, GET /v1/auth (default: the default domain, else edge)",
+    schema: optionalText(255),
+  }),
+  row({
+    key: "authUserHeader",
+    flag: "auth-user-header",
+    env: "SLUICE_AUTH_USER_HEADER",
+    kind: "string",
+    arg: "<name>",
+    default: "x-user-id",
+    description: "request header carrying the authenticated user, for forward-auth",
+    schema: headerName(false),
+  }),
+  row({
+    key: "authAddressHeader",
+    flag: "auth-address-header",
+    env: "SLUICE_AUTH_ADDRESS_HEADER",
+    kind: "string",
+    arg: "<name>",
+    default: "x-real-ip",
+    description:
+      'request header holding the client address, read before X-Forwarded-For ("" to skip it), for forward-auth',
+    schema: headerName(true),
+  }),
+  row({
+    key: "authDescriptors",
+    flag: "auth-descriptors",
+    env: "SLUICE_AUTH_DESCRIPTORS",
+    kind: "list",
+    arg: "<templates>",
+    default: "",
+    description:
+      "descriptors of forward-auth checks: templates separated by ';', each naming attributes separated by ',' (remote_address, user, endpoint, method, header:<name>); default remote_address;user;user,endpoint",
+    schema: templates,
+  }),
+  row({
+    key: "authDenyStatus",
+    flag: "auth-deny-status",
+    env: "SLUICE_AUTH_DENY_STATUS",
+    kind: "enum",
+    arg: "<status>",
+    default: "429",
+    description:
+      "status of a forward-auth denial: 429, or 403 for nginx auth_request (which passes on only 401/403)",
+    schema: denyStatus,
+  }),
+  row({
+    key: "trustedProxyHops",
+    flag: "trusted-proxy-hops",
+    env: "SLUICE_TRUSTED_PROXY_HOPS",
+    kind: "int",
+    arg: "<n>",
+    default: "0",
+    description:
+      "proxies in front whose X-Forwarded-For entries are trusted for the client address (0: the peer)",
+    schema: wholeNumber(0, 32),
+  }),
+  row({
+    key: "legacyHeaders",
+    flag: "legacy-headers",
+    env: "SLUICE_LEGACY_HEADERS",
+    kind: "switch",
+    default: "false",
+    description:
+      "also send X-RateLimit-Limit/Remaining/Reset on HTTP answers (draft-10 RateLimit headers always)",
+    schema: switchValue,
+  }),
+  row({
+    key: "envoyHeaders",
+    flag: "envoy-headers",
+    env: "SLUICE_ENVOY_HEADERS",
+    kind: "switch",
+    default: "true",
+    description: "add draft-10 RateLimit headers to Envoy ShouldRateLimit answers (response_headers_to_add)",
+    schema: switchValue,
+  }),
+] as SettingDef[]);
+
+/** Raw values as commander hands them over (attribute names: `grpcPort`; switches as booleans). */
+export type RawSettingFlags = Readonly<Record<string, string | boolean | undefined>>;
+
+/** The commander attribute name of a flag (`grpc-port` → `grpcPort`). */
+export function attributeOf(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The help text of a row: its description, environment variable and default. */
+function helpOf(def: SettingDef): string {
+  const dflt =
+    def.default === undefined || def.default === ""
+      ? ""
+      : `; default ${def.kind === "switch" ? (def.default === "true" ? "on" : "off") : def.default}`;
+  return `${def.description} [${def.env}${dflt}]`;
+}
+
+/** Adds one commander option per row to `command` (switches as a visible `--x` / `--no-x` and its hidden twin). */
+export function addSettingOptions(command: Command): Command {
+  for (const def of SERVICE_SETTINGS) {
+    if (def.kind === "switch") {
+      // Both `--x` and `--no-x` are accepted; help lists the one that changes the default.
+      const onByDefault = def.default === "true";
+      const on = new Option(`--${def.flag}`, helpOf(def));
+      const off = new Option(
+        `--no-${def.flag}`,
+        onByDefault ? `turn off: ${helpOf(def)}` : `turn off --${def.flag}`,
+      );
+      (onByDefault ? on : off).hideHelp();
+      command.addOption(on).addOption(off);
+    } else {
+      command.addOption(new Option(`--${def.flag} ${def.arg ?? "<value>"}`, helpOf(def)));
+    }
+  }
+  return command;
+}
+
+/** Where a value came from, named in errors. */
+interface Raw {
+  readonly text: string;
+  readonly from: string;
+}
+
+function rawOf(
+  def: SettingDef,
+  flags: RawSettingFlags,
+  env: Readonly<Record<string, string | undefined>>,
+): Raw | undefined {
+  const flag = flags[attributeOf(def.flag)];
+  if (typeof flag === "boolean") return { text: String(flag), from: `--${flag ? "" : "no-"}${def.flag}` };
+  if (typeof flag === "string") return { text: flag, from: `--${def.flag}` };
+  const e = env[def.env];
+  if (e !== undefined && e !== "") return { text: e, from: def.env };
+  return undefined;
+}
+
+/**
+ * Validates flags (commander's parsed options) and environment variables into frozen settings; throws an
+ * `ERR_SLUICE_INVALID_ARGUMENT` listing every problem, one per line, each naming its flag or variable.
+ */
+export function parseServiceSettings(
+  flags: RawSettingFlags = {},
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ServiceSettings {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  const given = new Map<string, string>();
+  for (const def of SERVICE_SETTINGS) {
+    const raw = rawOf(def, flags, env);
+    if (raw !== undefined) given.set(def.key, raw.from);
+    const input = raw?.text ?? def.default;
+    if (input === undefined) {
+      out[def.key] = undefined;
+      continue;
+    }
+    const r = def.schema.safeParse(input);
+    if (r.success) out[def.key] = r.data;
+    else {
+      const from = raw?.from ?? `the default of --${def.flag}`;
+      problems.push(`${from}: ${r.error.issues.map((i) => i.message).join("; ")}`);
+    }
+  }
+  const name = (key: keyof ServiceSettings, flag: string, envName: string): string =>
+    given.get(key) ?? `--${flag} (${envName})`;
+
+  if (out.configFile === undefined) {
+    problems.push(
+      "--config (SLUICE_CONFIG) is required: the rules file to enforce, e.g. --config examples/sluice.yaml",
+    );
+  }
+  const urls = out.redisUrls as readonly string[] | undefined;
+  if (out.store === undefined) out.store = urls === undefined ? "memory" : "redis";
+  if (out.store === "redis" && urls === undefined && !given.has("redisUrls")) {
+    problems.push(
+      `${name("store", "store", "SLUICE_STORE")} redis needs --redis (SLUICE_REDIS): the Redis URL(s)`,
+    );
+  }
+  if (out.store === "memory" && urls !== undefined) {
+    problems.push(
+      `${name("redisUrls", "redis", "SLUICE_REDIS")} applies only to the Redis store, but ${name("store", "store", "SLUICE_STORE")} is memory`,
+    );
+  }
+  if (out.redisCluster === true && out.store !== "redis") {
+    problems.push(
+      `${name("redisCluster", "redis-cluster", "SLUICE_REDIS_CLUSTER")} applies only to --store redis`,
+    );
+  }
+  if (out.redisUrls === undefined) out.redisUrls = Object.freeze([]);
+  if (problems.length > 0) throw new InvalidArgumentError(problems.join("\n"));
+  return Object.freeze(out) as unknown as ServiceSettings;
+}
+
+/** The settings as a plain object for a start-up log line, secrets masked. */
+export function describeSettings(settings: ServiceSettings): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const def of SERVICE_SETTINGS) {
+    const v = settings[def.key];
+    if (!def.secret || v === undefined) out[def.key] = v;
+    else
+      out[def.key] = Array.isArray(v)
+        ? v.map((u: string) => maskUrlCredentials(u))
+        : maskUrlCredentials(String(v));
+  }
+  return out;
+}

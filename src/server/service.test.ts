@@ -1,0 +1,191 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../core/manual-clock.js";
+import { parseConfig } from "../rules/load-config.js";
+import { memoryStore } from "../stores/memory/memory-store.js";
+import { httpOptionsOf, READINESS_CACHE_MS, resolveDefaultDomain, startService } from "./service.js";
+import { createServiceLogger } from "./service-logger.js";
+import { parseServiceSettings, type ServiceSettings } from "./service-settings.js";
+import type { ProbeResult, ServiceStore } from "./service-store.js";
+
+const dir = mkdtempSync(join(tmpdir(), "sluice-service-test-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const ONE_DOMAIN = `version: 1
+rules:
+  - id: per-user
+    domain: api
+    match: [{ key: user }]
+    limits: [{ name: per-second, limit: 5, period: 1s }]
+`;
+const TWO_DOMAINS = `${ONE_DOMAIN}  - id: per-ip
+    domain: edge
+    match: [{ key: remote_address }]
+    limits: [{ name: per-second, limit: 5, period: 1s }]
+`;
+
+function settings(flags: Record<string, string | boolean> = {}, text = ONE_DOMAIN): ServiceSettings {
+  const file = join(dir, `rules-${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(file, text);
+  return parseServiceSettings(
+    { config: file, httpPort: "0", grpcPort: "0", watch: false, logLevel: "silent", ...flags },
+    {},
+  );
+}
+
+/** A memory store whose readiness probe is counted and scripted. */
+function countingStore(answers: ProbeResult[] = []): ServiceStore & { probes: number } {
+  const store = memoryStore({ capacity: 1000 });
+  const s = {
+    store,
+    description: "counting memory store",
+    probes: 0,
+    async probe(): Promise<ProbeResult> {
+      s.probes++;
+      return answers.shift() ?? { ok: true, detail: "fine" };
+    },
+    connected: async () => true,
+    close: () => store.close(),
+  };
+  return s;
+}
+
+describe("resolveDefaultDomain", () => {
+  it("takes the setting, else the configuration's only domain, else none", () => {
+    const one = parseConfig(ONE_DOMAIN);
+    const two = parseConfig(TWO_DOMAINS);
+    expect(resolveDefaultDomain(settings(), one)).toBe("api");
+    expect(resolveDefaultDomain(settings(), two)).toBeUndefined();
+    expect(resolveDefaultDomain(settings({ defaultDomain: "edge" }), two)).toBe("edge");
+  });
+});
+
+describe("httpOptionsOf", () => {
+  it("maps the forward-auth and header settings onto the HTTP server's options", () => {
+    const readiness = async () => ({ ready: true, checks: {} });
+    const s = settings({
+      authDenyStatus: "403",
+      authUserHeader: "X-Auth-User",
+      authAddressHeader: "",
+      authDescriptors: "user;user,endpoint",
+      trustedProxyHops: "2",
+      legacyHeaders: true,
+    });
+    expect(httpOptionsOf(s, "api", readiness)).toEqual({
+      defaultDomain: "api",
+      readiness,
+      legacyHeaders: true,
+      forwardAuth: {
+        domain: "api",
+        userHeader: "x-auth-user",
+        addressHeader: "",
+        descriptors: ["user", "user,endpoint"],
+        denyStatus: 403,
+        trustedProxyHops: 2,
+      },
+    });
+    expect(httpOptionsOf(settings({ authDomain: "edge" }), "api", readiness).forwardAuth?.domain).toBe(
+      "edge",
+    );
+  });
+});
+
+describe("startService (in process)", () => {
+  it("serves on the bound ports, is ready, and closes once however often close() is called", async () => {
+    const lines: string[] = [];
+    const log = createServiceLogger({ destination: { write: (l: string) => lines.push(l) } });
+    const svc = await startService(settings(), { log });
+    expect(svc.httpPort).toBeGreaterThan(0);
+    expect(svc.grpcPort).toBeGreaterThan(0);
+    expect(svc.defaultDomain).toBe("api");
+    const r = await fetch(`http://127.0.0.1:${svc.httpPort}/v1/check`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ identifier: "u", dimension: "user" }),
+    });
+    expect(((await r.json()) as { allowed: boolean }).allowed).toBe(true);
+    expect(await svc.readiness()).toEqual({
+      ready: true,
+      checks: {
+        store: { ok: true, detail: "memory (in process)" },
+        config: { ok: true, detail: expect.stringMatching(/^version 1 from .*rules-.*\.yaml$/) },
+      },
+    });
+    const logged = lines.map((l) => JSON.parse(l) as { msg: string; endpoint?: string });
+    expect(logged.filter((l) => l.endpoint !== undefined).map((l) => l.endpoint)).toEqual(["http", "grpc"]);
+
+    const first = svc.close();
+    expect(svc.close()).toBe(first);
+    expect(await first).toEqual({ drained: true });
+    const after = await svc.readiness();
+    expect(after.ready).toBe(false);
+    expect(after.checks.shutdown).toEqual({ ok: false, detail: "shutting down" });
+  });
+
+  it("probes the store at most once per cache period, concurrent callers sharing one probe", async () => {
+    const stopwatch = new ManualClock(1000);
+    const store = countingStore([
+      { ok: true, detail: "warm-up" },
+      { ok: false, detail: "down" },
+    ]);
+    const svc = await startService(settings(), {
+      log: createServiceLogger({ level: "silent" }),
+      stopwatch,
+      createStore: async () => store,
+    });
+    try {
+      expect(store.probes).toBe(1); // the warm-up round trip at start
+      const [a, b] = await Promise.all([svc.readiness(), svc.readiness()]);
+      expect(store.probes).toBe(2);
+      expect(a).toEqual(b);
+      expect(a.ready).toBe(false);
+      expect(a.checks.store).toEqual({ ok: false, detail: "down" });
+      stopwatch.advance(READINESS_CACHE_MS - 1);
+      await svc.readiness();
+      expect(store.probes).toBe(2);
+      stopwatch.advance(1);
+      expect((await svc.readiness()).ready).toBe(true);
+      expect(store.probes).toBe(3);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it("refuses an invalid rules file, naming it", async () => {
+    const s = settings({}, "version: 1\nrules: 7\n");
+    await expect(startService(s, { log: createServiceLogger({ level: "silent" }) })).rejects.toMatchObject({
+      code: "ERR_SLUICE_INVALID_CONFIG",
+      message: expect.stringContaining(s.configFile),
+    });
+  });
+
+  it("fails with a message naming the flag when a port is taken, and leaves nothing running", async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as net.AddressInfo).port;
+    const store = countingStore();
+    let closed = false;
+    try {
+      await expect(
+        startService(settings({ grpcPort: String(port) }), {
+          log: createServiceLogger({ level: "silent" }),
+          createStore: async () => ({
+            ...store,
+            close: async () => {
+              closed = true;
+            },
+          }),
+        }),
+      ).rejects.toMatchObject({
+        code: "ERR_SLUICE_INVALID_ARGUMENT",
+        message: `--grpc-port ${port}: cannot listen on 127.0.0.1:${port}: the address is in use`,
+      });
+      expect(closed).toBe(true);
+    } finally {
+      blocker.close();
+    }
+  });
+});

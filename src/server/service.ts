@@ -1,0 +1,317 @@
+/**
+ * `sluice serve` as a library call: {@link startService} composes the service from its settings and runs it until
+ * {@link RunningService.close}.
+ *
+ * **Start.** Loads the rules file (a bad file fails the start, naming every problem), builds the store
+ * (`service-store.ts`; for Redis it waits up to the connect timeout for the connection, then serves anyway, the
+ * rules' failure policies answering until Redis is reachable), the engine (per-call store timeout and fallback
+ * share from the settings), the context every adapter shares (metrics, the in-flight gate, the logger, the wall
+ * clock and a monotonic stopwatch, the request bounds), then the HTTP and gRPC servers. With `watch`, the rules
+ * file is reloaded on change; a refused version keeps the previous rules and makes /readyz answer 503 with the
+ * error until a valid version is applied. One log line per endpoint says where it listens.
+ *
+ * **Readiness** (/readyz, and {@link RunningService.readiness}): `store` — a real round trip to every store node
+ * (a `peek` of a private key, bounded by {@link READINESS_PROBE_TIMEOUT_MS}), its result cached for
+ * {@link READINESS_CACHE_MS} (concurrent callers share one probe) so probes cannot hammer Redis; `config` — the
+ * last reload was applied (no `status.lastError`); `shutdown` — present and failing once closing began.
+ *
+ * **Close** (the SIGTERM path): gRPC health turns NOT_SERVING and readiness false; both servers stop accepting
+ * (HTTP requests arriving on open keep-alive connections get 503, new gRPC calls are refused); the in-flight gate
+ * refuses new work and waits up to `drainTimeoutMs` for in-flight requests to finish; then remaining
+ * connections are closed by force, the file watch stops and the store closes. `close()` is idempotent: every call
+ * returns the same promise.
+ */
+import type { AddressInfo } from "node:net";
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import { type Clock, monotonicClock, systemClock } from "../core/clock.js";
+import { InvalidArgumentError } from "../core/errors.js";
+import { type ConfigWatcher, watchConfigFile } from "../engine/config-watcher.js";
+import { createEngine, type Engine } from "../engine/engine.js";
+import { loadConfigFile } from "../rules/load-config.js";
+import type { SluiceConfig } from "../rules/rule.js";
+import { createGrpcServer, type SluiceGrpcServer } from "./grpc/grpc-server.js";
+import { createHttpServer, type HttpServerOptions, type Readiness } from "./http/http-server.js";
+import { createInflightGate } from "./inflight-gate.js";
+import type { ServiceContext } from "./service-context.js";
+import { createServiceLogger } from "./service-logger.js";
+import { createServiceMetrics } from "./service-metrics.js";
+import { describeSettings, type ServiceSettings } from "./service-settings.js";
+import { createServiceStore, type ServiceStore } from "./service-store.js";
+
+/** How long a store readiness result is reused, ms (monotonic). */
+export const READINESS_CACHE_MS = 1000;
+/** Longest wait for each store node's answer to the readiness probe, ms. */
+export const READINESS_PROBE_TIMEOUT_MS = 500;
+/** Longest wait at start for Redis connections before serving anyway, ms. */
+export const STORE_CONNECT_WAIT_MS = 3000;
+
+/** What {@link startService} may be given instead of its defaults (tests). */
+export interface ServiceDeps {
+  /** The logger. @default createServiceLogger({ level: settings.logLevel }) */
+  readonly log?: Logger;
+  /** Wall clock: decisions, client timestamps, reset instants. @default systemClock */
+  readonly clock?: Clock;
+  /** Monotonic clock: latencies and the readiness cache. @default monotonicClock */
+  readonly stopwatch?: Clock;
+  /** Builds the store instead of `createServiceStore` (tests). */
+  readonly createStore?: (settings: ServiceSettings, log: Logger, clock: Clock) => Promise<ServiceStore>;
+}
+
+/** What {@link RunningService.close} reports. */
+export interface CloseReport {
+  /** Whether every in-flight request finished within the drain timeout (false: connections were cut). */
+  readonly drained: boolean;
+}
+
+/** A started service. */
+export interface RunningService {
+  /** The interface both servers listen on. */
+  readonly host: string;
+  /** The HTTP server's bound port. */
+  readonly httpPort: number;
+  /** The gRPC server's bound port. */
+  readonly grpcPort: number;
+  /** The domain of requests that name none, if any. */
+  readonly defaultDomain: string | undefined;
+  /** The context the adapters share (engine, metrics, gate, logger, clocks, bounds). */
+  readonly context: ServiceContext;
+  /** The store's description (Redis passwords masked). */
+  readonly storeDescription: string;
+  /** Whether the service is ready to take traffic, and each check's state. */
+  readiness(): Promise<Readiness>;
+  /** Drains and stops; see the module comment. The same promise on every call. */
+  close(): Promise<CloseReport>;
+}
+
+/** The domains the rules of `config` use, in first-seen order. */
+export function domainsOf(config: SluiceConfig): string[] {
+  return [...new Set(config.rules.map((r) => r.domain))];
+}
+
+/** The default domain: the setting, else the configuration's only domain, else none. */
+export function resolveDefaultDomain(settings: ServiceSettings, config: SluiceConfig): string | undefined {
+  if (settings.defaultDomain !== undefined) return settings.defaultDomain;
+  const domains = domainsOf(config);
+  return domains.length === 1 ? domains[0] : undefined;
+}
+
+/** The HTTP server's options from the settings. */
+export function httpOptionsOf(
+  settings: ServiceSettings,
+  defaultDomain: string | undefined,
+  readiness: () => Promise<Readiness>,
+): HttpServerOptions {
+  return {
+    defaultDomain,
+    readiness,
+    legacyHeaders: settings.legacyHeaders,
+    forwardAuth: {
+      domain: settings.authDomain ?? defaultDomain,
+      userHeader: settings.authUserHeader,
+      addressHeader: settings.authAddressHeader,
+      ...(settings.authDescriptors !== undefined ? { descriptors: settings.authDescriptors } : {}),
+      denyStatus: settings.authDenyStatus,
+      trustedProxyHops: settings.trustedProxyHops,
+    },
+  };
+}
+
+/** Listens, turning "address in use" and friends into an error naming the setting. */
+async function listenOr<T>(what: string, host: string, port: number, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    // node:net sets `code`; grpc-js only names it in the message.
+    const code =
+      (error as NodeJS.ErrnoException).code ??
+      /\b(EADDRINUSE|EADDRNOTAVAIL|EACCES)\b/.exec((error as Error).message ?? "")?.[1];
+    const reason =
+      code === "EADDRINUSE"
+        ? "the address is in use"
+        : code === "EADDRNOTAVAIL"
+          ? "the address is not one of this machine's"
+          : code === "EACCES"
+            ? "permission denied (ports below 1024 need privileges)"
+            : (error as Error).message;
+    throw new InvalidArgumentError(`${what} ${port}: cannot listen on ${host}:${port}: ${reason}`);
+  }
+}
+
+/** Starts the service described by `settings`; see the module comment. */
+export async function startService(
+  settings: ServiceSettings,
+  deps: ServiceDeps = {},
+): Promise<RunningService> {
+  const log = deps.log ?? createServiceLogger({ level: settings.logLevel });
+  const clock = deps.clock ?? systemClock;
+  const stopwatch = deps.stopwatch ?? monotonicClock;
+  const loadOptions =
+    settings.envoyAlgorithm !== undefined ? { envoyAlgorithm: settings.envoyAlgorithm } : {};
+  const load = (path: string): Promise<SluiceConfig> => loadConfigFile(path, loadOptions);
+
+  const config = await load(settings.configFile);
+  log.info({ settings: describeSettings(settings) }, "starting");
+
+  const storage: ServiceStore = await (deps.createStore ?? createServiceStore)(settings, log, clock);
+  const cleanup: (() => Promise<void> | void)[] = [() => storage.close(settings.drainTimeoutMs)];
+  const undo = async (): Promise<void> => {
+    for (const step of cleanup.reverse()) {
+      try {
+        await step();
+      } catch {
+        // best effort while failing to start
+      }
+    }
+  };
+
+  try {
+    // Wait for the connections, then one round trip: it loads the Redis script, so the first checks do not pay
+    // for it (and risk the store timeout).
+    const reachable =
+      (await storage.connected(STORE_CONNECT_WAIT_MS)) && (await storage.probe(STORE_CONNECT_WAIT_MS)).ok;
+    if (!reachable) {
+      log.warn(
+        { store: storage.description },
+        "the store is not reachable yet: serving anyway, rules answer by their failure policy and /readyz reports it",
+      );
+    }
+    const engine: Engine = createEngine({
+      config,
+      store: storage.store,
+      clock,
+      failure: { timeoutMs: settings.storeTimeoutMs, fallbackShare: settings.fallbackShare },
+    });
+    cleanup.push(() => engine.close());
+    engine.on("config", (e) => log.info({ version: e.version, source: e.source }, "rules applied"));
+    engine.on("configError", (e) =>
+      log.error({ source: e.source, error: e.message }, "rules refused; the previous version stays in force"),
+    );
+
+    const defaultDomain = resolveDefaultDomain(settings, config);
+    if (settings.defaultDomain !== undefined && !domainsOf(config).includes(settings.defaultDomain)) {
+      log.warn({ defaultDomain }, "no rule uses the default domain: its requests match nothing");
+    }
+
+    const gate = createInflightGate(settings.maxInflight);
+    const context: ServiceContext = Object.freeze({
+      engine,
+      metrics: createServiceMetrics(engine, { gate }),
+      gate,
+      log,
+      clock,
+      stopwatch,
+      bounds: Object.freeze({
+        maxBodyBytes: settings.maxBodyBytes,
+        maxBatchItems: settings.maxBatchItems,
+        maxCost: settings.maxCost,
+        maxClockSkewMs: settings.maxClockSkewMs,
+      }),
+    });
+
+    let closing = false;
+    let cached: { atMs: number; result: Promise<{ ok: boolean; detail: string }> } | undefined;
+    const storeCheck = (): Promise<{ ok: boolean; detail: string }> => {
+      const now = stopwatch.nowMs();
+      if (cached === undefined || now - cached.atMs >= READINESS_CACHE_MS) {
+        cached = { atMs: now, result: storage.probe(READINESS_PROBE_TIMEOUT_MS) };
+      }
+      return cached.result;
+    };
+    const readiness = async (): Promise<Readiness> => {
+      const store = await storeCheck();
+      const status = engine.status;
+      const checks: Record<string, { ok: boolean; detail?: string }> = {
+        store,
+        config:
+          status.lastError === undefined
+            ? { ok: true, detail: `version ${status.version} from ${status.configSource ?? "(no file)"}` }
+            : { ok: false, detail: status.lastError.message },
+      };
+      if (closing) checks.shutdown = { ok: false, detail: "shutting down" };
+      return { ready: Object.values(checks).every((c) => c.ok), checks };
+    };
+
+    const http: FastifyInstance = createHttpServer(
+      context,
+      httpOptionsOf(settings, defaultDomain, readiness),
+    );
+    cleanup.push(() => http.close());
+    await listenOr("--http-port", settings.host, settings.httpPort, () =>
+      http.listen({ host: settings.host, port: settings.httpPort }),
+    );
+    const httpPort = (http.server.address() as AddressInfo).port;
+
+    const grpc: SluiceGrpcServer = createGrpcServer(context, {
+      defaultDomain,
+      maxMessageBytes: settings.maxBodyBytes,
+      envoyHeaders: settings.envoyHeaders,
+    });
+    cleanup.push(() => grpc.close(0));
+    const grpcPort = await listenOr("--grpc-port", settings.host, settings.grpcPort, () =>
+      grpc.listen(settings.host, settings.grpcPort),
+    );
+    grpc.setServing(true);
+
+    let watcher: ConfigWatcher | undefined;
+    if (settings.watch) watcher = watchConfigFile(settings.configFile, engine, { load });
+
+    const hostForUrl = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
+    log.info(
+      { endpoint: "http", url: `http://${hostForUrl}:${httpPort}`, port: httpPort },
+      "listening: HTTP /v1/check, /v1/auth, /metrics, /healthz, /readyz",
+    );
+    log.info(
+      { endpoint: "grpc", address: `${hostForUrl}:${grpcPort}`, port: grpcPort },
+      "listening: gRPC sluice.v1.RateLimiter, envoy.service.ratelimit.v3.RateLimitService, grpc.health.v1.Health",
+    );
+    log.info(
+      {
+        store: storage.description,
+        rules: config.rules.length,
+        domains: domainsOf(config),
+        defaultDomain,
+        watch: settings.watch,
+      },
+      "ready",
+    );
+
+    let closed: Promise<CloseReport> | undefined;
+    const close = (): Promise<CloseReport> => {
+      closed ??= (async (): Promise<CloseReport> => {
+        closing = true;
+        const drainMs = settings.drainTimeoutMs;
+        log.info({ drainTimeoutMs: drainMs, inflight: context.gate.inflight }, "shutting down: draining");
+        grpc.setServing(false);
+        watcher?.close();
+        const httpClosed = http.close();
+        const grpcClosed = grpc.close(drainMs);
+        const drained = await context.gate.drain(drainMs);
+        if (!drained) {
+          log.warn({ inflight: context.gate.inflight }, "drain timeout: closing the remaining connections");
+        }
+        http.server.closeAllConnections();
+        await Promise.all([httpClosed, grpcClosed]);
+        await engine.close();
+        await storage.close(Math.min(drainMs, 1000) || 1);
+        log.info({ drained }, "stopped");
+        return { drained };
+      })();
+      return closed;
+    };
+
+    return {
+      host: settings.host,
+      httpPort,
+      grpcPort,
+      defaultDomain,
+      context,
+      storeDescription: storage.description,
+      readiness,
+      close,
+    };
+  } catch (error) {
+    await undo();
+    throw error;
+  }
+}

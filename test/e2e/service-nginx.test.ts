@@ -1,0 +1,155 @@
+// End to end: nginx `auth_request` in front of an upstream, asking the real `sluice serve` process (/v1/auth)
+// whether each request may pass.
+//
+// nginx's auth_request passes on only 2xx (allow), 401 and 403 (deny); any other status of the subrequest, 429
+// included, becomes a 500. So Sluice answers denials with 403 here (`--auth-deny-status 403`), and nginx turns a
+// 403 from the subrequest into the caller's 429 with `error_page 403 = @ratelimited`. `auth_request_set` copies
+// the subrequest's RateLimit-Policy / RateLimit / Retry-After headers into variables (they are set for denials
+// too), and `add_header … always` puts them on the answer, the upstream's or the 429.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureDistBuilt } from "../support/dist-build.js";
+import { testDir } from "../support/service-clients.js";
+import { type NginxProcess, startNginx } from "../support/service-nginx.js";
+import { type ServiceProcess, startServiceProcess } from "../support/service-process.js";
+
+const CONFIG = `version: 1
+rules:
+  - id: per-user
+    domain: web
+    match: [{ key: user }]
+    limits: [{ name: per-minute, algorithm: fixed_window, limit: 3, period: 1m }]
+`;
+
+/** The nginx server block: a protected location, the auth subrequest, and the 429 answer. */
+function serverBlock(port: number, sluicePort: number, upstreamPort: number): string {
+  return `
+  upstream app { server 127.0.0.1:${upstreamPort}; }
+  server {
+    listen 127.0.0.1:${port};
+
+    location / {
+      auth_request /_sluice;
+      auth_request_set $rl_policy $upstream_http_ratelimit_policy;
+      auth_request_set $rl $upstream_http_ratelimit;
+      auth_request_set $rl_retry_after $upstream_http_retry_after;
+      add_header RateLimit-Policy $rl_policy always;
+      add_header RateLimit $rl always;
+      error_page 403 = @ratelimited;
+      proxy_pass http://app;
+    }
+
+    location = /_sluice {
+      internal;
+      proxy_pass http://127.0.0.1:${sluicePort}/v1/auth;
+      proxy_pass_request_body off;
+      proxy_set_header Content-Length "";
+      proxy_set_header X-Original-URI $request_uri;
+      proxy_set_header X-Original-Method $request_method;
+      proxy_set_header X-Real-IP $remote_addr;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-User-Id $http_x_user_id;
+    }
+
+    location @ratelimited {
+      default_type application/problem+json;
+      add_header RateLimit-Policy $rl_policy always;
+      add_header RateLimit $rl always;
+      add_header Retry-After $rl_retry_after always;
+      return 429 '{"type":"https://iana.org/assignments/http-problem-types#quota-exceeded","title":"Too Many Requests","status":429}\\n';
+    }
+  }`;
+}
+
+const files = testDir("nginx");
+let svc: ServiceProcess;
+let nginx: NginxProcess;
+let upstream: http.Server;
+const upstreamSeen: { url: string; user: string | undefined }[] = [];
+
+beforeAll(async () => {
+  await ensureDistBuilt();
+  upstream = http.createServer((req, res) => {
+    upstreamSeen.push({ url: req.url ?? "", user: req.headers["x-user-id"] as string | undefined });
+    res.writeHead(200, { "content-type": "text/plain" }).end(`hello from upstream ${req.url}\n`);
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  const upstreamPort = (upstream.address() as AddressInfo).port;
+  svc = await startServiceProcess([
+    "--config",
+    files.write("rules.yaml", CONFIG),
+    "--auth-deny-status",
+    "403",
+    "--auth-descriptors",
+    "user",
+  ]);
+  nginx = await startNginx((port) => serverBlock(port, svc.httpPort, upstreamPort));
+}, 180_000);
+
+afterAll(async () => {
+  await nginx?.stop();
+  await svc?.stop();
+  await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
+  files.remove();
+});
+
+async function get(path: string, user?: string) {
+  const r = await request(`${nginx.url}${path}`, { headers: user ? { "x-user-id": user } : {} });
+  return { status: r.statusCode, headers: r.headers, body: await r.body.text() };
+}
+
+describe("nginx auth_request → sluice serve /v1/auth", () => {
+  it("passes allowed requests through to the upstream, with the RateLimit headers", async () => {
+    for (let i = 1; i <= 3; i++) {
+      const r = await get(`/items/${i}?q=1`, "erin");
+      expect(r.status, nginx.output()).toBe(200);
+      expect(r.body).toBe(`hello from upstream /items/${i}?q=1\n`);
+      expect(r.headers["ratelimit-policy"]).toBe('"per-minute";q=3;w=60');
+      expect(String(r.headers.ratelimit)).toMatch(new RegExp(`^"per-minute";r=${3 - i};t=\\d+$`));
+      expect(r.headers["retry-after"]).toBeUndefined();
+    }
+    expect(upstreamSeen.filter((s) => s.user === "erin")).toHaveLength(3);
+  });
+
+  it("answers the caller 429 with RateLimit-Policy, RateLimit and Retry-After once over the limit, without reaching the upstream", async () => {
+    const r = await get("/items/4", "erin");
+    expect(r.status, nginx.output()).toBe(429);
+    expect(r.headers["content-type"]).toBe("application/problem+json");
+    expect(r.headers["ratelimit-policy"]).toBe('"per-minute";q=3;w=60');
+    expect(String(r.headers.ratelimit)).toMatch(/^"per-minute";r=0;t=\d+$/);
+    const retryAfter = Number(r.headers["retry-after"]);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(upstreamSeen.filter((s) => s.user === "erin")).toHaveLength(3);
+  });
+
+  it("limits each user on their own, and lets requests no template applies to through unlimited", async () => {
+    expect((await get("/x", "frank")).status).toBe(200);
+    const anonymous = await get("/x");
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.headers["ratelimit-policy"]).toBeUndefined();
+    expect((await get("/x", "erin")).status).toBe(429);
+  });
+
+  it("Sluice saw the subrequests: its forward-auth metrics count them", async () => {
+    const r = await request(`${svc.httpUrl}/metrics`);
+    const text = await r.body.text();
+    const count = (code: string): number =>
+      Number(
+        text
+          .split("\n")
+          .find(
+            (l) =>
+              l.startsWith("sluice_requests_total{") &&
+              l.includes('api="http_auth"') &&
+              l.includes(`code="${code}"`),
+          )
+          ?.split(" ")
+          .pop() ?? 0,
+      );
+    expect(count("ok")).toBe(5); // erin 3, frank 1, anonymous 1
+    expect(count("over_limit")).toBe(2);
+  });
+});
