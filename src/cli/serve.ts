@@ -87,6 +87,11 @@ export function readyNote(
     `sluice serve: ready — rules ${settings.configFile} (${config.rules.length} rules; domains ${domains.join(", ") || "none"}${running.defaultDomain ? `; default ${running.defaultDomain}` : ""}), store ${running.storeDescription}`,
     `  HTTP  ${http}  POST /v1/check, GET /v1/auth (forward-auth), /metrics, /healthz, /readyz`,
     `  gRPC  ${grpc}  sluice.v1.RateLimiter, envoy.service.ratelimit.v3.RateLimitService, grpc.health.v1.Health`,
+    ...(running.adminPort === undefined
+      ? []
+      : [
+          `  Admin http://${h}:${running.adminPort}/api/v1 (bearer token for writes: SLUICE_ADMIN_TOKENS="name:secret"), dashboard http://${h}:${running.adminPort}/dashboard/`,
+        ]),
     "",
     "Try it:",
     `  curl -s ${http}/v1/check -H 'content-type: application/json' \\`,

@@ -94,6 +94,16 @@ export interface ServiceSettings {
   readonly legacyHeaders: boolean;
   /** Add draft-10 RateLimit headers to Envoy `ShouldRateLimit` answers (`response_headers_to_add`). */
   readonly envoyHeaders: boolean;
+  /** Serve the admin API and dashboard on their own port. */
+  readonly admin: boolean;
+  /** Admin port (`/api/v1`, `/dashboard/`); 0 = any free port. */
+  readonly adminPort: number;
+  /** Admin reads open to anyone who reaches the port, or token-only (writes always need a token). */
+  readonly adminReadAccess: "open" | "token";
+  /** File of admin tokens (`name:token` per line, or JSON); undefined: `SLUICE_ADMIN_TOKENS(_FILE)`. */
+  readonly adminTokensFile: string | undefined;
+  /** The audit log file of the embedded mode; undefined: `<rules file>.audit.jsonl` (Redis mode: a stream). */
+  readonly auditFile: string | undefined;
 }
 
 /** How a setting's text reads: shapes its help (`<arg>` placeholder, or a `--x` / `--no-x` switch pair). */
@@ -643,6 +653,56 @@ export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
     default: "true",
     description: "add draft-10 RateLimit headers to Envoy ShouldRateLimit answers (response_headers_to_add)",
     schema: switchValue,
+  }),
+  row({
+    key: "admin",
+    flag: "admin",
+    env: "SLUICE_ADMIN",
+    kind: "switch",
+    default: "true",
+    description: "serve the admin API (/api/v1) and the dashboard on --admin-port",
+    schema: switchValue,
+  }),
+  row({
+    key: "adminPort",
+    flag: "admin-port",
+    env: "SLUICE_ADMIN_PORT",
+    kind: "int",
+    arg: "<port>",
+    default: "8082",
+    description:
+      "admin port: /api/v1 (rules, tiers, overrides, audit, reset) and /dashboard/ (0: any free port)",
+    schema: wholeNumber(0, 65_535),
+  }),
+  row({
+    key: "adminReadAccess",
+    flag: "admin-read-access",
+    env: "SLUICE_ADMIN_READ_ACCESS",
+    kind: "enum",
+    arg: "<who>",
+    default: "open",
+    description: "admin reads: open (anyone reaching the port) or token; writes always need a bearer token",
+    schema: oneOf(["open", "token"] as const),
+  }),
+  row({
+    key: "adminTokensFile",
+    flag: "admin-tokens-file",
+    env: "SLUICE_ADMIN_TOKENS_FILE",
+    kind: "string",
+    arg: "<file>",
+    default: "",
+    description: 'admin tokens, one name:token per line (or SLUICE_ADMIN_TOKENS="ops:secret,ci:secret2")',
+    schema: optionalText(4096),
+  }),
+  row({
+    key: "auditFile",
+    flag: "audit-file",
+    env: "SLUICE_AUDIT_FILE",
+    kind: "string",
+    arg: "<file>",
+    default: "",
+    description: "admin audit log file (default <rules file>.audit.jsonl; with Redis: a stream)",
+    schema: optionalText(4096),
   }),
 ] as SettingDef[]);
 

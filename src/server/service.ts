@@ -27,9 +27,11 @@ import type { Logger } from "pino";
 import { type Clock, monotonicClock, systemClock } from "../core/clock.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { type ConfigWatcher, watchConfigFile } from "../engine/config-watcher.js";
-import { createEngine, type Engine } from "../engine/engine.js";
+import { type CheckResult, createEngine, type Engine } from "../engine/engine.js";
 import { loadConfigFile } from "../rules/load-config.js";
 import type { SluiceConfig } from "../rules/rule.js";
+import { type RunningAdmin, startAdminService } from "./admin/admin-service.js";
+import { loadAdminTokens } from "./admin/admin-tokens.js";
 import { createGrpcServer, type SluiceGrpcServer } from "./grpc/grpc-server.js";
 import { createHttpServer, type HttpServerOptions, type Readiness } from "./http/http-server.js";
 import { createInflightGate } from "./inflight-gate.js";
@@ -72,6 +74,8 @@ export interface RunningService {
   readonly httpPort: number;
   /** The gRPC server's bound port. */
   readonly grpcPort: number;
+  /** The admin API's bound port; undefined with `--no-admin`. */
+  readonly adminPort: number | undefined;
   /** The domain of requests that name none, if any. */
   readonly defaultDomain: string | undefined;
   /** The context the adapters share (engine, metrics, gate, logger, clocks, bounds). */
@@ -193,10 +197,50 @@ export async function startService(
       log.warn({ defaultDomain }, "no rule uses the default domain: its requests match nothing");
     }
 
+    // The admin side (its own port): the rules' source of truth from here on (file or Redis), and the tally of
+    // decisions its dashboard shows, fed by the data plane's metrics.
+    let admin: RunningAdmin | undefined;
+    if (settings.admin) {
+      const tokens = await loadAdminTokens(
+        settings.adminTokensFile === undefined ? {} : { file: settings.adminTokensFile },
+      );
+      const redisUrl = settings.store === "redis" ? settings.redisUrls[0] : undefined;
+      admin = await listenOr("--admin-port", settings.host, settings.adminPort, () =>
+        startAdminService({
+          engine,
+          configFile: settings.configFile,
+          ...(redisUrl === undefined ? {} : { redisUrl }),
+          redisCluster: settings.redisCluster,
+          redisPrefix: settings.redisPrefix,
+          ...(settings.auditFile === undefined ? {} : { auditFile: settings.auditFile }),
+          tokens,
+          readAccess: settings.adminReadAccess,
+          clock,
+          log,
+          host: settings.host,
+          port: settings.adminPort,
+        }),
+      );
+      const running = admin;
+      cleanup.push(() => running.close());
+    }
+
     const gate = createInflightGate(settings.maxInflight);
+    const baseMetrics = createServiceMetrics(engine, { gate });
+    const tally = admin?.tally;
     const context: ServiceContext = Object.freeze({
       engine,
-      metrics: createServiceMetrics(engine, { gate }),
+      metrics:
+        tally === undefined
+          ? baseMetrics
+          : {
+              recordDecision(domain: string, result: CheckResult): void {
+                baseMetrics.recordDecision(domain, result);
+                tally.record(domain, result);
+              },
+              recordRequest: baseMetrics.recordRequest.bind(baseMetrics),
+              render: baseMetrics.render.bind(baseMetrics),
+            },
       gate,
       log,
       clock,
@@ -254,7 +298,9 @@ export async function startService(
     grpc.setServing(true);
 
     let watcher: ConfigWatcher | undefined;
-    if (settings.watch) watcher = watchConfigFile(settings.configFile, engine, { load });
+    // With the admin API on, its repository watches the rules file (or Redis) and applies every version.
+    if (settings.watch && admin === undefined)
+      watcher = watchConfigFile(settings.configFile, engine, { load });
 
     const hostForUrl = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
     log.info(
@@ -265,6 +311,17 @@ export async function startService(
       { endpoint: "grpc", address: `${hostForUrl}:${grpcPort}`, port: grpcPort },
       "listening: gRPC sluice.v1.RateLimiter, envoy.service.ratelimit.v3.RateLimitService, grpc.health.v1.Health",
     );
+    if (admin !== undefined) {
+      log.info(
+        {
+          endpoint: "admin",
+          url: `http://${hostForUrl}:${admin.port}`,
+          port: admin.port,
+          config: admin.location,
+        },
+        "listening: admin /api/v1 (rules, users, audit, limits reset), dashboard /dashboard/",
+      );
+    }
     log.info(
       {
         store: storage.description,
@@ -292,6 +349,7 @@ export async function startService(
         }
         http.server.closeAllConnections();
         await Promise.all([httpClosed, grpcClosed]);
+        await admin?.close();
         await engine.close();
         await storage.close(Math.min(drainMs, 1000) || 1);
         log.info({ drained }, "stopped");
@@ -304,6 +362,7 @@ export async function startService(
       host: settings.host,
       httpPort,
       grpcPort,
+      adminPort: admin?.port,
       defaultDomain,
       context,
       storeDescription: storage.description,

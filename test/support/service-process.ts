@@ -32,6 +32,8 @@ export interface ServiceProcess {
   readonly pid: number;
   readonly httpPort: number;
   readonly grpcPort: number;
+  /** The admin API's port (NaN with --no-admin). */
+  readonly adminPort: number;
   /** http://127.0.0.1:PORT */
   readonly httpUrl: string;
   /** 127.0.0.1:PORT */
@@ -89,6 +91,8 @@ export async function startServiceProcess(
     "--http-port",
     "0",
     "--grpc-port",
+    "0",
+    "--admin-port",
     "0",
     "--log-level",
     "info",
@@ -185,10 +189,12 @@ export async function startServiceProcess(
   }
   const httpPort = Number(logs.find((l) => l.endpoint === "http")?.port);
   const grpcPort = Number(logs.find((l) => l.endpoint === "grpc")?.port);
+  const adminPort = Number(logs.find((l) => l.endpoint === "admin")?.port);
   return {
     pid,
     httpPort,
     grpcPort,
+    adminPort,
     httpUrl: `http://127.0.0.1:${httpPort}`,
     grpcAddress: `127.0.0.1:${grpcPort}`,
     logs,

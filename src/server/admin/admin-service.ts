@@ -1,0 +1,172 @@
+/**
+ * The admin side of `sluice serve`: composes the repository, the audit log, the tokens, the decision tally and
+ * the admin HTTP server, and listens on the admin port (never the data-plane port).
+ *
+ * **Where the configuration lives.** Embedded default (no Redis): the rules file is the source of truth; admin
+ * writes rewrite it atomically and hand edits are picked up by the repository's watcher; the audit log is a JSON
+ * lines file beside it (`<rules file>.audit.jsonl` unless given). Redis mode: rules, tiers and overrides live in
+ * Redis, versioned; the rules file seeds Redis only when Redis holds no configuration yet; every write is
+ * published and every instance applies it (within the repository's 1 s poll at worst); the audit log is a Redis
+ * stream. Either way, every snapshot reaches the engine through `createAdminServer`'s watch, and a snapshot that
+ * cannot be loaded (an invalid hand edit) is reported to the engine, so `/readyz` shows it.
+ *
+ * The admin connection to Redis is its own ioredis client (config and audit traffic never queue behind the data
+ * plane's scripts), created with the same fail-fast options as the store's.
+ */
+import { readFile } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import { parse as parseYaml } from "yaml";
+import type { Clock } from "../../core/clock.js";
+import { ConfigError } from "../../core/errors.js";
+import type { Engine } from "../../engine/engine.js";
+import type { NativeConfigInput } from "../../rules/config-schema.js";
+import { type AdminReadAccess, createAdminServer } from "./admin-server.js";
+import type { AdminTokens } from "./admin-tokens.js";
+import type { AuditLog } from "./audit-log.js";
+import type { ConfigRepository } from "./config-repository.js";
+import { createDecisionTally, type DecisionTally } from "./decision-tally.js";
+import { fileAuditLog } from "./file-audit-log.js";
+import { fileConfigRepository } from "./file-config-repository.js";
+import { redisAuditLog } from "./redis-audit-log.js";
+import { redisConfigRepository } from "./redis-config-repository.js";
+
+/** Options of {@link startAdminService}. */
+export interface AdminServiceOptions {
+  /** The data plane's engine. */
+  readonly engine: Engine;
+  /** The rules file: the source of truth (embedded), or the seed of Redis (Redis mode). */
+  readonly configFile: string;
+  /** Redis URL for the shared configuration and audit stream; undefined: embedded (file) mode. */
+  readonly redisUrl?: string;
+  /** Connect to `redisUrl` as a Redis Cluster. */
+  readonly redisCluster?: boolean;
+  /** Key prefix in Redis. */
+  readonly redisPrefix: string;
+  /** The audit file in embedded mode. @default `${configFile}.audit.jsonl` */
+  readonly auditFile?: string;
+  /** Who may write (and read, with `readAccess: "token"`). */
+  readonly tokens: AdminTokens;
+  /** Reads open, or token-only. */
+  readonly readAccess: AdminReadAccess;
+  /** The engine's clock. */
+  readonly clock: Clock;
+  /** The service logger (tokens never reach it). */
+  readonly log: Logger;
+  /** Interface to listen on. */
+  readonly host: string;
+  /** Port to listen on (0: any free port). */
+  readonly port: number;
+}
+
+/** The running admin side. */
+export interface RunningAdmin {
+  /** The bound port. */
+  readonly port: number;
+  /** Where the configuration lives (`file:…` or `redis://…`, no credentials). */
+  readonly location: string;
+  /** Record every data-plane decision here (feeds `/api/v1/stats` and the dashboard). */
+  readonly tally: DecisionTally;
+  /** Stops listening and closes the repository, the audit log and the admin Redis connection. */
+  close(): Promise<void>;
+}
+
+/** The native document of a rules file, when it is one (the Redis seed); undefined for envoy-format files. */
+async function nativeDocumentOf(path: string): Promise<NativeConfigInput | undefined> {
+  const text = await readFile(path, "utf8");
+  const value: unknown = path.toLowerCase().endsWith(".json") ? JSON.parse(text) : parseYaml(text);
+  if (value === null || typeof value !== "object" || !Array.isArray((value as { rules?: unknown }).rules)) {
+    return undefined;
+  }
+  return value as NativeConfigInput;
+}
+
+/** Starts the admin API; see the module comment. */
+export async function startAdminService(options: AdminServiceOptions): Promise<RunningAdmin> {
+  const { engine, log, clock } = options;
+  // A version that does not load (an invalid hand edit, a bad document in Redis) shows in /readyz like a refused
+  // reload; a failed read (Redis down) is only logged: the rules in force stay valid.
+  const onError = (error: unknown): void => {
+    if (error instanceof ConfigError) engine.reportConfigError(error, options.configFile);
+    else
+      log.warn(
+        { error: error instanceof Error ? error.message : String(error) },
+        "admin configuration refresh failed",
+      );
+  };
+  let repository: ConfigRepository;
+  let audit: AuditLog;
+  let closeClient: () => Promise<void> = () => Promise.resolve();
+  if (options.redisUrl === undefined) {
+    repository = fileConfigRepository({ path: options.configFile, clock, watch: true, onError });
+    audit = fileAuditLog({ path: options.auditFile ?? `${options.configFile}.audit.jsonl`, clock });
+  } else {
+    const { Redis, Cluster } = await import("ioredis");
+    const clientOptions = { enableOfflineQueue: true, maxRetriesPerRequest: 1, connectTimeout: 1000 };
+    const client = options.redisCluster
+      ? (new Cluster([options.redisUrl], { redisOptions: clientOptions }) as unknown as InstanceType<
+          typeof Redis
+        >)
+      : new Redis(options.redisUrl, clientOptions);
+    client.on("error", () => {
+      // connection errors surface through the repository's onError and the admin routes' 503s
+    });
+    closeClient = async () => {
+      try {
+        await client.quit();
+      } catch {
+        client.disconnect();
+      }
+    };
+    const seed = await nativeDocumentOf(options.configFile);
+    repository = redisConfigRepository({
+      client,
+      prefix: options.redisPrefix,
+      ...(seed === undefined ? {} : { seed }),
+      clock,
+      onError,
+    });
+    audit = redisAuditLog({ client, key: `${options.redisPrefix}:audit`, clock });
+    // Redis may hold a newer configuration than the file: the engine starts from the shared one.
+    const snapshot = await repository.load();
+    engine.updateConfig(snapshot.config);
+  }
+  const tally = createDecisionTally({ clock });
+  const server: FastifyInstance = createAdminServer({
+    engine,
+    repository,
+    audit,
+    tokens: options.tokens,
+    clock,
+    readAccess: options.readAccess,
+    tally,
+    log,
+  });
+  try {
+    await server.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    await server.close();
+    await repository.close();
+    await audit.close();
+    await closeClient();
+    throw error;
+  }
+  const port = (server.server.address() as AddressInfo).port;
+  if (options.tokens.names.length === 0) {
+    log.warn(
+      "admin API: no tokens configured (SLUICE_ADMIN_TOKENS or --admin-tokens-file): every write is refused",
+    );
+  }
+  return {
+    port,
+    location: repository.location,
+    tally,
+    async close(): Promise<void> {
+      await server.close();
+      await repository.close();
+      await audit.close();
+      await closeClient();
+    },
+  };
+}
