@@ -41,7 +41,7 @@
 // bursts (the same p50 ≈ 3.4 ms and p99 ≈ 35 ms for the no-op server and Sluice alike). The machine's load average
 // is printed before and after.
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -575,6 +575,8 @@ rules:
       "0",
       "--grpc-port",
       "0",
+      "--admin-port",
+      "0",
     ],
     ...["--no-watch", "--max-inflight", "100000", "--log-level", "info", "--store", store],
     ...(store === "redis" ? ["--redis", redisUrl, "--store-timeout", "1s"] : []),
@@ -847,6 +849,7 @@ async function main() {
   } finally {
     killAll();
     redis?.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
   report.print();
   console.log("");

@@ -251,7 +251,10 @@ describe("sluice serve lifecycle", () => {
       files.write("reloaded.yaml", rules(5));
       expect(await eventually(() => until(200))).toBe(true);
       // (The version counts every applied configuration, the admin repository's first snapshot included.)
-      expect(r.body.checks.config).toMatchObject({ ok: true, detail: expect.stringMatching(/^version \d+ /) });
+      expect(r.body.checks.config).toMatchObject({
+        ok: true,
+        detail: expect.stringMatching(/^version \d+ /),
+      });
       // The new limit applies to the same counter: 2 used of 5.
       expect((await check(svc, "x")).allowed).toBe(true);
       expect(svc.logs.some((l) => l.msg.startsWith("rules refused"))).toBe(true);
