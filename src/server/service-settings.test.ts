@@ -74,6 +74,11 @@ describe("the settings table", () => {
       trustedProxyHops: 0,
       legacyHeaders: false,
       envoyHeaders: true,
+      admin: true,
+      adminPort: 8082,
+      adminReadAccess: "open",
+      adminTokensFile: undefined,
+      auditFile: undefined,
     });
     expect(Object.isFrozen(s)).toBe(true);
   });

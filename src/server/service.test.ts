@@ -31,7 +31,7 @@ function settings(flags: Record<string, string | boolean> = {}, text = ONE_DOMAI
   const file = join(dir, `rules-${Math.random().toString(36).slice(2)}.yaml`);
   writeFileSync(file, text);
   return parseServiceSettings(
-    { config: file, httpPort: "0", grpcPort: "0", watch: false, logLevel: "silent", ...flags },
+    { config: file, httpPort: "0", grpcPort: "0", admin: false, watch: false, logLevel: "silent", ...flags },
     {},
   );
 }
