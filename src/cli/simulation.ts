@@ -5,6 +5,7 @@
  */
 import type { AlgorithmId, LimitSpec, LimitSpecInput } from "../core/limit-spec.js";
 import { ManualClock } from "../core/manual-clock.js";
+import { createRandom } from "../core/random.js";
 import { createLimiter } from "../engine/limiter.js";
 
 /** The algorithms `simulate` can run: every rate algorithm (concurrency limits in-flight work, not a rate). */
@@ -62,18 +63,6 @@ export interface Traffic {
   readonly keyCount: number;
   /** How long the traffic lasts, in milliseconds. */
   readonly durationMs: number;
-}
-
-/** A deterministic pseudo-random source in [0, 1) seeded by a 32-bit integer (mulberry32). */
-export function createRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 /** How many requests a pattern offers on average (exactly, up to rounding, for all but `poisson`). */

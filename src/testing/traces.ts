@@ -8,6 +8,7 @@
  */
 import type { AlgorithmId, LimitSpecInput } from "../core/limit-spec.js";
 import type { LimitState } from "../core/limit-state.js";
+import { createRandom } from "../core/random.js";
 
 /** The default start of every trace: 2023-11-14T22:13:20Z, a multiple of every period used here but a minute. */
 export const T0 = 1_700_000_000_000;
@@ -1160,18 +1161,6 @@ export const traces: readonly Trace[] = Object.freeze([
 // ---------------------------------------------------------------------------------------------------------------
 // Seeded random traces: no expectations, compared step by step with the reference.
 
-/** A tiny seeded PRNG (mulberry32): the same seed always gives the same trace. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Options of {@link randomTrace}. */
 export interface RandomTraceOptions {
   /** Seed of the generator. */
@@ -1189,7 +1178,7 @@ export interface RandomTraceOptions {
  * long) over `limits`. Concurrency limits use acquire/release; leases are released only while still live.
  */
 export function randomTrace(limits: readonly LimitSpecInput[], options: RandomTraceOptions): Trace {
-  const rnd = prng(options.seed);
+  const rnd = createRandom(options.seed);
   const count = options.steps ?? 300;
   const keyCount = options.keys ?? 3;
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLimitSet, type LimitSet } from "../../src/algorithms/limit-set.js";
 import type { Decision } from "../../src/core/decision.js";
 import { type LimitSpecInput, parseLimitSpec } from "../../src/core/limit-spec.js";
+import { createRandom } from "../../src/core/random.js";
 import { type RedisStore, redisStore } from "../../src/stores/redis/index.js";
 import type { StoreOp } from "../../src/stores/store.js";
 import { ReferenceStore } from "../../src/testing/index.js";
@@ -23,18 +24,6 @@ beforeAll(async () => {
 afterAll(() => {
   client.disconnect();
 });
-
-/** mulberry32: a small seeded generator. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function plain(d: Decision) {
   return {
@@ -111,7 +100,7 @@ describe("redis store: coalesced batches take the fast or the general path with 
       const whole = c.limits.some(
         (l) => !["gcra", "token_bucket", "leaky_bucket"].includes(l.algorithm ?? "gcra"),
       );
-      const rnd = prng(c.seed);
+      const rnd = createRandom(c.seed);
       const int = (lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
       let t = T0;
 

@@ -18,6 +18,7 @@ import {
   HARNESS_START_MS,
   startGrpcHarness,
 } from "../../../test/support/grpc-harness.js";
+import { createRandom } from "../../core/random.js";
 import {
   envoyRls,
   RATE_LIMIT_SERVICE_NAME,
@@ -67,19 +68,7 @@ const BATCH_PATH = `/${RATE_LIMITER_SERVICE_NAME}/CheckRateLimitBatch`;
 
 // ------------------------------------------------------------------------------------------ random inputs
 
-/** mulberry32: a small seeded PRNG in [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const rnd = prng(SEED);
+const rnd = createRandom(SEED);
 const int = (n: number): number => Math.floor(rnd() * n);
 const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
 const chance = (p: number): boolean => rnd() < p;

@@ -8,6 +8,7 @@ import { connect } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRandom } from "../../core/random.js";
 import { createHttpServer } from "./http-server.js";
 import { type TestServiceContext, testServiceContext } from "./testing-http.js";
 
@@ -49,22 +50,10 @@ rules:
     limits: [{ name: per-hour, algorithm: fixed_window, limit: 5, period: 1h }]
 `;
 
-/** mulberry32: a small seeded PRNG, so every run sends the same requests. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 class Gen {
   readonly #r: () => number;
   constructor(seed: number) {
-    this.#r = prng(seed);
+    this.#r = createRandom(seed);
   }
   float(): number {
     return this.#r();
