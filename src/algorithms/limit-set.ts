@@ -55,3 +55,19 @@ export function createLimitSet(namespace: string, specs: readonly LimitSpec[]): 
     hasConcurrency: specs.some((s) => s.algorithm === "concurrency"),
   });
 }
+
+/**
+ * Whether two lists of limits can count in one namespace: the same names, algorithms and state widths, in
+ * order. Such lists differ only in their numbers, which every store clamps on the next touch of a key (a limit
+ * moved from 10 to 100 per minute keeps the 8 already counted); lists that differ in shape cannot share state.
+ */
+export function sameStateShape(a: readonly LimitSpec[], b: readonly LimitSpec[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x.name !== y.name || x.algorithm !== y.algorithm) return false;
+    if (algorithms[x.algorithm].width(x) !== algorithms[y.algorithm].width(y)) return false;
+  }
+  return true;
+}

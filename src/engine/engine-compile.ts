@@ -5,10 +5,17 @@
  * dynamic-limit levels, which are cached.
  *
  * Namespaces (the stable identity of counters in the store, see `createLimitSet`):
- * - `${domain}/${rule.id}` — the rule's own limits;
- * - `${domain}/${rule.id}/tier:${tier}` — a tier's limits; `${domain}/${rule.id}/override:${identity}` — an
- *   override's (one namespace per overridden identity, so identities with different overrides never share a
- *   table of the memory store);
+ * - `${domain}/${rule.id}` — the rule's own limits, and every tier's or override's limits of the same shape
+ *   (same names, algorithms and state widths: {@link sameStateShape}). An identity's count therefore carries
+ *   over when its tier changes or an override is set or expires: moved from `free` (10/min) to `pro`
+ *   (100/min) after using 8, it has 92 left, not 100; an override that lowers its limit to 5 denies at once.
+ *   This is what envoyproxy/ratelimit and most peers do (their counter key holds no limit), and it keeps an
+ *   override from ever handing out a fresh allowance. When the rule has no limits of its own (unlimited,
+ *   blocked), the first tier in declaration order gives the shape;
+ * - `${domain}/${rule.id}/tier:${tier}` — a tier's limits of another shape; `${domain}/${rule.id}/override:${identity}`
+ *   — an override's of another shape (one namespace per such identity, so identities with different overrides
+ *   never share a table of the memory store). State cannot move between shapes: such a change starts the
+ *   identity's count afresh;
  * - `${domain}/${rule.id}/rate` and `…/rate2` — the traffic counters of a dynamic rule (see {@link RATE_SCHEME});
  * - {@link REQUEST_LIMIT_NAMESPACE} — the limits requests carry themselves (Envoy's per-descriptor limit), one
  *   namespace for all of them, keyed by the descriptor's full key (see {@link RequestLimits}).
@@ -33,7 +40,7 @@
  * bounded (at most 2,049 levels per limit). Every level of one base keeps the base's namespace, so a key whose
  * limit moves keeps its state. Rate algorithms scale `burst` with the limit (the burst keeps its duration).
  */
-import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
+import { createLimitSet, type LimitSet, sameStateShape } from "../algorithms/limit-set.js";
 import { type Decision, decisionOf } from "../core/decision.js";
 import { ConfigError, InvalidArgumentError } from "../core/errors.js";
 import { type AlgorithmId, type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
@@ -165,6 +172,8 @@ export class RuleState {
   readonly #fixedLimits: Resolved | undefined;
   /** The rule's own limits, resolved; undefined when they cannot be resolved ahead (no set for them). */
   readonly #ruleLimits: Resolved | undefined;
+  /** The limits whose shape counts in the rule's own namespace (see `#namespaceOf`); unset until known. */
+  #sharedShape: readonly LimitSpec[] | undefined = undefined;
   /** Each tier the rule defines, resolved, by tier number (see `tierIndexOf`); undefined for the others. */
   readonly #tierLimits: (Resolved | undefined)[] = [];
   /** The tier number of each identity value of this rule's identity key, when tiers matter; else undefined. */
@@ -200,10 +209,15 @@ export class RuleState {
       rule.unlimited || rule.blocked === true || rule.limits.length === 0
         ? undefined
         : this.#entry(this.ns, rule.limits, `${path}.limits`);
+    if (this.own !== undefined) this.#sharedShape = rule.limits;
     for (const tier of Object.keys(rule.tiers)) {
       const limits = rule.tiers[tier];
       if (limits !== "unlimited") {
-        this.#tiers.set(tier, this.#entry(`${this.ns}/tier:${tier}`, limits, `${path}.tiers.${tier}`));
+        this.#sharedShape ??= limits;
+        this.#tiers.set(
+          tier,
+          this.#entry(this.#namespaceOf(limits, `tier:${tier}`), limits, `${path}.tiers.${tier}`),
+        );
       }
     }
     const hasTiers = Object.keys(rule.tiers).length > 0;
@@ -295,7 +309,7 @@ export class RuleState {
     if (eff.source === "override" && identity !== undefined) {
       let e = this.#overrides.get(identity);
       if (e === undefined || e.specs !== limits) {
-        e = this.#entry(`${this.ns}/override:${identity}`, limits, `override ${identity}`);
+        e = this.#entry(this.#namespaceOf(limits, `override:${identity}`), limits, `override ${identity}`);
         this.#overrides.set(identity, e);
       }
       return e;
@@ -303,7 +317,7 @@ export class RuleState {
     // Limits other than the compiled arrays (not produced by effectiveLimits today): built once per array.
     let e = this.#other.get(limits);
     if (e === undefined) {
-      const ns = eff.source === "tier" ? `${this.ns}/tier:${eff.tier}` : this.ns;
+      const ns = eff.source === "tier" ? this.#namespaceOf(limits, `tier:${eff.tier}`) : this.ns;
       e = this.#entry(ns, limits, ns);
       this.#other.set(limits, e);
     }
@@ -336,6 +350,16 @@ export class RuleState {
       base.dyn.set(key, e);
     }
     return e;
+  }
+
+  /**
+   * The namespace of `limits` of a tier or override (`suffix` names it): the rule's own when they have its
+   * shape, so the identity's count carries over (see the file comment), else a namespace of their own.
+   */
+  #namespaceOf(limits: readonly LimitSpec[], suffix: string): string {
+    return this.#sharedShape !== undefined && sameStateShape(this.#sharedShape, limits)
+      ? this.ns
+      : `${this.ns}/${suffix}`;
   }
 
   /** Builds an entry: validates the set, derives the shaping limits of a delay rule. */

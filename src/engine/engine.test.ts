@@ -329,6 +329,63 @@ describe("engine — tiers and overrides", () => {
   });
 });
 
+describe("engine — an identity's count carries over a change of tier or override", () => {
+  const fw = (limit: number, name = "default") =>
+    [spec({ name, algorithm: "fixed_window", limit, periodMs: 60_000 })] as const;
+  const configOf = (identities: Record<string, string>, overrides: ReturnType<typeof makeOverride>[] = []) =>
+    makeConfig({
+      rules: [
+        makeRule({
+          id: "per-user",
+          domain: "api",
+          match: [any("user")],
+          limits: [...fw(10)],
+          tiers: { pro: [...fw(100)], odd: [...fw(100, "other-name")] },
+        }),
+      ],
+      identities,
+      overrides,
+    });
+  const use = (check: ReturnType<typeof setup>["check"], n: number) => {
+    for (let i = 0; i < n; i++) expect(check({ descriptors: [user("42")] }).allowed).toBe(true);
+  };
+
+  it("keeps the count when the tier changes (same shape): 8 used of 10, then 92 left of 100", () => {
+    const { check, engine } = setup(configOf({}));
+    use(check, 8);
+    engine.updateConfig(configOf({ "user:42": "pro" }));
+    const d = check({ descriptors: [user("42")] }).descriptors[0];
+    expect(d).toMatchObject({ source: "tier", decision: { limit: 100, remaining: 91 } });
+    engine.updateConfig(configOf({})); // back to the rule: 9 used of 10
+    expect(check({ descriptors: [user("42")] }).decision).toMatchObject({ allowed: true, remaining: 0 });
+    expect(check({ descriptors: [user("42")] }).allowed).toBe(false);
+  });
+
+  it("an override that lowers the limit denies at once, and the count stays when it expires", () => {
+    const { check, engine, clock } = setup(configOf({}));
+    use(check, 6);
+    engine.updateConfig(
+      configOf({}, [makeOverride({ identity: "user:42", limits: [...fw(5)], expiresAtMs: T0 + 1000 })]),
+    );
+    const denied = check({ descriptors: [user("42")] });
+    expect(denied.allowed).toBe(false);
+    expect(denied.descriptors[0]).toMatchObject({ source: "override", decision: { limit: 5, remaining: 0 } });
+    clock.set(T0 + 1000); // expired: the rule's 10 again, 6 used
+    expect(check({ descriptors: [user("42")] }).decision).toMatchObject({
+      allowed: true,
+      limit: 10,
+      remaining: 3,
+    });
+  });
+
+  it("a tier of another shape (other limit names) counts apart: its count starts afresh", () => {
+    const { check, engine } = setup(configOf({}));
+    use(check, 8);
+    engine.updateConfig(configOf({ "user:42": "odd" }));
+    expect(check({ descriptors: [user("42")] }).decision).toMatchObject({ limit: 100, remaining: 99 });
+  });
+});
+
 describe("engine — limits resolved as effectiveLimits resolves them", () => {
   // Tiers and overrides are looked up without building the identity string (by identity key, then value); this
   // checks that every check still reports the source and limits effectiveLimits gives, on both the one-descriptor
