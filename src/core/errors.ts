@@ -13,7 +13,8 @@ export type SluiceErrorCode =
   | "ERR_SLUICE_UNSUPPORTED"
   | "ERR_SLUICE_STORE_UNAVAILABLE"
   | "ERR_SLUICE_STORE_TIMEOUT"
-  | "ERR_SLUICE_STORE_CLOSED";
+  | "ERR_SLUICE_STORE_CLOSED"
+  | "ERR_SLUICE_IDEMPOTENCY_PENDING";
 
 /** Base class of every Sluice error. */
 export class SluiceError extends Error {

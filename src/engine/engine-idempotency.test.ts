@@ -7,6 +7,7 @@ import { parseLimitSpec } from "../core/limit-spec.js";
 import { ManualClock } from "../core/manual-clock.js";
 import type { Descriptor } from "../rules/rule.js";
 import { any, makeConfig, makeRules } from "../rules/testing-rules.js";
+import { checkResponseOf } from "../server/check-api.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
 import { resilientStore } from "../stores/resilient-store.js";
 import { shardedStore } from "../stores/sharded-store.js";
@@ -28,7 +29,7 @@ class RecordingStore implements Store {
   readonly name = "recording";
   readonly shared = true;
   readonly memory = new MemoryStore({ capacity: 1000 });
-  readonly records = new Map<string, Decision[]>();
+  readonly records = new Map<string, { decisions: Decision[]; atMs: number }>();
   /** Record names refused with ERR_SLUICE_UNSUPPORTED. */
   readonly refuse = new Set<string>();
   failing = false;
@@ -47,10 +48,12 @@ class RecordingStore implements Store {
     }
     const key = `${items[0].key}|${once.key}`;
     const stored = this.records.get(key);
-    if (stored !== undefined) return Promise.resolve({ decisions: stored, replayed: true });
+    if (stored !== undefined) {
+      return Promise.resolve({ decisions: stored.decisions, replayed: true, decidedAtMs: stored.atMs });
+    }
     const decisions = this.memory.applySync(items, "consume", nowMs);
-    this.records.set(key, decisions);
-    return Promise.resolve({ decisions, replayed: false });
+    this.records.set(key, { decisions, atMs: nowMs });
+    return Promise.resolve({ decisions, replayed: false, decidedAtMs: nowMs });
   }
 
   release(limits: LimitSet, key: string, leases: Readonly<Record<string, number>>, nowMs: number) {
@@ -93,6 +96,71 @@ describe("engine idempotency — memory store", () => {
     const probe = engine.checkSync({ domain: "a:b", descriptors: [user("1")], cost: 0, nowMs: T0 });
     expect(probe.decision.remaining).toBe(4);
     expect(engine.stats).toMatchObject({ checks: 21, replayed: 19, unsharedIdempotent: 0 });
+  });
+});
+
+describe("engine idempotency — the first decision's instant", () => {
+  /** The wire answer's absolute part (what must be byte-identical in every replay). */
+  const absolute = (r: ReturnType<typeof checkResponseOf>) =>
+    JSON.stringify([r.allowed, r.limit, r.remaining, r.reset_at, r.reset_at_ms, r.current_count]);
+
+  it("replays reset_at byte-identical after the clock moved, relative fields from the first instant (memory)", async () => {
+    const clock = new ManualClock(T0 + 0.5);
+    const engine = createEngine({ config, clock });
+    const r = { domain: "a:b", descriptors: [user("1")], idempotencyKey: "k" };
+    const first = engine.checkSync(r);
+    expect(first).toMatchObject({ replayed: false, decidedAtMs: T0 + 0.5 });
+    const wireFirst = checkResponseOf(first, clock.nowMs());
+    clock.advance(1500.25);
+    const sync = engine.checkSync(r);
+    const async = await engine.check(r);
+    for (const replay of [sync, async]) {
+      expect(replay).toMatchObject({ replayed: true, decidedAtMs: T0 + 0.5 });
+      const wire = checkResponseOf(replay, clock.nowMs());
+      expect(absolute(wire)).toBe(absolute(wireFirst));
+      expect(wire.policies[0].reset_after_ms).toBe(wireFirst.policies[0].reset_after_ms - 1500);
+      expect(wire.descriptors[0].reset_after_ms).toBe(wire.policies[0].reset_after_ms);
+    }
+    // A check without a key carries no instant: its durations are its own.
+    const plain = engine.checkSync({ domain: "a:b", descriptors: [user("2")] });
+    expect(plain.decidedAtMs).toBeUndefined();
+    const wirePlain = checkResponseOf(plain, clock.nowMs());
+    expect(wirePlain.reset_at_ms).toBe(Math.ceil(clock.nowMs() + wirePlain.policies[0].reset_after_ms));
+  });
+
+  it("replays a denial's retry_after from the first instant, never negative", async () => {
+    const clock = new ManualClock(T0);
+    const engine = createEngine({ config, clock });
+    for (let i = 0; i < 5; i++) engine.checkSync({ domain: "a:b", descriptors: [user("d")] });
+    const r = { domain: "a:b", descriptors: [user("d")], idempotencyKey: "deny" };
+    const first = checkResponseOf(engine.checkSync(r), clock.nowMs());
+    expect(first).toMatchObject({ allowed: false });
+    expect(first.retry_after_ms).toBeGreaterThan(2000);
+    clock.advance(2000);
+    const later = checkResponseOf(await engine.check(r), clock.nowMs());
+    expect(later).toMatchObject({ allowed: false, replayed: true, reset_at_ms: first.reset_at_ms });
+    expect(later.retry_after_ms).toBe(first.retry_after_ms - 2000);
+    expect(later.retry_after).toBe(Math.ceil(later.retry_after_ms / 1000));
+    clock.advance(10 * 60_000); // past the decision's retry and reset (the in-process record still holds it)
+    const stale = checkResponseOf(engine.checkSync({ ...r, nowMs: T0 + 2000 }), T0 + 10 * 60_000);
+    expect(stale).toMatchObject({ reset_at_ms: first.reset_at_ms, retry_after_ms: 0, retry_after: 0 });
+    expect(stale.policies[0]).toMatchObject({ reset_after_ms: 0, retry_after_ms: 0 });
+  });
+
+  it("takes a store replay's instant from the store's record (the earliest of the check's records)", async () => {
+    const store = new RecordingStore();
+    const a = engineOn(store);
+    const r = { domain: "a:b", descriptors: [user("1"), ip("x")], idempotencyKey: "k" };
+    // A first attempt recorded the user group only (at T0); a retry at T0 + 100 replays it and records the ip group.
+    await a.engine.check({ ...r, descriptors: [user("1")] });
+    const c = engineOn(store);
+    c.clock.advance(100);
+    const whole = await c.engine.check(r);
+    expect(whole).toMatchObject({ replayed: false, decidedAtMs: T0 + 100 }); // partly decided now
+    const d = engineOn(store);
+    d.clock.advance(300);
+    const replay = await d.engine.check(r);
+    expect(replay).toMatchObject({ replayed: true, decidedAtMs: T0 });
   });
 });
 
@@ -177,7 +245,7 @@ describe("store wrappers and applyOnce", () => {
     expect(s.stats.failures).toBe(1); // the refusal is the caller's, not a store failure
   });
 
-  it("shardedStore delegates a one-shard call and refuses calls spread over shards", async () => {
+  it("shardedStore delegates a one-shard call and refuses calls spread over shards without a ledger", async () => {
     const one = new RecordingStore();
     const two = new RecordingStore();
     const s = shardedStore({

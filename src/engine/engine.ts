@@ -66,11 +66,17 @@
  *   scopes each by its first item's identity. A check is `replayed` when every record it used was replayed; then
  *   its enforcing decisions are the first check's, shadow descriptors of a denied first check are peeked again.
  *   When only some groups replay (the first attempt failed between its store calls, or a record expired between
- *   two), the replayed groups keep the first answer and are never refunded; the others are decided now. A store
- *   call the store cannot record atomically (items across Redis Cluster masters or shards: `ERR_SLUICE_UNSUPPORTED`
- *   from `applyOnce`) is made as a plain consume, counted in `stats.unsharedIdempotent`; one answered by the
- *   failure policy (store down) reaches no shared record either. Both leave the in-process record alone to
- *   deduplicate. Record lifetimes run on the store's clock (Redis: server time), `ttlMs` rounded up to whole ms.
+ *   two), the replayed groups keep the first answer and are never refunded; the others are decided now. Items
+ *   across Redis Cluster masters or shards are recorded too (under a claim on the record's node, see
+ *   `stores/once-claim.ts`). A store call the store cannot record (a shard without shared records, a record of
+ *   other limits: `ERR_SLUICE_UNSUPPORTED` from `applyOnce`) is made as a plain consume, counted in
+ *   `stats.unsharedIdempotent`; one answered by the failure policy (store down, or a wait for another caller's
+ *   claim longer than the policy's timeout) reaches no shared record either. Both leave the in-process record
+ *   alone to deduplicate. Record lifetimes run on the store's clock (Redis: server time), `ttlMs` rounded up to
+ *   whole ms.
+ * An idempotent check's result carries `decidedAtMs`, the engine's `nowMs` of the check that decided it, kept in
+ * both records; a replay carries the first check's (the earliest of its store records'), so the absolute instants
+ * derived from it (`reset_at` on the wire) are the same in every replay.
  *
  * **Hot reload.** `updateConfig` compiles the new configuration (matcher, overrides, every rule's sets) and
  * swaps it in one assignment; checks in flight finish on the configuration they started with. Namespaces derive
@@ -200,6 +206,11 @@ export interface CheckResult {
   readonly delayMs: number;
   /** Whether this is the stored answer of an earlier check with the same idempotency key. */
   readonly replayed: boolean;
+  /**
+   * Idempotent checks only: the instant the answer was decided, epoch ms on the engine's clock (the first check's
+   * for a replay); its durations (`resetAfterMs`, `retryAfterMs`) run from it.
+   */
+  readonly decidedAtMs?: number;
 }
 
 /** Options of {@link createEngine}. */
@@ -245,8 +256,8 @@ export interface EngineStats {
   /** Checks answered from the idempotency record (in process or in the store). */
   readonly replayed: number;
   /**
-   * Idempotent store calls the shared store could not record atomically (items spread over Redis Cluster masters
-   * or shards): deduplicated by the in-process record only.
+   * Idempotent store calls the shared store could not record (`ERR_SLUICE_UNSUPPORTED`: a shard without shared
+   * records, a record of other limits): deduplicated by the in-process record only.
    */
   readonly unsharedIdempotent: number;
 }
@@ -434,6 +445,16 @@ function unconsumed(d: Decision): Decision {
     : d;
 }
 
+/** `result` with its decision instant: its own (a replay's), else `nowMs` (idempotent checks only). */
+function withInstant(result: CheckResult, nowMs: number): CheckResult {
+  return result.decidedAtMs === undefined ? { ...result, decidedAtMs: nowMs } : result;
+}
+
+/** The earlier of two instants, either possibly unknown. */
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined || (b !== undefined && b < a) ? b : a;
+}
+
 /** `s` with `%` and `:` percent-encoded: a part of an idempotency record name (see the module comment). */
 function escapeRecordPart(s: string): string {
   return /[%:]/.test(s) ? s.replace(/[%:]/g, (ch) => (ch === "%" ? "%25" : "%3A")) : s;
@@ -595,7 +616,7 @@ class SluiceEngine implements Engine {
     const key = `${request.domain}\u0000${request.idempotencyKey}`;
     const rec = this.#idem.get(key, nowMs);
     if (rec?.value !== undefined) return this.#replay(rec.value);
-    const result = this.#decideSync(sync, c, request, nowMs);
+    const result = withInstant(this.#decideSync(sync, c, request, nowMs), nowMs);
     this.#idem.set(key, nowMs, result);
     return result;
   }
@@ -609,7 +630,7 @@ class SluiceEngine implements Engine {
     const rec = this.#idem.get(key, nowMs);
     if (rec !== undefined) return this.#replay(rec.value ?? (await (rec.pending as Promise<CheckResult>)));
     const once = `${escapeRecordPart(request.domain)}:${escapeRecordPart(request.idempotencyKey)}`;
-    const pending = this.#decideAsync(c, request, nowMs, once);
+    const pending = this.#decideAsync(c, request, nowMs, once).then((r) => withInstant(r, nowMs));
     this.#idem.begin(key, nowMs, pending);
     try {
       const result = await pending;
@@ -650,6 +671,7 @@ class SluiceEngine implements Engine {
       descriptors: first.descriptors,
       delayMs: first.delayMs,
       replayed: true,
+      decidedAtMs: first.decidedAtMs,
     };
   }
 
@@ -803,9 +825,11 @@ class SluiceEngine implements Engine {
       this.#resolveDynamic(dyn, peeks, nowMs);
     }
     let allowed = true;
-    // Idempotent calls made and replayed: the check is a replay when every one of them was.
+    // Idempotent calls made and replayed: the check is a replay when every one of them was, decided at the earliest
+    // instant its records hold.
     let records = 0;
     let replays = 0;
+    let recordedAtMs: number | undefined;
     if (plan.enforce.length > 0) {
       const groups = groupsOf(plan.enforce);
       const calls = groups.map((g, k) =>
@@ -823,7 +847,10 @@ class SluiceEngine implements Engine {
         admitted.push(ok);
         if (!ok) allowed = false;
         if (once !== undefined && g.store.applyOnce !== undefined) records++;
-        if (answers[k].replayed) replays++;
+        if (answers[k].replayed) {
+          replays++;
+          recordedAtMs = earliest(recordedAtMs, answers[k].decidedAtMs);
+        }
       });
       if (!allowed && groups.length > 1) {
         const refunds: Promise<unknown>[] = [];
@@ -852,7 +879,10 @@ class SluiceEngine implements Engine {
         shadow.forEach((it, i) => {
           it.decision = ds[i].decisions[0];
           if (once !== undefined && it.target.applyOnce !== undefined) records++;
-          if (ds[i].replayed) replays++;
+          if (ds[i].replayed) {
+            replays++;
+            recordedAtMs = earliest(recordedAtMs, ds[i].decidedAtMs);
+          }
         });
       } else {
         await Promise.all(
@@ -873,6 +903,7 @@ class SluiceEngine implements Engine {
       ...result,
       decision: combineDecision(d.policies, "replay", d.leases, d.allowed),
       replayed: true,
+      decidedAtMs: recordedAtMs,
     };
   }
 

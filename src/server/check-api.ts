@@ -26,6 +26,13 @@
  * - *Never* (the cost exceeds what the limit can ever admit at once, or a `blocked` rule): `retry_after` and
  *   `retry_after_ms` are {@link RETRY_NEVER} (-1), so proto fields carrying them must be signed.
  * - Durations are whole milliseconds rounded up; `reset_at` and `retry_after` are whole seconds rounded up.
+ * - Instants: the decision's durations run from the instant it was taken (`result.decidedAtMs`, kept by
+ *   idempotency records; else the response's `nowMs`). `reset_at_ms` is that instant plus the headline reset, so
+ *   every replay of an idempotent check answers the first check's `reset_at` / `reset_at_ms` byte for byte; the
+ *   relative `reset_after_ms` and `retry_after_ms` (top level, per policy and per descriptor) are what is left of
+ *   the decision's durations at `nowMs` (never negative), so an answer agrees with itself
+ *   (`reset_at_ms = nowMs + reset_after_ms` for whole-ms clocks). An answer without an instant (not idempotent)
+ *   is taken at `nowMs`: its own durations.
  */
 import { InvalidArgumentError } from "../core/errors.js";
 import { ceilMs } from "../core/time-math.js";
@@ -330,6 +337,16 @@ function wireMs(ms: number): number {
   return Number.isFinite(ms) ? ceilMs(ms) : RETRY_NEVER;
 }
 
+/**
+ * What is left at `nowMs` of a duration `ms` of a decision taken at `atMs`, on the wire: whole ms rounded up,
+ * never negative, {@link RETRY_NEVER} for a non-finite one; `wireMs(ms)` itself when `atMs` is `nowMs`.
+ */
+function leftMs(ms: number, atMs: number, nowMs: number): number {
+  const wire = wireMs(ms);
+  if (wire === RETRY_NEVER || atMs === nowMs) return wire;
+  return Math.max(0, ceilMs(atMs + wire - nowMs));
+}
+
 /** Seconds on the wire from wire ms: rounded up, {@link RETRY_NEVER} kept. */
 function wireSeconds(ms: number): number {
   return ms === RETRY_NEVER ? RETRY_NEVER : Math.ceil(ms / 1000);
@@ -342,10 +359,11 @@ function wireCount(n: number | undefined): number {
 
 /**
  * Maps an engine answer to the wire response at server time `nowMs` (epoch ms); see the module comment for the
- * encoding of "no limit applied" and "never". Policy names are the ones {@link appliedPolicies} gives, so they
- * match the `RateLimit` headers of the same answer.
+ * encoding of "no limit applied" and "never", and for instants. Policy names are the ones {@link appliedPolicies}
+ * gives, so they match the `RateLimit` headers of the same answer.
  */
 export function checkResponseOf(result: CheckResult, nowMs: number): ApiCheckResponse {
+  const atMs = result.decidedAtMs ?? nowMs;
   const applied = appliedPolicies(result);
   const policies: ApiPolicyStatus[] = applied.map((p) => {
     const s = p.status;
@@ -355,8 +373,8 @@ export function checkResponseOf(result: CheckResult, nowMs: number): ApiCheckRes
       limit: s.limit,
       remaining: s.remaining,
       window_ms: s.periodMs,
-      reset_after_ms: wireMs(s.resetAfterMs),
-      retry_after_ms: s.allowed ? 0 : wireMs(s.retryAfterMs),
+      reset_after_ms: leftMs(s.resetAfterMs, atMs, nowMs),
+      retry_after_ms: s.allowed ? 0 : leftMs(s.retryAfterMs, atMs, nowMs),
       state: s.state,
     };
   });
@@ -368,7 +386,7 @@ export function checkResponseOf(result: CheckResult, nowMs: number): ApiCheckRes
       rule_id: d.match?.rule.id ?? "",
       limit: counted ? dec.limit : 0,
       remaining: counted ? wireCount(dec.remaining) : 0,
-      reset_after_ms: counted ? wireMs(dec.resetAfterMs) : 0,
+      reset_after_ms: counted ? leftMs(dec.resetAfterMs, atMs, nowMs) : 0,
       shadowed: d.shadowed,
       delay_ms: d.delayMs,
     };
@@ -393,8 +411,8 @@ export function checkResponseOf(result: CheckResult, nowMs: number): ApiCheckRes
     };
   }
   const s = head.status;
-  const resetAtMs = Math.ceil(nowMs + wireMs(s.resetAfterMs));
-  const retryMs = allowed ? 0 : s.allowed ? 0 : wireMs(s.retryAfterMs);
+  const resetAtMs = Math.ceil(atMs + wireMs(s.resetAfterMs));
+  const retryMs = allowed ? 0 : s.allowed ? 0 : leftMs(s.retryAfterMs, atMs, nowMs);
   return {
     allowed,
     current_count: Math.max(0, s.limit - s.remaining),

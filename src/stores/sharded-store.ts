@@ -23,15 +23,30 @@
  * only denying early, until the state expires).
  *
  * Idempotent consumes (`applyOnce`): a call whose items all live on one shard goes to that shard's `applyOnce`
- * (atomic there: a Redis node checks and records in the decision's own script call). A call spread over several
- * shards, or on a shard whose store offers no `applyOnce`, is refused with `ERR_SLUICE_UNSUPPORTED` before
- * anything is applied: the record would live on one shard while the others consume on their own, so two
- * concurrent retries could both count there. The caller then decides without a shared record.
+ * (atomic there: a Redis node checks and records in the decision's own script call, one round trip). A call
+ * spread over several shards is serialized by a claim on the shard of its first item, which owns the record
+ * (`once-claim.ts`, through that shard's {@link OnceLedger}): the claimer consumes across shards as above
+ * (all-or-nothing through refunds) and records the decisions with their instant; concurrent callers, in any
+ * process, wait for that record (pauses on `scheduler`, at most `claimTtlMs` in all, then
+ * `ERR_SLUICE_IDEMPOTENCY_PENDING`) and replay it. The one bound left: a claimer that dies after consuming and
+ * before recording lets a retry after `claimTtlMs` count again. A call whose record shard keeps no shared records
+ * (no `applyOnce`, or no ledger for a spread call: a memory shard) is refused with `ERR_SLUICE_UNSUPPORTED` before
+ * anything is applied, and the caller decides without a shared record.
  */
 import type { LimitSet } from "../algorithms/limit-set.js";
+import { type Scheduler, systemScheduler } from "../core/clock.js";
 import { type Decision, deniedDecision } from "../core/decision.js";
 import { InvalidArgumentError, SluiceError } from "../core/errors.js";
-import type { IdempotencyClaim, OnceResult, Store, StoreItem, StoreOp } from "./store.js";
+import { applyOnceClaimed, ONCE_CLAIM_TTL_MS } from "./once-claim.js";
+import {
+  hasOnceLedger,
+  type IdempotencyClaim,
+  type OnceLedger,
+  type OnceResult,
+  type Store,
+  type StoreItem,
+  type StoreOp,
+} from "./store.js";
 
 /** One member of a {@link ShardedStore}. */
 export interface Shard {
@@ -49,6 +64,13 @@ export interface ShardedStoreOptions {
   readonly shards: readonly Shard[];
   /** Ring points per unit of weight; more points give a more even split. @default 160 */
   readonly virtualNodes?: number;
+  /**
+   * Idempotent consumes spread over shards: how long a caller's claim on the record lives, in ms, which bounds
+   * both its consume and the wait of the other callers (see the module comment). @default 10000
+   */
+  readonly claimTtlMs?: number;
+  /** What callers waiting for another caller's claim sleep on. @default systemScheduler */
+  readonly scheduler?: Scheduler;
 }
 
 interface Ring {
@@ -63,6 +85,8 @@ interface Ring {
 export class ShardedStore implements Store {
   readonly name = "sharded";
   readonly #virtualNodes: number;
+  readonly #claimTtlMs: number;
+  readonly #scheduler: Scheduler;
   #ring: Ring;
 
   /** Creates a sharded store over `options.shards`. */
@@ -73,7 +97,19 @@ export class ShardedStore implements Store {
         `shardedStore: virtualNodes must be a whole number from 1 to 100000, got ${vnodes}`,
       );
     }
+    const claimTtlMs = options.claimTtlMs ?? ONCE_CLAIM_TTL_MS;
+    if (!Number.isInteger(claimTtlMs) || claimTtlMs < 1 || claimTtlMs > 3_600_000) {
+      throw new InvalidArgumentError(
+        `shardedStore: claimTtlMs must be a whole number of ms from 1 to 3600000, got ${String(claimTtlMs)}`,
+      );
+    }
+    const scheduler = options.scheduler ?? systemScheduler;
+    if (scheduler === null || typeof scheduler !== "object" || typeof scheduler.sleep !== "function") {
+      throw new InvalidArgumentError("shardedStore: scheduler must be a Scheduler (with sleep)");
+    }
     this.#virtualNodes = vnodes;
+    this.#claimTtlMs = claimTtlMs;
+    this.#scheduler = scheduler;
     this.#ring = buildRing(options.shards, vnodes);
   }
 
@@ -149,31 +185,33 @@ export class ShardedStore implements Store {
     return settleConsume(ring, items, groups, settled, nowMs);
   }
 
-  /** {@link Store.applyOnce} on the one shard owning every item; refused when they span shards (module comment). */
+  /**
+   * {@link Store.applyOnce}: on the one shard owning every item, that shard's own; spread over shards, under a
+   * claim on the first item's shard (module comment).
+   */
   applyOnce(items: readonly StoreItem[], nowMs: number, once: IdempotencyClaim): Promise<OnceResult> {
     if (items.length === 0) return Promise.resolve({ decisions: [], replayed: false });
     const ring = this.#ring;
     const first = this.#ownerIndex(items[0].key);
-    for (let i = 1; i < items.length; i++) {
-      if (this.#ownerIndex(items[i].key) !== first) {
-        return Promise.reject(
-          new SluiceError(
-            "ERR_SLUICE_UNSUPPORTED",
-            `shardedStore.applyOnce: items[0] and items[${i}] live on shards "${ring.shards[first].id}" and "${ring.shards[this.#ownerIndex(items[i].key)].id}"; an idempotency record can be atomic with one shard's items only`,
-          ),
-        );
-      }
-    }
+    let spread = false;
+    for (let i = 1; i < items.length && !spread; i++) spread = this.#ownerIndex(items[i].key) !== first;
     const shard = ring.shards[first];
-    if (typeof shard.store.applyOnce !== "function") {
-      return Promise.reject(
-        new SluiceError(
-          "ERR_SLUICE_UNSUPPORTED",
-          `shardedStore.applyOnce: shard "${shard.id}" (${shard.store.name}) keeps no shared idempotency records`,
-        ),
-      );
+    if (!spread) {
+      if (typeof shard.store.applyOnce !== "function") return Promise.reject(unshared(shard, "applyOnce"));
+      return shard.store.applyOnce(items, nowMs, once);
     }
-    return shard.store.applyOnce(items, nowMs, once);
+    if (!hasOnceLedger(shard.store)) return Promise.reject(unshared(shard, "onceLedger"));
+    let ledger: OnceLedger;
+    try {
+      ledger = shard.store.onceLedger(items, once);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return applyOnceClaimed(ledger, nowMs, () => this.apply(items, "consume", nowMs), {
+      scheduler: this.#scheduler,
+      claimTtlMs: this.#claimTtlMs,
+      record: once.key,
+    });
   }
 
   /** Releases concurrency leases on the shard that owns `key`. */
@@ -205,6 +243,14 @@ export class ShardedStore implements Store {
     }
     return owners[lo === points.length ? 0 : lo];
   }
+}
+
+/** The refusal of a record on `shard`, whose store lacks `what` (it keeps no shared records). */
+function unshared(shard: Shard, what: string): SluiceError {
+  return new SluiceError(
+    "ERR_SLUICE_UNSUPPORTED",
+    `shardedStore.applyOnce: shard "${shard.id}" (${shard.store.name}) keeps no shared idempotency records (no ${what})`,
+  );
 }
 
 /** Completes a multi-shard consume: when anything was denied or failed, gives back what the others took. */

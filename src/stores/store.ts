@@ -44,6 +44,55 @@ export interface OnceResult {
   readonly decisions: Decision[];
   /** Whether the decisions are the stored answer of an earlier call (nothing was counted now). */
   readonly replayed: boolean;
+  /**
+   * The instant the decisions were taken, epoch ms on the caller's clock: the `nowMs` of the call that recorded
+   * them (kept in the record, so every replay reports the same one). Absent: this call's `nowMs` (a record older
+   * than the field, or an answer that reached no record, such as a failure policy's).
+   */
+  readonly decidedAtMs?: number;
+}
+
+/** What a claim on an idempotency record found (see {@link OnceLedger.claim}). */
+export type OnceClaimState =
+  /** Nothing was recorded nor claimed: the record is now this caller's to decide and write. */
+  | { readonly state: "claimed" }
+  /** Another caller holds an unexpired claim: it is deciding; ask again later. */
+  | { readonly state: "pending" }
+  /**
+   * The record: the first call's decisions and the instant they were taken (epoch ms, caller's clock; undefined
+   * for a record written before instants were kept).
+   */
+  | { readonly state: "recorded"; readonly decisions: Decision[]; readonly decidedAtMs: number | undefined };
+
+/**
+ * The idempotency record of one call held apart from its decision, for a call whose items no single atomic step
+ * covers (they live on several independent nodes). Each method is one atomic step on the node owning the record;
+ * `token` identifies one claimer (random, unique per claim). The protocol is in `once-claim.ts`.
+ */
+export interface OnceLedger {
+  /** The record if present; else "pending" while another caller's claim lives; else claims it for `claimTtlMs`. */
+  claim(token: string, claimTtlMs: number): Promise<OnceClaimState>;
+  /**
+   * Writes the record (`decisions`, decided at `decidedAtMs`) for the record's TTL in place of the claim of
+   * `token`; leaves the key alone when another caller's claim or a record holds it.
+   */
+  record(token: string, decisions: readonly Decision[], decidedAtMs: number): Promise<void>;
+  /** Deletes the claim of `token`, if it still holds the record (the claimer failed: a retry may proceed). */
+  abandon(token: string): Promise<void>;
+}
+
+/** A store that can hold idempotency records apart from decisions (Redis); see {@link OnceLedger}. */
+export interface OnceLedgerStore extends Store {
+  /**
+   * The ledger of record `once` of a call whose first item is `items[0]` (scoped as {@link Store.applyOnce}
+   * scopes it); `items` decode a recorded answer. Throws `ERR_SLUICE_INVALID_ARGUMENT` on bad input.
+   */
+  onceLedger(items: readonly StoreItem[], once: IdempotencyClaim): OnceLedger;
+}
+
+/** Whether `store` offers {@link OnceLedgerStore.onceLedger}. */
+export function hasOnceLedger(store: Store): store is OnceLedgerStore {
+  return typeof (store as Partial<OnceLedgerStore>).onceLedger === "function";
 }
 
 /** A place where limiter state lives. */
@@ -60,13 +109,18 @@ export interface Store {
   apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]>;
   /**
    * Optional: a `consume` of `items` that is also checked against and recorded in the idempotency record `once`,
-   * in the same atomic step as the decision (so two concurrent calls with one record count once, whichever
-   * process sends them). When the record exists and has not expired, its decisions are returned with
-   * `replayed: true` and nothing is counted; otherwise the items are consumed (all-or-nothing, as by
-   * {@link Store.apply}) and the decisions are recorded for `once.ttlMs`, whether admitted or denied. A store
-   * that cannot make one particular call atomic (items spread over independent nodes) rejects it with
-   * `ERR_SLUICE_UNSUPPORTED` having changed nothing, and the caller decides without the shared record.
-   * Stores without a shared state (memory) do not offer it: their callers keep records in process.
+   * atomically with the decision (so two concurrent calls with one record count once, whichever process sends
+   * them). When the record exists and has not expired, its decisions are returned with `replayed: true` and the
+   * instant they were taken (`decidedAtMs`), and nothing is counted; otherwise the items are consumed
+   * (all-or-nothing, as by {@link Store.apply}) and the decisions are recorded for `once.ttlMs` with `nowMs` as
+   * their instant, whether admitted or denied. Items on one node: the record is read and written in the
+   * decision's own atomic step. Items spread over several nodes: a claim on the record's node serializes the
+   * callers (`once-claim.ts`): one decides and records, the others wait for its record (bounded, then
+   * `ERR_SLUICE_IDEMPOTENCY_PENDING`); one bound remains there: a claimer that dies after consuming and before
+   * recording lets a retry after the claim's TTL (10 s by default) count again. A store that cannot hold a
+   * particular record (a shard without shared records, a record of other limits) rejects the call with
+   * `ERR_SLUICE_UNSUPPORTED` having changed nothing, and the caller decides without the shared record. Stores
+   * without a shared state (memory) do not offer it: their callers keep records in process.
    */
   applyOnce?(items: readonly StoreItem[], nowMs: number, once: IdempotencyClaim): Promise<OnceResult>;
   /** Releases concurrency leases taken by an earlier consume of `item` (lease ids by policy name). */

@@ -114,16 +114,19 @@ async function eventually<T>(
 }
 
 /**
- * The answer without `replayed` (which tells the first answer from its replays) and without the absolute reset
- * instants `reset_at` / `reset_at_ms`: a replay recomputes them from the stored relative reset at the replay's
- * own time, so they drift by a few ms between replays (observed; reported by {@link resetSpreadMs}).
+ * The answer without `replayed` (which tells the first answer from its replays) and without the relative fields
+ * (`retry_after`, `retry_after_ms`, and `reset_after_ms` / `retry_after_ms` of every policy and descriptor): a
+ * replay derives them from the first decision's instant at its own time, so they shrink by the ms between the
+ * answers. The absolute instants `reset_at` / `reset_at_ms` are kept: every replay must repeat them exactly.
  */
 function comparable(a: CheckAnswer): Record<string, unknown> {
-  const { replayed: _replayed, reset_at: _resetAt, reset_at_ms: _resetAtMs, ...rest } = a;
-  return rest;
+  const { replayed: _replayed, retry_after: _ra, retry_after_ms: _ram, policies, descriptors, ...rest } = a;
+  const strip = (list: unknown) =>
+    (list as Record<string, unknown>[]).map(({ reset_after_ms: _r, retry_after_ms: _t, ...kept }) => kept);
+  return { ...rest, policies: strip(policies), descriptors: strip(descriptors) };
 }
 
-/** How far apart the answers' `reset_at_ms` are (a figure, not asserted). */
+/** How far apart the answers' `reset_at_ms` are (0 since replays keep the first instant; printed as a figure). */
 function resetSpreadMs(answers: readonly CheckAnswer[]): number {
   const at = answers.map((a) => a.reset_at_ms as number);
   return Math.max(...at) - Math.min(...at);

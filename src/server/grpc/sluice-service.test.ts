@@ -99,12 +99,18 @@ describe("CheckRateLimit", () => {
     expect(two.remaining).toBe(0);
   });
 
-  it("replays an idempotent retry without counting it", async () => {
+  it("replays an idempotent retry without counting it, with the first answer's reset instant", async () => {
     const first = await check({ identifier: "u4", dimension: "user", idempotency_key: "req-1" });
+    const startMs = h.clock.nowMs();
+    h.clock.advance(1234); // the retry arrives later: the absolute instants stay, the relative fields shrink
     const again = await check({ identifier: "u4", dimension: "user", idempotency_key: "req-1" });
+    h.clock.set(startMs);
     expect(first.replayed).toBe(false);
     expect(again.replayed).toBe(true);
     expect(again.remaining).toBe(first.remaining);
+    expect(num(again.reset_at_ms)).toBe(num(first.reset_at_ms));
+    expect(num(again.reset_at)).toBe(num(first.reset_at));
+    expect(num(again.policies[0].reset_after_ms)).toBe(num(first.policies[0].reset_after_ms) - 1234);
     const next = await check({ identifier: "u4", dimension: "user" });
     expect(next.remaining).toBe(1);
   });

@@ -25,12 +25,12 @@
  * denying early, until the state expires). Calls whose items share a master (every Limiter call: one identity)
  * never take this path.
  *
- * Idempotency (`applyOnce`): a call with an idempotency record goes to its master as one group, its record (in the
- * first item's slot) checked and written in the same script call. A call whose items live on several masters is
- * refused with `ERR_SLUICE_UNSUPPORTED` before anything is sent: the split above could consume on one master and
- * replay on none, or record on one master an answer another master then contradicts, so no record spanning
- * masters is offered (the caller decides without it). A custom `keyOf` whose keys carry no hash tag may put the
- * record on another master than the item: refused with `ERR_SLUICE_INVALID_ARGUMENT` naming `keyOf`.
+ * Idempotency (`applyOnce`): a call with an idempotency record whose items and record share a master goes to it
+ * as one group, its record (in the first item's slot) checked and written in the same script call. Any other (its
+ * items on several masters, or a custom `keyOf` putting the record on another master than the items) is handed to
+ * the store's `across` as a whole, at routing time (so also when a re-route after a resharding finds it spread):
+ * the store decides it under a claim on the record's master (`../once-claim.ts`), its consume a plain call split
+ * as above.
  *
  * Resharding and failover: ioredis follows MOVED / ASK / CLUSTERDOWN / closed connections for the declared key
  * by itself (within its `maxRedirections`). When a node's call still fails with a cluster or connection error,
@@ -41,7 +41,7 @@
  */
 import { createHash } from "node:crypto";
 import { type Decision, deniedDecision } from "../../core/decision.js";
-import { InvalidArgumentError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
+import { InvalidArgumentError, StoreUnavailableError } from "../../core/errors.js";
 import type { StoreItem } from "../store.js";
 import { BatchQueue } from "./batch-queue.js";
 import {
@@ -196,6 +196,8 @@ export interface ClusterRouterOptions {
   readonly retries: number;
   /** Queues a follow-up call (refund, release) through the store, batched with the others. */
   readonly submit: (group: Group) => Promise<Decision[]>;
+  /** Takes over a call with a record that no single master holds with all its items (see the module comment). */
+  readonly across: (pending: PendingGroup) => void;
 }
 
 interface Part {
@@ -220,6 +222,7 @@ export class ClusterRouter {
   readonly #maxInFlight: number;
   readonly #retries: number;
   readonly #submit: (group: Group) => Promise<Decision[]>;
+  readonly #across: (pending: PendingGroup) => void;
   readonly #script = loadClusterScript();
   readonly #inFlight = new Set<Promise<unknown>>();
   /** The queue of each master with calls queued or in flight (dropped once idle). */
@@ -236,6 +239,7 @@ export class ClusterRouter {
     this.#maxInFlight = options.maxInFlight;
     this.#retries = options.retries;
     this.#submit = options.submit;
+    this.#across = options.across;
   }
 
   /** Routes one store call to its master's queue, splitting a call that spans masters. */
@@ -261,12 +265,9 @@ export class ClusterRouter {
       return;
     }
     const once = p.group.once;
-    if (once !== undefined) {
-      const refusal = this.#onceRefusal(once.key, p.group.items[0], parts);
-      if (refusal !== undefined) {
-        p.reject(refusal);
-        return;
-      }
+    if (once !== undefined && !this.#recordWith(once.key, p.group.items[0], parts)) {
+      this.#across(p);
+      return;
     }
     if (parts.length === 1)
       this.#add(parts[0].node, { group: p.group, resolve: p.resolve, reject: p.reject, attempt });
@@ -313,26 +314,16 @@ export class ClusterRouter {
   }
 
   /**
-   * Why a consume with idempotency record `key` cannot be made atomic here, or undefined when it can: every item
+   * Whether the idempotency record `key` can be checked and written in the items' own script call: every item
    * and the record on one master (see the module comment).
    */
-  #onceRefusal(key: string, first: StoreItem, parts: readonly Part[]): SluiceError | undefined {
-    if (parts.length > 1) {
-      return new SluiceError(
-        "ERR_SLUICE_UNSUPPORTED",
-        `redisStore.applyOnce: the items live on ${parts.length} Redis Cluster masters (${parts.map((p) => p.node).join(", ")}); an idempotency record can be atomic with the items of one master only`,
-      );
-    }
-    if (!this.#checkKeys) return undefined; // the default layout: the record's tag is the first item's identity
+  #recordWith(key: string, first: StoreItem, parts: readonly Part[]): boolean {
+    if (parts.length > 1) return false;
+    if (!this.#checkKeys) return true; // the default layout: the record's tag is the first item's identity
     const slot = keySlot(key);
-    if (slot === keySlot(this.#keysOf(first.limits, first.key)[0])) return undefined;
-    const node = this.#client.slots[slot]?.[0] ?? `slot:${slot}`;
-    if (node !== parts[0].node || node.startsWith("slot:")) {
-      return new InvalidArgumentError(
-        `redisStore: keyOf must put a {hash tag} in every key so the idempotency record ${JSON.stringify(key)} lives with the first item (on ${parts[0].node}, not ${node})`,
-      );
-    }
-    return undefined;
+    if (slot === keySlot(this.#keysOf(first.limits, first.key)[0])) return true;
+    const node = this.#client.slots[slot]?.[0];
+    return node !== undefined && node === parts[0].node;
   }
 
   /** The call's items grouped by master, in first-seen order. */

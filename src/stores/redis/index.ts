@@ -1,8 +1,15 @@
 /** `sluice/redis`: the Redis store (ioredis is a peer dependency of this subpath). */
 export type { RedisClientWarning, RedisClientWarningCode } from "./client-option-warnings.js";
 export { clientOptionWarnings } from "./client-option-warnings.js";
-export type { EncodedBatch, Group, GroupOnce, GroupOp, KeyNamer } from "./protocol.js";
-export { decodeBatch, encodeBatch, IdempotencyMismatchError, sendBatch } from "./protocol.js";
+export type { EncodedBatch, Group, GroupOnce, GroupOp, KeyNamer, OnceAnswer } from "./protocol.js";
+export {
+  decodeBatch,
+  decodeRecord,
+  encodeBatch,
+  encodeRecord,
+  IdempotencyMismatchError,
+  sendBatch,
+} from "./protocol.js";
 export type { RedisStoreOptions } from "./redis-store.js";
 export {
   MAX_KEY_LENGTH,
@@ -12,4 +19,4 @@ export {
   redisStore,
 } from "./redis-store.js";
 export type { RedisScript, RedisScriptClient } from "./script.js";
-export { ALGORITHM_CODES, assembleScript, loadScript, runScript } from "./script.js";
+export { ALGORITHM_CODES, assembleScript, loadOnceScript, loadScript, runScript } from "./script.js";

@@ -40,6 +40,16 @@ export interface GroupOnce {
   readonly key: string;
   /** How long the record lives, whole ms >= 1. */
   readonly ttlMs: number;
+  /** The instant of the decision, epoch ms on the caller's clock: kept in the record, reported by replays. */
+  readonly atMs: number;
+}
+
+/** What the script says of the record of a group with `once`. */
+export interface OnceAnswer {
+  /** `fresh`: decided and recorded now; `replayed`: the record's; `pending`: a claim holds it, nothing was done. */
+  readonly state: "fresh" | "replayed" | "pending";
+  /** When replayed: the recorded instant (undefined for a record written before instants were kept). */
+  readonly decidedAtMs: number | undefined;
 }
 
 /** One Store call: its items are all-or-nothing among themselves and independent of other groups. */
@@ -95,7 +105,13 @@ export function encodeBatch(groups: readonly Group[], keysOf: KeyNamer, ttlMargi
     if (once === undefined)
       groupPart.push(OP_CODES[g.op], g.now === "" ? SERVER_CLOCK : g.now, g.items.length);
     else {
-      groupPart.push(CONSUME_ONCE, g.now === "" ? SERVER_CLOCK : g.now, g.items.length, once.ttlMs);
+      groupPart.push(
+        CONSUME_ONCE,
+        g.now === "" ? SERVER_CLOCK : g.now,
+        g.items.length,
+        once.ttlMs,
+        once.atMs,
+      );
       keys.push(once.key);
     }
     for (const item of g.items) {
@@ -149,15 +165,16 @@ function retryOf(ms: number): number {
  * The reply (documented in `apply.lua`): for a release group one integer (1); otherwise, per item and per limit,
  * a status of 3 to 5 integers: `head` (1 allowed, 2 warning, 4 committed, 8 a lease id follows), remaining,
  * resetAfterMs, then retryAfterMs when not allowed (-1: never) and the lease id when head has 8. A group with
- * `once` is preceded by two integers: 1 when its statuses are the recorded ones (replayed), else 0; and how many
- * integers its statuses take. With `replays`, `replays[i]` is set for every group with `once`: whether it was
- * replayed, or the error of a record that does not fit the group's items (recorded for other limits), in which
- * case its decisions are empty.
+ * `once` is preceded by three values: its state (0 fresh, 1 replayed, 2 pending: a claim holds the record, no
+ * status follows), how many integers its statuses take, and the recorded instant as a string ("" unless
+ * replayed). With `replays`, `replays[i]` is set for every group with `once`: its {@link OnceAnswer}, or the error
+ * of a record that does not fit the group's items (recorded for other limits), in which case its decisions are
+ * empty.
  */
 export function decodeBatch(
   reply: unknown,
   groups: readonly Group[],
-  replays?: (boolean | Error | undefined)[],
+  replays?: (OnceAnswer | Error | undefined)[],
 ): Decision[][] {
   if (!Array.isArray(reply)) throw new TypeError(`unexpected script reply: ${typeof reply}`);
   const r = reply as number[];
@@ -177,12 +194,21 @@ export function decodeBatch(
       out.push(decisions);
       continue;
     }
-    const replayed = r[p] === 1;
-    const end = p + 2 + r[p + 1];
-    if (!(end <= n)) throw new TypeError(`unexpected script reply: ${n} values, more expected`);
+    const state = r[p];
+    const end = p + 3 + r[p + 1];
+    if (!(end <= n) || !(state === 0 || state === 1 || state === 2)) {
+      throw new TypeError(`unexpected script reply at ${p}: ${String(state)}, ${String(r[p + 1])} of ${n}`);
+    }
+    const recordedAt = (reply as unknown[])[p + 2];
+    if (state === 2) {
+      p = end;
+      if (replays !== undefined) replays[gi] = PENDING_ANSWER;
+      out.push(decisions);
+      continue;
+    }
     let at = -1;
     try {
-      at = decodeItems(r, end, p + 2, g.items, decisions);
+      at = decodeItems(r, end, p + 3, g.items, decisions);
     } catch {
       // a record that does not fit these items: reported below
     }
@@ -192,19 +218,30 @@ export function decodeBatch(
       out.push([]);
       continue;
     }
-    if (replays !== undefined) replays[gi] = replayed;
+    if (replays !== undefined) {
+      replays[gi] = state === 0 ? FRESH_ANSWER : { state: "replayed", decidedAtMs: instantOf(recordedAt) };
+    }
     out.push(decisions);
   }
   if (p !== n) throw new TypeError(`unexpected script reply: ${n} values, expected ${p}`);
   return out;
 }
 
+const FRESH_ANSWER: OnceAnswer = Object.freeze({ state: "fresh", decidedAtMs: undefined });
+const PENDING_ANSWER: OnceAnswer = Object.freeze({ state: "pending", decidedAtMs: undefined });
+
+/** A recorded instant as the script returns it (a decimal string, "" when the record has none). */
+function instantOf(v: unknown): number | undefined {
+  const at = typeof v === "string" && v !== "" ? Number(v) : Number.NaN;
+  return Number.isFinite(at) ? at : undefined;
+}
+
 /** A store call waiting for its script call's reply. */
 export interface Settleable {
   /** The call's group. */
   readonly group: Group;
-  /** Settles the call with its decisions; `replayed` for a group with `once` whose record was replayed. */
-  readonly resolve: (decisions: Decision[], replayed?: boolean) => void;
+  /** Settles the call with its decisions; for a group with `once`, what became of its record. */
+  readonly resolve: (decisions: Decision[], once?: OnceAnswer) => void;
   /** Settles the call with an error. */
   readonly reject: (error: unknown) => void;
 }
@@ -215,7 +252,7 @@ export interface Settleable {
  * call alone (`ERR_SLUICE_UNSUPPORTED`).
  */
 export function settleBatch(reply: unknown, pending: readonly Settleable[], groups: readonly Group[]): void {
-  let replays: (boolean | Error | undefined)[] | undefined;
+  let replays: (OnceAnswer | Error | undefined)[] | undefined;
   for (let i = 0; i < groups.length; i++) {
     if (groups[i].once !== undefined) {
       replays = [];
@@ -235,9 +272,9 @@ export function settleBatch(reply: unknown, pending: readonly Settleable[], grou
     return;
   }
   for (let i = 0; i < pending.length; i++) {
-    const replayed = replays[i];
-    if (replayed instanceof Error) pending[i].reject(replayed);
-    else pending[i].resolve(decisions[i], replayed === true);
+    const answer = replays[i];
+    if (answer instanceof Error) pending[i].reject(answer);
+    else pending[i].resolve(decisions[i], answer);
   }
 }
 
@@ -250,6 +287,67 @@ export class IdempotencyMismatchError extends SluiceError {
       `redisStore.applyOnce: the answer recorded under ${JSON.stringify(key)} does not fit this call's items (their limits changed since it was recorded); decide without the shared record`,
     );
   }
+}
+
+/**
+ * The value of an idempotency record, as `apply.lua` writes it: `<decidedAtMs>;<statuses>`, the statuses being what
+ * the script would reply for `decisions` of `items` (per item and limit: head, remaining, resetAfterMs, then
+ * retryAfterMs when denied, -1 for never, and the lease id when one was taken), decimal, joined by commas. Throws
+ * `TypeError` when a decision does not fit its item's limits.
+ */
+export function encodeRecord(
+  items: readonly StoreItem[],
+  decisions: readonly Decision[],
+  decidedAtMs: number,
+): string {
+  if (decisions.length !== items.length) {
+    throw new TypeError(`idempotency record: ${decisions.length} decisions for ${items.length} items`);
+  }
+  const out: number[] = [];
+  items.forEach((item, i) => {
+    const d = decisions[i];
+    const specs = item.limits.specs;
+    const policies = d.policies;
+    if (policies.length !== specs.length) {
+      throw new TypeError(
+        `idempotency record: items[${i}] has ${specs.length} limits, its decision ${policies.length}`,
+      );
+    }
+    const committed = d.allowed;
+    specs.forEach((spec, j) => {
+      const s = policies[j];
+      const lease = committed ? (d.leases?.[spec.name] ?? 0) : 0;
+      const head =
+        (s.allowed ? 1 : 0) + (s.state === "warning" ? 2 : 0) + (committed ? 4 : 0) + (lease !== 0 ? 8 : 0);
+      out.push(head, s.remaining, s.resetAfterMs);
+      if (!s.allowed) out.push(Number.isFinite(s.retryAfterMs) ? s.retryAfterMs : -1);
+      if (lease !== 0) out.push(lease);
+    });
+  });
+  return `${decidedAtMs};${out.join(",")}`;
+}
+
+/**
+ * Decodes an idempotency record (see {@link encodeRecord}; one without `;` predates the instant) for `items`;
+ * throws {@link IdempotencyMismatchError} naming `key` when it does not fit them.
+ */
+export function decodeRecord(
+  value: string,
+  items: readonly StoreItem[],
+  key: string,
+): { decisions: Decision[]; decidedAtMs: number | undefined } {
+  const semi = value.indexOf(";");
+  const body = semi === -1 ? value : value.slice(semi + 1);
+  const r = body === "" ? [] : body.split(",").map(Number);
+  const decisions: Decision[] = [];
+  let end = -1;
+  try {
+    end = decodeItems(r, r.length, 0, items, decisions);
+  } catch {
+    // reported below
+  }
+  if (end !== r.length || r.some((v) => Number.isNaN(v))) throw new IdempotencyMismatchError(key);
+  return { decisions, decidedAtMs: semi === -1 ? undefined : instantOf(value.slice(0, semi)) };
 }
 
 /** Decodes the statuses of `items` from `r[p…]` (up to `n`) into `decisions`; returns the position after them. */

@@ -30,25 +30,40 @@
  *
  * Idempotency (`applyOnce`): the record lives at `<prefix>:{<identity of the first item>}:idem:<record>` (with a
  * custom `keyOf`, the hash tag of the first item's first key, or that whole key as the tag), so it shares the slot
- * of the first item. It is read, and written when missing, in the same script call that consumes the items (op 6
- * of `apply.lua`): two retries serialize in Redis and only the first counts, whichever processes send them, on a
- * single node and on a Redis Cluster when every item lives on the record's master (every call of one identity).
- * A Cluster call whose items live on several masters cannot hold its record atomically with all of them: it is
- * refused with `ERR_SLUICE_UNSUPPORTED` before anything is sent, and the caller decides without the shared
- * record (the engine then keeps its in-process record only). A recorded answer that no longer fits the items
- * (their limits changed) is refused the same way.
+ * of the first item. It holds the decisions and the instant they were taken (the caller's `nowMs`), so every
+ * replay reports the first answer's instant. On a single node, and on a Redis Cluster when every item lives on the
+ * record's master (every call of one identity), it is read, and written when missing, in the same script call
+ * that consumes the items (op 6 of `apply.lua`): two retries serialize in Redis and only the first counts,
+ * whichever processes send them, in one round trip. A Cluster call whose items live on several masters takes the
+ * claim protocol of `../once-claim.ts` instead: a claim on the record's master (`scripts/once.lua`, one key), the
+ * split consume below, then the record in place of the claim (three round trips); the other callers wait for the
+ * record (pauses on `scheduler`, at most `claimTtlMs` in all, then `ERR_SLUICE_IDEMPOTENCY_PENDING`). The one
+ * bound left: a claimer that dies after consuming and before recording lets a retry after `claimTtlMs` count
+ * again. The ledger is offered to other stores too ({@link RedisStore.onceLedger}: `sharded-store.ts` claims on
+ * the node of the record). A recorded answer that no longer fits the items (their limits changed) is refused with
+ * `ERR_SLUICE_UNSUPPORTED`, and the caller decides without the shared record.
  *
  * Redis Cluster: pass an ioredis `Cluster` as `client` (recognised by its `isCluster` flag). A flush then sends
  * one script call per master, holding the queued calls whose keys that master serves, whatever their slots (the
  * cluster variant of the script carries `allow-cross-slot-keys`). A call whose items live on several masters is
  * all-or-nothing per master and, across masters, consumes then refunds on any denial (not atomic: see
- * `cluster-router.ts`). MOVED, ASK, CLUSTERDOWN and lost connections re-route a master's call after a slot-table
+ * `cluster-router.ts`); an idempotent one is serialized by a claim (above). MOVED, ASK, CLUSTERDOWN and lost connections re-route a master's call after a slot-table
  * refresh, at most `clusterRetries` times; then the call fails with `ERR_SLUICE_STORE_UNAVAILABLE`.
  */
 import { type LimitSet, MAX_LIMITS_PER_SET } from "../../algorithms/limit-set.js";
+import { type Scheduler, systemScheduler } from "../../core/clock.js";
 import type { Decision } from "../../core/decision.js";
 import { InvalidArgumentError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
-import type { IdempotencyClaim, OnceResult, Store, StoreItem, StoreOp } from "../store.js";
+import { applyOnceClaimed, ONCE_CLAIM_TTL_MS, PENDING, untilSettled } from "../once-claim.js";
+import type {
+  IdempotencyClaim,
+  OnceClaimState,
+  OnceLedger,
+  OnceLedgerStore,
+  OnceResult,
+  StoreItem,
+  StoreOp,
+} from "../store.js";
 import { BatchQueue } from "./batch-queue.js";
 import {
   clientOptionWarnings,
@@ -56,8 +71,17 @@ import {
   type RedisClientWarning,
 } from "./client-option-warnings.js";
 import { ClusterRouter, isClusterClient, type PendingGroup } from "./cluster-router.js";
-import { encodeBatch, type Group, type KeyNamer, sendBatch, settleBatch } from "./protocol.js";
-import { loadScript, type RedisScript, type RedisScriptClient } from "./script.js";
+import {
+  decodeRecord,
+  encodeBatch,
+  encodeRecord,
+  type Group,
+  type KeyNamer,
+  type OnceAnswer,
+  sendBatch,
+  settleBatch,
+} from "./protocol.js";
+import { loadOnceScript, loadScript, type RedisScript, type RedisScriptClient, runScript } from "./script.js";
 
 /** Longest identity accepted, in UTF-16 code units (the Limiter's limit too). */
 export const MAX_KEY_LENGTH = 1024;
@@ -107,6 +131,13 @@ export interface RedisStoreOptions {
    * once per client and problem
    */
   readonly onWarning?: (warning: RedisClientWarning) => void;
+  /**
+   * Idempotent consumes spread over several masters (see the module comment): how long a caller's claim on the
+   * record lives, in ms, which bounds both its consume and the wait of the other callers. @default 10000
+   */
+  readonly claimTtlMs?: number;
+  /** What callers waiting for another caller's claim sleep on (`applyOnce`). @default systemScheduler */
+  readonly scheduler?: Scheduler;
 }
 
 type Pending = PendingGroup;
@@ -129,7 +160,7 @@ const escapeIdentity = escaper(/[%}]/, /[%}]/g);
 const escapePart = escaper(/[%:]/, /[%:]/g);
 
 /** The Redis store; see the module comment. Create it with {@link redisStore}. */
-export class RedisStore implements Store {
+export class RedisStore implements OnceLedgerStore {
   readonly name = "redis";
   readonly shared = true;
   readonly #client: RedisScriptClient;
@@ -144,6 +175,9 @@ export class RedisStore implements Store {
   readonly #router: ClusterRouter | undefined;
   /** The single node's queue when batching (a Cluster's queues are the router's). */
   readonly #queue: BatchQueue<Pending> | undefined;
+  readonly #claimTtlMs: number;
+  readonly #scheduler: Scheduler;
+  readonly #onceScript = loadOnceScript();
   #closed = false;
 
   /** Creates a store over `options.client`; validates every option. */
@@ -207,6 +241,18 @@ export class RedisStore implements Store {
     if (onWarning !== undefined && typeof onWarning !== "function") {
       throw new InvalidArgumentError("redisStore: onWarning must be a function (warning) => void");
     }
+    const claimTtlMs = options.claimTtlMs ?? ONCE_CLAIM_TTL_MS;
+    if (!Number.isInteger(claimTtlMs) || claimTtlMs < 1 || claimTtlMs > 3_600_000) {
+      throw new InvalidArgumentError(
+        `redisStore: claimTtlMs must be a whole number of ms from 1 to 3600000, got ${String(claimTtlMs)}`,
+      );
+    }
+    const scheduler = options.scheduler ?? systemScheduler;
+    if (scheduler === null || typeof scheduler !== "object" || typeof scheduler.sleep !== "function") {
+      throw new InvalidArgumentError("redisStore: scheduler must be a Scheduler (with sleep)");
+    }
+    this.#claimTtlMs = claimTtlMs;
+    this.#scheduler = scheduler;
     this.#client = client;
     this.#script = loadScript();
     this.#serverClock = clock === "redis";
@@ -233,6 +279,7 @@ export class RedisStore implements Store {
           maxInFlight,
           retries,
           submit: (group) => this.#enqueue(group),
+          across: (pending) => this.#across(pending),
         })
       : undefined;
     this.#queue =
@@ -274,8 +321,10 @@ export class RedisStore implements Store {
 
   /**
    * Consumes `items` unless the idempotency record `once` holds an earlier answer, which is then returned with
-   * `replayed: true`; checked and recorded in the same script call (see the module comment and
-   * {@link Store.applyOnce}). Batched with concurrent calls like {@link RedisStore.apply}.
+   * `replayed: true` and its instant; checked and recorded in the same script call, or by a claim when the items
+   * live on several Cluster masters (see the module comment and {@link Store.applyOnce}). `nowMs` is recorded as
+   * the decision's instant (whatever `clock`), so it must be finite. Batched with concurrent calls like
+   * {@link RedisStore.apply}.
    */
   applyOnce(items: readonly StoreItem[], nowMs: number, once: IdempotencyClaim): Promise<OnceResult> {
     try {
@@ -284,23 +333,93 @@ export class RedisStore implements Store {
         throw new InvalidArgumentError("redisStore.applyOnce: items must be an array");
       for (let i = 0; i < items.length; i++) checkItem(items[i], i, "consume");
       checkOnce(once);
+      checkInstant(nowMs);
       if (items.length === 0) return Promise.resolve({ decisions: [], replayed: false });
+      const key = this.#onceKeyOf(items[0], once.key);
       const group: Group = {
         op: "consume",
         items,
         now: this.#now(nowMs),
-        once: { key: this.#onceKeyOf(items[0], once.key), ttlMs: once.ttlMs },
+        once: { key, ttlMs: once.ttlMs, atMs: nowMs },
       };
-      return new Promise<OnceResult>((resolve, reject) => {
-        this.#submit({
-          group,
-          resolve: (decisions, replayed) => resolve({ decisions, replayed: replayed === true }),
-          reject,
+      const attempt = (): Promise<OnceResult | typeof PENDING> =>
+        new Promise((resolve, reject) => {
+          this.#submit({
+            group,
+            resolve: (decisions, answer) =>
+              resolve(answer?.state === "pending" ? PENDING : onceResultOf(decisions, answer, nowMs)),
+            reject,
+          });
         });
-      });
+      // A claim holds the record while a call spread over masters (or shards) decides it: wait for its record.
+      return untilSettled(attempt, this.#scheduler, this.#claimTtlMs, key);
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * The claim ledger of record `once` of a call whose first item is `items[0]` (the key {@link RedisStore.applyOnce}
+   * uses), for a caller consuming `items` across nodes itself (`sharded-store.ts`); see `once-claim.ts`.
+   */
+  onceLedger(items: readonly StoreItem[], once: IdempotencyClaim): OnceLedger {
+    this.#assertOpen();
+    if (!Array.isArray(items) || items.length === 0) {
+      throw new InvalidArgumentError("redisStore.onceLedger: items must be a non-empty array");
+    }
+    for (let i = 0; i < items.length; i++) checkItem(items[i], i, "consume");
+    checkOnce(once);
+    return this.#ledger(items, this.#onceKeyOf(items[0], once.key), once.ttlMs);
+  }
+
+  /** The ledger of the record at Redis key `key` (see `scripts/once.lua`); every call is one EVALSHA on its node. */
+  #ledger(items: readonly StoreItem[], key: string, ttlMs: number): OnceLedger {
+    const run = (args: readonly string[]): Promise<unknown> =>
+      runScript(this.#client, this.#onceScript, [key], args).catch((error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        throw new StoreUnavailableError("redis", message, error);
+      });
+    return {
+      claim: async (token: string, claimTtlMs: number): Promise<OnceClaimState> => {
+        const reply = await run(["c", `~${token}`, String(claimTtlMs)]);
+        if (reply === 0) return { state: "claimed" };
+        if (reply === 2) return { state: "pending" };
+        if (typeof reply !== "string") {
+          throw new StoreUnavailableError("redis", `unexpected once.lua reply: ${typeof reply}`);
+        }
+        const { decisions, decidedAtMs } = decodeRecord(reply, items, key);
+        return { state: "recorded", decisions, decidedAtMs };
+      },
+      record: async (token: string, decisions: readonly Decision[], decidedAtMs: number): Promise<void> => {
+        await run(["r", `~${token}`, String(ttlMs), encodeRecord(items, decisions, decidedAtMs)]);
+      },
+      abandon: async (token: string): Promise<void> => {
+        await run(["d", `~${token}`]);
+      },
+    };
+  }
+
+  /**
+   * A Cluster call with a record whose items (or record) live on several masters, handed over by the router:
+   * decided under a claim on the record's master (`once-claim.ts`), its consume split by the router.
+   */
+  #across(p: Pending): void {
+    const { items, now, once } = p.group;
+    if (once === undefined) {
+      p.reject(new TypeError("redisStore: a call without a record was routed as one"));
+      return;
+    }
+    const done = applyOnceClaimed(
+      this.#ledger(items, once.key, once.ttlMs),
+      once.atMs,
+      () => this.#enqueue({ op: "consume", items, now }),
+      { scheduler: this.#scheduler, claimTtlMs: this.#claimTtlMs, record: once.key },
+    ).then(
+      (r) => p.resolve(r.decisions, { state: r.replayed ? "replayed" : "fresh", decidedAtMs: r.decidedAtMs }),
+      p.reject,
+    );
+    this.#inFlight.add(done);
+    void done.finally(() => this.#inFlight.delete(done));
   }
 
   /** The Redis key of idempotency record `name` of a call whose first item is `first` (module comment). */
@@ -451,6 +570,21 @@ function checkOnce(once: IdempotencyClaim): void {
       `redisStore.applyOnce: once.ttlMs must be a whole number of ms from 1 to ${MAX_ONCE_TTL_MS}, got ${String(ttlMs)}`,
     );
   }
+}
+
+/** Validates the instant an idempotency record keeps; throws `ERR_SLUICE_INVALID_ARGUMENT`. */
+function checkInstant(nowMs: number): void {
+  if (typeof nowMs !== "number" || !Number.isFinite(nowMs)) {
+    throw new InvalidArgumentError(
+      `redisStore.applyOnce: nowMs must be a finite number of epoch ms (the decision's instant, kept in the record), got ${String(nowMs)}`,
+    );
+  }
+}
+
+/** The answer of one `applyOnce` script call that was not pending; the instant is `nowMs` unless recorded. */
+function onceResultOf(decisions: Decision[], answer: OnceAnswer | undefined, nowMs: number): OnceResult {
+  const replayed = answer?.state === "replayed";
+  return { decisions, replayed, decidedAtMs: (replayed ? answer?.decidedAtMs : undefined) ?? nowMs };
 }
 
 /** The hash tag of `key` as Redis Cluster reads it (between the first `{` and the next `}`, non-empty), if any. */

@@ -1,8 +1,9 @@
 /**
- * The Redis script: assembled once from the `.lua` sources that ship next to this module (`scripts/`, copied to
- * `dist/stores/redis/scripts/` by `scripts/copy-lua.mjs` at build), identified by its SHA1 computed here, and run
- * with EVALSHA, falling back to EVAL (which also caches it) when the server answers NOSCRIPT (after a restart or a
- * `SCRIPT FLUSH`). The `.lua` files are the source of truth; nothing here is generated.
+ * The Redis scripts: `apply.lua`, assembled once from the `.lua` sources that ship next to this module
+ * (`scripts/`, copied to `dist/stores/redis/scripts/` by `scripts/copy-lua.mjs` at build), and `once.lua` (claims
+ * on idempotency records), each identified by its SHA1 computed here, and run with EVALSHA, falling back to EVAL
+ * (which also caches it) when the server answers NOSCRIPT (after a restart or a `SCRIPT FLUSH`). The `.lua` files
+ * are the source of truth; nothing here is generated.
  *
  * Assembly: `apply.lua` is the script; its `--[[@kernels]]` line becomes `local function kernel(code)`, whose
  * branch `code == n` holds the sources of algorithm n (token and leaky bucket each get `drain.lua` first, as their
@@ -83,6 +84,20 @@ export function loadScript(): RedisScript {
     loaded = Object.freeze({ source, sha: createHash("sha1").update(source).digest("hex") });
   }
   return loaded;
+}
+
+let onceLoaded: RedisScript | undefined;
+
+/**
+ * `once.lua`, the claim on an idempotency record for calls spread over several nodes (`../once-claim.ts`), loaded
+ * and hashed on first use (once per process). One key, so a Redis Cluster client routes it by that key itself.
+ */
+export function loadOnceScript(): RedisScript {
+  if (onceLoaded === undefined) {
+    const source = readLua("once.lua");
+    onceLoaded = Object.freeze({ source, sha: createHash("sha1").update(source).digest("hex") });
+  }
+  return onceLoaded;
 }
 
 /** Whether `error` is Redis's answer to EVALSHA of a script it does not have. */

@@ -30,16 +30,20 @@
 --       now              epoch ms to decide at (fractions allowed), or -1 for the server clock (TIME, read once)
 --       m                number of items
 --       ttlMs            consume once only: how long its record lives (whole ms, clamped to [1, MAX_TTL_MS])
+--       atMs             consume once only: the instant of the decision on the caller's clock (epoch ms, fractions
+--                        allowed), kept in the record so every replay reports the first decision's instant
 --       per item:
 --         set            index of the item's limit set (1-based)
 --         cost           consume / peek: units asked for; refund: units given back; reset / release: 0
 --         lease ids      release only: one per limit of the set (0: none for that limit)
 --
--- Reply: a flat array of integers, variable-length (each Redis integer of a reply costs ~100 ns to convert, so a
--- status carries only what it needs); per group:
+-- Reply: a flat array of integers (and one string per consume once group), variable-length (each Redis integer of
+-- a reply costs ~100 ns to convert, so a status carries only what it needs); per group:
 --   release: one integer, 1
---   consume once: two integers, `replayed` (1: the statuses below are the recorded ones, 0: this call's) and the
---     number of integers of the statuses that follow, then the statuses as for consume
+--   consume once: `state` (0: the statuses below are this call's; 1: they are the recorded ones, replayed; 2: a
+--     claim holds the record, see once.lua: nothing was done and no status follows), the number of integers of the
+--     statuses that follow, `at` (a string: the recorded atMs when replayed, as written; "" otherwise or for a
+--     record that predates it), then the statuses as for consume
 --   any other op: per item and per limit of its set, one status:
 --     head               allowed + 2 * warning + 4 * committed + 8 * (a leaseId follows)
 --                          allowed    this limit's own verdict; the item passes only when committed is set
@@ -73,11 +77,14 @@
 -- Idempotency (consume once, op 6): one Store.applyOnce call. Checked and recorded in this same call, so two
 -- retries with one record serialize in Redis (whichever processes send them) and only the first counts:
 --   - its record key is read first (GET; or this call's own pending record, when an earlier group of the same
---     batch wrote it). Present: its statuses are replayed verbatim, the items are neither read nor changed;
+--     batch wrote it). Present: its statuses are replayed verbatim with its atMs, the items are neither read nor
+--     changed. Holding a claim (a value starting with `~`, set by once.lua for a call spread over several nodes):
+--     state 2, nothing is done, and the store asks again after a pause;
 --   - missing (never written, or expired): the group is a consume like op 1, and its statuses, admitted or denied,
---     become the record: decimal integers joined by commas, written with PSETEX ttlMs after the states. The
---     value is the group's compact reply, so it is bounded by its items (at most 7 limits each, 3 to 5 integers
---     per limit). A retry decodes it with its own items (the store reports a record that does not fit them).
+--     become the record: `<atMs>;<statuses>`, atMs as %.17g (exact) and the statuses as decimal numbers joined
+--     by commas, written with PSETEX ttlMs after the states. The statuses are the group's compact reply, so the
+--     value is bounded by its items (at most 7 limits each, 3 to 5 numbers per limit). A retry decodes it with its
+--     own items (the store reports a record that does not fit them). once.lua writes records of the same form.
 -- Groups of op 6 take the general path only; batches without them keep the fast and small paths.
 --
 -- Three paths, with the same answers and the same writes (test/integration/redis-batch-paths.test.ts):
@@ -838,9 +845,9 @@ local onces, nonces = {}, 0
 for _ = 1, ngroups do
   local op, now, nitems
   op, now, nitems, pos = sunpack("<ddd", P, pos)
-  local okey, ottl, mark -- CONSUME_ONCE: the record's key, its TTL, the place of the statuses' count in `out`
+  local okey, ottl, oat, mark -- CONSUME_ONCE: record key, TTL, decision instant, place of the statuses' count
   if op == CONSUME_ONCE then
-    ottl, pos = sunpack("<d", P, pos)
+    ottl, oat, pos = sunpack("<dd", P, pos)
     ki = ki + 1
     okey = KEYS[ki]
     local rec = onces[okey]
@@ -850,21 +857,32 @@ for _ = 1, ngroups do
     else
       stored = call("GET", okey) -- false when missing (or expired)
     end
-    if stored then
-      -- Replay: the recorded statuses, as decimal integers joined by commas; nothing is counted.
-      out[nout + 1] = 1
+    if stored and byte(stored, 1) == 126 then
+      -- `~`: a claim of once.lua holds the record (a call spread over nodes is deciding it): nothing is done.
+      out[nout + 1], out[nout + 2], out[nout + 3] = 2, 0, ""
+      nout = nout + 3
+      op = REPLAYED
+    elseif stored then
+      -- Replay: `<atMs>;<statuses>` (no `;` in a record older than atMs); nothing is counted.
+      local semi = string.find(stored, ";", 1, true)
+      local body = stored
+      out[nout + 1], out[nout + 3] = 1, ""
+      if semi then
+        out[nout + 3] = sub(stored, 1, semi - 1)
+        body = sub(stored, semi + 1)
+      end
       local count = nout + 2
-      nout = count
-      for v in string.gmatch(stored, "[^,]+") do
+      nout = nout + 3
+      for v in string.gmatch(body, "[^,]+") do
         nout = nout + 1
         out[nout] = tonumber(v)
       end
-      out[count] = nout - count
+      out[count] = nout - count - 1
       op = REPLAYED
     else
-      out[nout + 1] = 0
+      out[nout + 1], out[nout + 3] = 0, ""
       mark = nout + 2
-      nout = mark
+      nout = nout + 3
       op = CONSUME
     end
   end
@@ -1005,10 +1023,10 @@ for _ = 1, ngroups do
   end
   if mark then
     -- Record this group's statuses (admitted or denied) for the retries to come.
-    local n = nout - mark
+    local n = nout - mark - 1
     out[mark] = n
     local parts = {}
-    for i = 1, n do parts[i] = format("%d", out[mark + i]) end
+    for i = 1, n do parts[i] = format("%d", out[mark + 1 + i]) end
     local ttl = ottl
     if not (ttl >= 1) then
       ttl = 1
@@ -1016,7 +1034,7 @@ for _ = 1, ngroups do
       ttl = MAX_TTL_MS
     end
     if onces[okey] == nil then nonces = nonces + 1 end
-    onces[okey] = { table.concat(parts, ","), format("%d", ttl) }
+    onces[okey] = { format("%.17g", oat) .. ";" .. table.concat(parts, ","), format("%d", ttl) }
   end
 end
 
