@@ -650,7 +650,8 @@ export class MemoryStore implements SyncStore {
  * lookup, one read and one write of the slot's flags (marking it recently used, updating its warning bit), the
  * kernel, and the decision as the only allocation. Everything it needs arrives as parameters, so that the
  * closure is small and self-contained: the JIT compiles the whole path as one unit, inlined into its caller
- * when the caller has room. A new key, another set of the namespace used since, or a closed store go to `slow`.
+ * when the caller has room. A new key, another set of the namespace of another shape used since, or a closed store
+ * go to `slow`.
  */
 function singleLimitConsumer(
   table: Table,
@@ -662,7 +663,13 @@ function singleLimitConsumer(
   slow: Consumer,
 ): Consumer {
   return function consumeOne(key, cost, nowMs) {
-    const slot = table.set === limits ? table.map.get(key) : undefined;
+    // Another set of the namespace bound since with the same shape (one small limit, same algorithm and width: the
+    // engine's tiers of a rule's shape) shares the state as is (see #bind), so this set steps it without a rebind.
+    const o = table.only;
+    const slot =
+      table.set === limits || (o !== undefined && o.algorithm === l.algorithm && o.width === l.width)
+        ? table.map.get(key)
+        : undefined;
     if (slot === undefined) return slow(key, cost, nowMs);
     const data = slab.data;
     const off = slot * slab.stride + l.offset;
