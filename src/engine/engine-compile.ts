@@ -50,7 +50,13 @@ import {
   type LimitSource,
   type OverrideIndex,
 } from "../rules/effective-limits.js";
-import { type CompiledRules, compileRules } from "../rules/matcher.js";
+import {
+  type CompiledRules,
+  compileRules,
+  type KeyForm,
+  type RuleMatch,
+  valueKey,
+} from "../rules/matcher.js";
 import type { Descriptor, Rule, RuleFailurePolicy, RuleMode, SluiceConfig } from "../rules/rule.js";
 import type { Store, SyncStore } from "../stores/store.js";
 
@@ -239,6 +245,10 @@ export class RuleState {
    * does not define). Undefined where the limits are unlimited or not resolved ahead.
    */
   readonly #fixedEntry: SetEntry | undefined;
+  /** The matcher's {@link KeyForm} of this rule: its key entry (or -1), identity entry and identity prefix. */
+  readonly #keyEntry: number;
+  readonly #keyIdentity: number;
+  readonly #identityPrefix: string;
   readonly #fixed: boolean;
   readonly #byTier: boolean;
   readonly #ruleEntry: SetEntry | undefined;
@@ -261,9 +271,14 @@ export class RuleState {
     tierIndex: ReadonlyMap<string, TierIndex>,
     /** The tier names the index numbers. */
     tierNames: readonly string[],
+    /** How the matcher forms this rule's matches (see {@link RuleState.matchOf}). */
+    keyForm: KeyForm,
     /** The configuration's shared limits (see {@link SpecPool}). */
     readonly pool: SpecPool = new SpecPool(),
   ) {
+    this.#keyEntry = keyForm.keyEntry;
+    this.#keyIdentity = keyForm.identityIndex;
+    this.#identityPrefix = keyForm.identityPrefix;
     this.ns = `${rule.domain}/${rule.id}`;
     const path = `rules[${index}]`;
     this.blockedDecision =
@@ -371,6 +386,22 @@ export class RuleState {
     if (!this.#byTier) return undefined;
     const tier = this.#tierOf?.get(desc[this.identityIndex].value);
     return tier === undefined ? this.#ruleEntry : this.#tierEntries[tier];
+  }
+
+  /**
+   * The {@link RuleMatch} of `desc` (a descriptor this rule matched), equal to the matcher's `matchAt`, from this
+   * state alone (the hot path reads one rule object, not two); undefined when the counter key is not one entry's
+   * value as is (then use `matchAt`).
+   */
+  matchOf(desc: Descriptor): RuleMatch | undefined {
+    const k = this.#keyEntry;
+    if (k < 0) return undefined;
+    const i = this.#keyIdentity;
+    return {
+      rule: this.rule,
+      counterKey: valueKey(desc[k].value),
+      identity: i === -1 ? undefined : this.#identityPrefix + desc[i].value,
+    };
   }
 
   /** The resolved form of `eff`, limits computed by `effectiveLimits` for `identity`. */
@@ -758,7 +789,17 @@ export function compileConfig(
     if (rule.replaces.length > 0) anyReplaces = true;
     const { store, sync } = targetOf(rule);
     const overridable = genericOverride || overridden.has(rule.id);
-    const state = new RuleState(rule, i, store, sync, overridable, tierIndex, tierNames, pool);
+    const state = new RuleState(
+      rule,
+      i,
+      store,
+      sync,
+      overridable,
+      tierIndex,
+      tierNames,
+      rules.keyFormAt(i),
+      pool,
+    );
     states.set(rule, state);
     stateAt.push(state);
   });

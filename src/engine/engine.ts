@@ -716,7 +716,7 @@ class SluiceEngine implements Engine {
     if (index === -1) return this.#answer([NO_MATCH], NO_LIMIT_DECISION, true, 0);
     const rs = c.stateAt[index];
     if (!rs.simple) return undefined;
-    const m = c.rules.matchAt(index, desc);
+    const m = rs.matchOf(desc) ?? c.rules.matchAt(index, desc);
     let entry = rs.entryOf(desc);
     let source: LimitSource;
     if (entry !== undefined) source = entry.source;

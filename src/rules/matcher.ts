@@ -65,6 +65,24 @@ export interface RuleMatch {
   readonly identity: string | undefined;
 }
 
+/**
+ * How a rule's {@link RuleMatch} is formed from a descriptor it matched, when its counter key is one entry's value:
+ * `{ rule, counterKey: valueKey(d[keyEntry].value), identity: identityPrefix + d[identityIndex].value }`.
+ */
+export interface KeyForm {
+  /** The only variable entry, when its value is the counter key as is (not a path): else -1 (use `matchAt`). */
+  readonly keyEntry: number;
+  /** The identity entry, or -1 (no identity). */
+  readonly identityIndex: number;
+  /** `${identityKey}:`, one string shared by the rules of an identity key; "" without one. */
+  readonly identityPrefix: string;
+}
+
+/** The counter key of a rule whose only variable entry has `value` (see {@link RuleMatch.counterKey}). */
+export function valueKey(value: string): string {
+  return value.length === 0 || value.charCodeAt(0) === 37 /* % */ ? `%${value}` : value;
+}
+
 /** A configuration's rules compiled for matching; build once per configuration with {@link compileRules}. */
 export interface CompiledRules {
   /** The best rule for one descriptor of `domain`, or undefined. */
@@ -76,6 +94,8 @@ export interface CompiledRules {
   find(domain: string, descriptor: Descriptor): number;
   /** The {@link RuleMatch} of the rule at `index` for `descriptor`, a descriptor that {@link find} gave it. */
   matchAt(index: number, descriptor: Descriptor): RuleMatch;
+  /** How {@link matchAt} forms the answer of the rule at `index`, for callers that keep it per rule. */
+  keyFormAt(index: number): KeyForm;
   /** Every domain that has rules. */
   readonly domains: readonly string[];
 }
@@ -430,54 +450,63 @@ function segmentEndsAt(v: string, i: number): boolean {
  */
 function collectPath(node: PathNode, v: string, pos: number, out: HitList): void {
   const n = v.length;
-  let c = 0;
-  while (pos < n) {
-    c = v.charCodeAt(pos);
-    if (c !== 47 /* / */) break;
-    pos++;
-  }
-  if (pos === n || c === 63 /* ? */) {
-    if (node.end !== undefined) addHit(out, node.endScore, node.end);
-    return;
-  }
-  if (node.star !== undefined) addHit(out, node.starScore, node.star);
-  let segEnd = -1;
-  const count = node.litCount;
-  if (count > LITERAL_SCAN_MAX) {
-    let h = 0;
-    let i = pos;
-    for (; i < n; i++) {
-      c = v.charCodeAt(i);
-      if (c === 47 || c === 63) break;
-      h = (Math.imul(h, 31) + c) | 0;
+  // One segment per turn; a recursive call only where a literal child and a parameter both match (a branch).
+  for (;;) {
+    let c = 0;
+    while (pos < n) {
+      c = v.charCodeAt(pos);
+      if (c !== 47 /* / */) break;
+      pos++;
     }
-    segEnd = i;
-    const mask = node.tableMask;
-    const texts = node.tableTexts;
-    const len = segEnd - pos;
-    for (let k = h & 0x3fffffff & mask; ; k = (k + 1) & mask) {
-      const text = texts[k];
-      if (text === "") break;
-      if (text.length === len && sameSegment(v, pos, text, 0)) {
-        collectPath(node.tableNodes[k], v, segEnd, out);
-        break;
+    if (pos === n || c === 63 /* ? */) {
+      if (node.end !== undefined) addHit(out, node.endScore, node.end);
+      return;
+    }
+    if (node.star !== undefined) addHit(out, node.starScore, node.star);
+    let segEnd = -1;
+    let lit: PathNode | undefined;
+    const count = node.litCount;
+    if (count > LITERAL_SCAN_MAX) {
+      let h = 0;
+      let i = pos;
+      for (; i < n; i++) {
+        c = v.charCodeAt(i);
+        if (c === 47 || c === 63) break;
+        h = (Math.imul(h, 31) + c) | 0;
+      }
+      segEnd = i;
+      const mask = node.tableMask;
+      const texts = node.tableTexts;
+      const len = segEnd - pos;
+      for (let k = h & 0x3fffffff & mask; ; k = (k + 1) & mask) {
+        const text = texts[k];
+        if (text === "") break;
+        if (text.length === len && sameSegment(v, pos, text, 0)) {
+          lit = node.tableNodes[k];
+          break;
+        }
+      }
+    } else if (count > 0) {
+      // `c` is the segment's first character (the walk stopped on it).
+      const firsts = node.litFirsts;
+      for (let k = 0; k < count; k++) {
+        if (firsts.charCodeAt(k) !== c) continue;
+        const text = node.litTexts[k];
+        const e = pos + text.length;
+        if (e <= n && segmentEndsAt(v, e) && sameSegment(v, pos, text, 1)) {
+          segEnd = e;
+          lit = node.litNodes[k];
+          break;
+        }
       }
     }
-  } else if (count > 0) {
-    // `c` is the segment's first character (the walk stopped on it).
-    const firsts = node.litFirsts;
-    for (let k = 0; k < count; k++) {
-      if (firsts.charCodeAt(k) !== c) continue;
-      const text = node.litTexts[k];
-      const e = pos + text.length;
-      if (e <= n && segmentEndsAt(v, e) && sameSegment(v, pos, text, 1)) {
-        segEnd = e;
-        collectPath(node.litNodes[k], v, e, out);
-        break;
-      }
+    const param = node.param;
+    if (param === undefined) {
+      if (lit === undefined) return;
+      node = lit;
+      pos = segEnd;
+      continue;
     }
-  }
-  if (node.param !== undefined) {
     if (segEnd === -1) {
       segEnd = pos + 1;
       while (segEnd < n) {
@@ -486,7 +515,9 @@ function collectPath(node: PathNode, v: string, pos: number, out: HitList): void
         segEnd++;
       }
     }
-    collectPath(node.param, v, segEnd, out);
+    if (lit !== undefined) collectPath(lit, v, segEnd, out);
+    node = param;
+    pos = segEnd;
   }
 }
 
@@ -780,11 +811,7 @@ function prefixOf(prefixes: Map<string, string>, key: string): string {
 /** The counter key of `desc` under `c`; see {@link RuleMatch.counterKey}. */
 function counterKeyOf(c: CompiledRule, desc: Descriptor): string {
   const only = c.variable;
-  if (only >= 0) {
-    let v = desc[only].value;
-    if (c.variablePath) v = normalizePath(v);
-    return v.length === 0 || v.charCodeAt(0) === 37 /* % */ ? `%${v}` : v;
-  }
+  if (only >= 0) return valueKey(c.variablePath ? normalizePath(desc[only].value) : desc[only].value);
   if (only === KEY_CONSTANT) return c.constantKey;
   let key = "";
   const n = desc.length;
@@ -895,6 +922,14 @@ export function compileRules(rules: readonly Rule[]): CompiledRules {
     },
     matchAt(index: number, descriptor: Descriptor): RuleMatch {
       return resultOf(compiled[index], descriptor);
+    },
+    keyFormAt(index: number): KeyForm {
+      const c = compiled[index];
+      return {
+        keyEntry: c.variable >= 0 && !c.variablePath ? c.variable : -1,
+        identityIndex: c.identityIndex,
+        identityPrefix: c.identityPrefix,
+      };
     },
   });
 }
