@@ -450,63 +450,54 @@ function segmentEndsAt(v: string, i: number): boolean {
  */
 function collectPath(node: PathNode, v: string, pos: number, out: HitList): void {
   const n = v.length;
-  // One segment per turn; a recursive call only where a literal child and a parameter both match (a branch).
-  for (;;) {
-    let c = 0;
-    while (pos < n) {
-      c = v.charCodeAt(pos);
-      if (c !== 47 /* / */) break;
-      pos++;
+  let c = 0;
+  while (pos < n) {
+    c = v.charCodeAt(pos);
+    if (c !== 47 /* / */) break;
+    pos++;
+  }
+  if (pos === n || c === 63 /* ? */) {
+    if (node.end !== undefined) addHit(out, node.endScore, node.end);
+    return;
+  }
+  if (node.star !== undefined) addHit(out, node.starScore, node.star);
+  let segEnd = -1;
+  const count = node.litCount;
+  if (count > LITERAL_SCAN_MAX) {
+    let h = 0;
+    let i = pos;
+    for (; i < n; i++) {
+      c = v.charCodeAt(i);
+      if (c === 47 || c === 63) break;
+      h = (Math.imul(h, 31) + c) | 0;
     }
-    if (pos === n || c === 63 /* ? */) {
-      if (node.end !== undefined) addHit(out, node.endScore, node.end);
-      return;
-    }
-    if (node.star !== undefined) addHit(out, node.starScore, node.star);
-    let segEnd = -1;
-    let lit: PathNode | undefined;
-    const count = node.litCount;
-    if (count > LITERAL_SCAN_MAX) {
-      let h = 0;
-      let i = pos;
-      for (; i < n; i++) {
-        c = v.charCodeAt(i);
-        if (c === 47 || c === 63) break;
-        h = (Math.imul(h, 31) + c) | 0;
-      }
-      segEnd = i;
-      const mask = node.tableMask;
-      const texts = node.tableTexts;
-      const len = segEnd - pos;
-      for (let k = h & 0x3fffffff & mask; ; k = (k + 1) & mask) {
-        const text = texts[k];
-        if (text === "") break;
-        if (text.length === len && sameSegment(v, pos, text, 0)) {
-          lit = node.tableNodes[k];
-          break;
-        }
-      }
-    } else if (count > 0) {
-      // `c` is the segment's first character (the walk stopped on it).
-      const firsts = node.litFirsts;
-      for (let k = 0; k < count; k++) {
-        if (firsts.charCodeAt(k) !== c) continue;
-        const text = node.litTexts[k];
-        const e = pos + text.length;
-        if (e <= n && segmentEndsAt(v, e) && sameSegment(v, pos, text, 1)) {
-          segEnd = e;
-          lit = node.litNodes[k];
-          break;
-        }
+    segEnd = i;
+    const mask = node.tableMask;
+    const texts = node.tableTexts;
+    const len = segEnd - pos;
+    for (let k = h & 0x3fffffff & mask; ; k = (k + 1) & mask) {
+      const text = texts[k];
+      if (text === "") break;
+      if (text.length === len && sameSegment(v, pos, text, 0)) {
+        collectPath(node.tableNodes[k], v, segEnd, out);
+        break;
       }
     }
-    const param = node.param;
-    if (param === undefined) {
-      if (lit === undefined) return;
-      node = lit;
-      pos = segEnd;
-      continue;
+  } else if (count > 0) {
+    // `c` is the segment's first character (the walk stopped on it).
+    const firsts = node.litFirsts;
+    for (let k = 0; k < count; k++) {
+      if (firsts.charCodeAt(k) !== c) continue;
+      const text = node.litTexts[k];
+      const e = pos + text.length;
+      if (e <= n && segmentEndsAt(v, e) && sameSegment(v, pos, text, 1)) {
+        segEnd = e;
+        collectPath(node.litNodes[k], v, e, out);
+        break;
+      }
     }
+  }
+  if (node.param !== undefined) {
     if (segEnd === -1) {
       segEnd = pos + 1;
       while (segEnd < n) {
@@ -515,9 +506,7 @@ function collectPath(node: PathNode, v: string, pos: number, out: HitList): void
         segEnd++;
       }
     }
-    if (lit !== undefined) collectPath(lit, v, segEnd, out);
-    node = param;
-    pos = segEnd;
+    collectPath(node.param, v, segEnd, out);
   }
 }
 
