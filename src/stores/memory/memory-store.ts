@@ -663,13 +663,7 @@ function singleLimitConsumer(
   slow: Consumer,
 ): Consumer {
   return function consumeOne(key, cost, nowMs) {
-    // Another set of the namespace bound since with the same shape (one small limit, same algorithm and width: the
-    // engine's tiers of a rule's shape) shares the state as is (see #bind), so this set steps it without a rebind.
-    const o = table.only;
-    const slot =
-      table.set === limits || (o !== undefined && o.algorithm === l.algorithm && o.width === l.width)
-        ? table.map.get(key)
-        : undefined;
+    const slot = table.set === limits ? table.map.get(key) : sameShapeSlot(table, l, key);
     if (slot === undefined) return slow(key, cost, nowMs);
     const data = slab.data;
     const off = slot * slab.stride + l.offset;
@@ -688,6 +682,19 @@ function singleLimitConsumer(
     flags[slot] = warning ? before | warnBit : before & ~warnBit;
     return verdictDecision(spec, out, allowed, allowed ? (warning ? "warning" : "normal") : "throttled");
   };
+}
+
+/**
+ * The slot of `key` in `table` while another set of its namespace is bound, when that set has the shape of `l` (one
+ * small limit, same algorithm and width: e.g. the engine's tiers of a rule's shape, used in turn): it shares the
+ * state as is (see `#bind`), so `l` steps it without a rebind. Undefined otherwise (the consumer's slow path
+ * rebinds). Kept apart so that a consumer whose set is always the bound one compiles as before.
+ */
+function sameShapeSlot(table: Table, l: LimitLayout, key: string): number | undefined {
+  const o = table.only;
+  return o !== undefined && o.algorithm === l.algorithm && o.width === l.width
+    ? table.map.get(key)
+    : undefined;
 }
 
 /**
