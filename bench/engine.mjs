@@ -4,29 +4,37 @@
 //
 // Engine (`engine:checkSync`, `engine:check`): each call is one request `{ domain, descriptors: [[user, endpoint]] }`
 // of a configuration of 1,000 rules (50 domains × 20 endpoint path patterns, `[user (any), endpoint (shared
-// path)]`) and 100,000 identities in 2 tiers (10% premium, which every rule gives its own limits): validation →
-// matcher (domain, entry keys, path walk) → tier lookup → the rule's (or tier's) LimitSet → memory store. Requests
-// cycle through 100,000 precomputed (user, domain, endpoint) triples, one per user, so the engine holds 100,000
-// counters; each counter's key is the user value string of the request (see RuleMatch.counterKey).
+// path)]`) and 100,000 identities in 2 tiers (10% premium, which every rule gives its own limit, named as the
+// rule's: `per-minute`, gcra, so of the rule's shape): validation → matcher (domain, entry keys, path walk) → tier
+// lookup → the rule's (or tier's) LimitSet → memory store. Requests cycle through 100,000 precomputed (user,
+// domain, endpoint) triples, one per user, so the engine holds 100,000 counters; each counter's key is the user
+// value string of the request (see RuleMatch.counterKey). Request i goes to domain i mod 50 and pattern
+// ⌊i / 50⌋ mod 20, so every one of the 1,000 rules gets 100 of the users, consecutive requests go to different
+// rules, and a user is premium by a digit of its number (⌊u / 1000⌋ mod 10 = 0) that is independent of its rule:
+// each rule sees 10 premium users among its 100.
+//
+// Tiers and namespaces: a tier's limits of the rule's shape count in the rule's own namespace (engine-compile.ts),
+// so an identity keeps its count when its tier changes. Here both tiers of a rule therefore count in one
+// namespace, `${domain}/${rule.id}`, i.e. one table of the memory store, to which two LimitSets (the rule's and
+// the premium tier's) are applied in turn, as its free and premium users arrive.
 //
 // Limiter (`limiter:limitSync`, `limiter:limit`): one limiter of the same algorithm on its own memory store of the
 // same capacity, called with the very same 100,000 user value strings, in the same order: the same number of
 // distinct keys, the same key strings, so the store work per call (hash lookups, state, cache misses) is the same.
 // Both sides use prebuilt strings whose hashes V8 caches; `limiter:limitSync+key` builds its key per call
 // (`user:${id}`, a fresh string to hash) as a caller deriving a key does. What the engine does on top (matching,
-// the tier lookup, reading its larger request objects) is what the ratio measures. One asymmetry remains and is
-// inherent: the limiter's loop does nothing between store calls, so the CPU overlaps the cache misses of
-// consecutive calls; inside the engine the same store call pays them in full.
+// the tier lookup, reading its larger request objects, one namespace per rule) is what the ratio measures. One
+// asymmetry remains and is inherent: the limiter's loop does nothing between store calls, so the CPU overlaps the
+// cache misses of consecutive calls; inside the engine the same store call pays them in full.
 //
 // Limiter over the engine's namespaces (`limiter:limitSync@rules`, `limiter:limit@rules`): the engine counts each
-// rule, and each rule's premium tier, in a namespace of its own (see engine-compile.ts), so its 100,000 counters
-// are spread over one table of the store per namespace, where the limiter above keeps them in one. (The request
-// triples fall on 100 (domain, endpoint) pairs, each all premium or all free users, so 100 of the 1,000 rules and
-// 100 namespaces are exercised.) This peer does exactly the engine's key work: one limiter per namespace the
-// engine counts in (named alike, same limits), all on one store, each call to the limiter of the namespace the
-// engine counts that request in, with the same keys in the same order. It is handed the limiter to call (that
-// choice is the engine's matching, which the ratio measures). Against it the ratio measures what the engine adds;
-// against the single limiter, also the cost of spreading counters over one table per rule.
+// rule in a namespace of its own, so its 100,000 counters are spread over 1,000 tables of the store, where the
+// limiter above keeps them in one. This peer does exactly the engine's key work: per rule, two limiters named
+// alike (the rule's namespace), one with the rule's limit and one with the premium tier's, all on one store; each
+// call goes to the limiter the engine uses for that request (the rule's namespace, the user's tier), with the same
+// keys in the same order, so the store sees the same alternation of sets per namespace. It is handed the limiter
+// to call (that choice is the engine's matching, which the ratio measures). Against it the ratio measures what the
+// engine adds; against the single limiter, also the cost of spreading counters over one table per rule.
 //
 // Every subject runs in its own fresh process pinned to CPU 0; rounds are interleaved so noise falls on all; the
 // table shows the median, preceded by min / median / max per subject. Throughput is per second of the process's
@@ -62,11 +70,20 @@ function pattern(k) {
   }
 }
 
-/** The user, domain and endpoint of request `i`, one request per user. */
+/** Whether user `u` is premium: 10% of users, independent of the rule their request goes to (see the header). */
+function isPremium(u) {
+  return Math.floor(u / 1000) % 10 === 0;
+}
+
+/**
+ * The user, domain and endpoint of request `i`, one request per user: domain i mod 50, pattern ⌊i / 50⌋ mod 20,
+ * so the 1,000 (domain, pattern) pairs, one per rule, each get 100 users; 7919 is prime to 100,000, so `u` runs
+ * over every user once per cycle.
+ */
 function requestOf(i) {
   const u = (i * 7919) % USERS;
-  const d = (i * 17) % DOMAINS;
-  const k = (i * 31) % PATTERNS;
+  const d = i % DOMAINS;
+  const k = Math.floor(i / DOMAINS) % PATTERNS;
   return { u, d, k, user: String(u), domain: `svc-${d}`, endpoint: pattern(k)[1](u) };
 }
 
@@ -80,12 +97,13 @@ function configValue() {
         domain: `svc-${d}`,
         match: [{ key: "user" }, { key: "endpoint", path: pattern(k)[0] }],
         limits: [{ name: "per-minute", algorithm: "gcra", limit: LIMIT, period: PERIOD }],
-        tiers: { premium: [{ name: "premium", algorithm: "gcra", limit: 2 * LIMIT, period: PERIOD }] },
+        // The rule's shape (same name and algorithm): counted in the rule's namespace.
+        tiers: { premium: [{ name: "per-minute", algorithm: "gcra", limit: 2 * LIMIT, period: PERIOD }] },
       });
     }
   }
   const identities = {};
-  for (let u = 0; u < USERS; u++) identities[`user:${u}`] = u % 10 === 0 ? "premium" : "free";
+  for (let u = 0; u < USERS; u++) identities[`user:${u}`] = isPremium(u) ? "premium" : "free";
   return { tiers: ["free", "premium"], identities, rules };
 }
 
@@ -105,22 +123,22 @@ async function makeSubject(name) {
     // The engine's counter keys: the user value strings of its requests, in the same order.
     const keys = Array.from({ length: USERS }, (_, i) => String((i * 7919) % USERS));
     if (name.endsWith("@rules")) {
-      // One limiter per namespace the engine counts in (each rule's limits and its premium tier's), on one store.
+      // Per rule, two limiters of the rule's namespace (its limit, the premium tier's), all on one store.
       const store = memoryStore({ capacity: 2 * USERS });
       const limiters = new Map();
-      const limiterOf = (ns, limit) => {
-        let l = limiters.get(ns);
+      const limiterOf = (ns, premium) => {
+        const id = `${ns}\u0000${premium}`;
+        let l = limiters.get(id);
         if (l === undefined) {
+          const limit = premium ? 2 * LIMIT : LIMIT;
           l = createLimiter({ store, name: ns, limits: { algorithm: "gcra", limit, period: PERIOD } });
-          limiters.set(ns, l);
+          limiters.set(id, l);
         }
         return l;
       };
       const inputs = keys.map((key, i) => {
         const { u, d, k } = requestOf(i);
-        const premium = u % 10 === 0;
-        const ns = `svc-${d}/d${d}-e${k}${premium ? "/tier:premium" : ""}`;
-        return { limiter: limiterOf(ns, premium ? 2 * LIMIT : LIMIT), key };
+        return { limiter: limiterOf(`svc-${d}/d${d}-e${k}`, isPremium(u)), key };
       });
       if (name === "limiter:limitSync@rules")
         return { inputs, sync: (x) => x.limiter.limitSync(x.key).allowed };
@@ -153,6 +171,16 @@ async function makeSubject(name) {
     throw new Error(
       "the engine's counter key is not the user value: the limiter side would count other keys",
     );
+  // Every rule is reached, and 10% of the requests take the premium tier's limits (one pass, before the warm-up).
+  const rules = new Set();
+  let tiered = 0;
+  for (const r of requests) {
+    const m = engine.checkSync(r).descriptors[0];
+    rules.add(m.match.rule.id);
+    if (m.source === "tier") tiered++;
+  }
+  if (rules.size !== DOMAINS * PATTERNS || tiered !== USERS / 10)
+    throw new Error(`bench requests reach ${rules.size} rules, ${tiered} premium: expected 1000, 10000`);
   if (name === "engine:checkSync") return { inputs: requests, sync: (r) => engine.checkSync(r).allowed };
   return { inputs: requests, async: async (r) => (await engine.check(r)).allowed };
 }

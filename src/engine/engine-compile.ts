@@ -50,7 +50,13 @@ import {
   type LimitSource,
   type OverrideIndex,
 } from "../rules/effective-limits.js";
-import { type CompiledRules, compileRules } from "../rules/matcher.js";
+import {
+  type CompiledRules,
+  compileRules,
+  type KeyForm,
+  type RuleMatch,
+  valueKey,
+} from "../rules/matcher.js";
 import type { Descriptor, Rule, RuleFailurePolicy, RuleMode, SluiceConfig } from "../rules/rule.js";
 import type { Store, SyncStore } from "../stores/store.js";
 
@@ -78,6 +84,8 @@ function fractionalOk(specs: readonly LimitSpec[]): boolean {
 
 /** Limits as enforced for one source, and the set the store applies. */
 export interface SetEntry {
+  /** Which mechanism supplies these limits (the `source` of every {@link Resolved} holding this entry). */
+  readonly source: LimitSource;
   /** The limits as configured (after dynamic scaling, before the delay transform): what results report. */
   readonly specs: readonly LimitSpec[];
   /** What the store applies (for `delay` rules, the shaping GCRA limits). */
@@ -103,29 +111,82 @@ export interface Resolved {
 }
 
 /**
- * The tier of each identity value, by identity key, as a tier number (the position in `tierNames`):
- * `index.get("user")?.get("42")` is the number of the tier of `user:42` in `config.identities`, so a check finds
- * it without building the `key:value` string. Only the tiers that some rule of that identity key defines are held
- * (`tiersByKey`): an identity of any other tier gets the rule's own limits anyway, so it needs no entry (with the
- * common "one default tier for most identities", the index is small).
+ * The tier numbers (positions in `tierNames`) of the identity values of one identity key: `get("42")` is the number
+ * of the tier of `user:42` in `config.identities`, found without building the `key:value` string. Most lookups
+ * miss (an identity in no indexed tier, the common case), and a miss in a large `Map` reads a bucket, an entry and
+ * the strings it holds, several cache misses: a bit filter by a hash of the value ({@link valueHash}, one bit per
+ * value, about 16 bits per entry) answers nearly all of them from a few KB, and only the values whose bit is set
+ * (the indexed ones and about 1 in 16 of the others) reach the map. Immutable once built.
+ */
+export class TierIndex {
+  readonly #byValue: ReadonlyMap<string, number>;
+  /** One bit per hash value (masked), set for every indexed value. */
+  readonly #bits: Int32Array;
+  readonly #mask: number;
+
+  constructor(byValue: ReadonlyMap<string, number>) {
+    this.#byValue = byValue;
+    // 2^k bits with 2^k ≥ 16 · entries (false positives ≈ 1 − e^(−1/16) ≈ 6%), from 2^10 (128 B) to 2^24 (2 MB).
+    let bits = 1 << 10;
+    while (bits < 16 * byValue.size && bits < 1 << 24) bits *= 2;
+    this.#mask = bits - 1;
+    this.#bits = new Int32Array(bits >>> 5);
+    for (const value of byValue.keys()) {
+      const h = valueHash(value) & this.#mask;
+      this.#bits[h >>> 5] |= 1 << (h & 31);
+    }
+  }
+
+  /** Values held. */
+  get size(): number {
+    return this.#byValue.size;
+  }
+
+  /** The tier number of identity value `value`, or undefined when it is in no indexed tier. */
+  get(value: string): number | undefined {
+    const h = valueHash(value) & this.#mask;
+    if ((this.#bits[h >>> 5] & (1 << (h & 31))) === 0) return undefined;
+    return this.#byValue.get(value);
+  }
+}
+
+/**
+ * A 32-bit hash of `v` for {@link TierIndex}'s filter: FNV-1a over its last (at most) 64 UTF-16 code units and its
+ * length, then a murmur3 finaliser. Reads only the string itself, which the check has just read.
+ */
+export function valueHash(v: string): number {
+  const n = v.length;
+  let h = Math.imul(0x811c9dc5 ^ n, 0x01000193);
+  for (let i = n > 64 ? n - 64 : 0; i < n; i++) h = Math.imul(h ^ v.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * The {@link TierIndex} of each identity key that some rule with tiers uses. Only the tiers that some rule of that
+ * identity key defines are held (`tiersByKey`): an identity of any other tier gets the rule's own limits anyway, so
+ * it needs no entry (with the common "one default tier for most identities", the index is small).
  */
 function tierIndexOf(
   identities: ReadonlyMap<string, string>,
   tiersByKey: ReadonlyMap<string, ReadonlySet<string>>,
   tierNames: readonly string[],
-): Map<string, Map<string, number>> {
-  const out = new Map<string, Map<string, number>>();
-  if (tiersByKey.size === 0) return out;
-  for (const k of tiersByKey.keys()) out.set(k, new Map());
+): Map<string, TierIndex> {
+  const byKey = new Map<string, Map<string, number>>();
+  if (tiersByKey.size === 0) return new Map();
+  for (const k of tiersByKey.keys()) byKey.set(k, new Map());
   for (const [identity, tier] of identities) {
     // `${key}:${value}` for every split at a ":" whose left side is a key in use (a key may hold ":" too).
     for (let p = identity.indexOf(":"); p !== -1; p = identity.indexOf(":", p + 1)) {
       const key = identity.slice(0, p);
       if (tiersByKey.get(key)?.has(tier) === true)
-        out.get(key)?.set(identity.slice(p + 1), tierNames.indexOf(tier));
+        byKey.get(key)?.set(identity.slice(p + 1), tierNames.indexOf(tier));
     }
   }
-  return out;
+  return new Map([...byKey].map(([key, byValue]) => [key, new TierIndex(byValue)]));
 }
 
 /**
@@ -177,7 +238,21 @@ export class RuleState {
   /** Each tier the rule defines, resolved, by tier number (see `tierIndexOf`); undefined for the others. */
   readonly #tierLimits: (Resolved | undefined)[] = [];
   /** The tier number of each identity value of this rule's identity key, when tiers matter; else undefined. */
-  readonly #tierOf: ReadonlyMap<string, number> | undefined;
+  readonly #tierOf: TierIndex | undefined;
+  /**
+   * The entries of {@link RuleState.entryOf}: every identity's when the limits cannot vary (`#fixed`); else, when
+   * they are resolved by tier (`#byTier`), the rule's own and each tier's by tier number (the rule's own for tiers it
+   * does not define). Undefined where the limits are unlimited or not resolved ahead.
+   */
+  readonly #fixedEntry: SetEntry | undefined;
+  /** The matcher's {@link KeyForm} of this rule: its key entry (or -1), identity entry and identity prefix. */
+  readonly #keyEntry: number;
+  readonly #keyIdentity: number;
+  readonly #identityPrefix: string;
+  readonly #fixed: boolean;
+  readonly #byTier: boolean;
+  readonly #ruleEntry: SetEntry | undefined;
+  readonly #tierEntries: (SetEntry | undefined)[];
   readonly #tiers = new Map<string, SetEntry>();
   readonly #overrides = new Map<string, SetEntry>();
   readonly #other = new WeakMap<readonly LimitSpec[], SetEntry>();
@@ -193,12 +268,17 @@ export class RuleState {
     /** Whether some override of the configuration may apply to this rule. */
     readonly overridable: boolean,
     /** The configuration's tier index (see `tierIndexOf`); holds this rule's identity key when it has tiers. */
-    tierIndex: ReadonlyMap<string, ReadonlyMap<string, number>>,
+    tierIndex: ReadonlyMap<string, TierIndex>,
     /** The tier names the index numbers. */
     tierNames: readonly string[],
+    /** How the matcher forms this rule's matches (see {@link RuleState.matchOf}). */
+    keyForm: KeyForm,
     /** The configuration's shared limits (see {@link SpecPool}). */
     readonly pool: SpecPool = new SpecPool(),
   ) {
+    this.#keyEntry = keyForm.keyEntry;
+    this.#keyIdentity = keyForm.identityIndex;
+    this.#identityPrefix = keyForm.identityPrefix;
     this.ns = `${rule.domain}/${rule.id}`;
     const path = `rules[${index}]`;
     this.blockedDecision =
@@ -208,7 +288,7 @@ export class RuleState {
     this.own =
       rule.unlimited || rule.blocked === true || rule.limits.length === 0
         ? undefined
-        : this.#entry(this.ns, rule.limits, `${path}.limits`);
+        : this.#entry(this.ns, rule.limits, `${path}.limits`, "rule");
     if (this.own !== undefined) this.#sharedShape = rule.limits;
     for (const tier of Object.keys(rule.tiers)) {
       const limits = rule.tiers[tier];
@@ -216,7 +296,7 @@ export class RuleState {
         this.#sharedShape ??= limits;
         this.#tiers.set(
           tier,
-          this.#entry(this.#namespaceOf(limits, `tier:${tier}`), limits, `${path}.tiers.${tier}`),
+          this.#entry(this.#namespaceOf(limits, `tier:${tier}`), limits, `${path}.tiers.${tier}`, "tier"),
         );
       }
     }
@@ -251,6 +331,11 @@ export class RuleState {
         ? this.#ruleLimits
         : undefined;
     this.#tierOf = hasTiers && rule.identityKey !== undefined ? tierIndex.get(rule.identityKey) : undefined;
+    this.#fixed = this.#fixedLimits !== undefined;
+    this.#fixedEntry = this.#fixedLimits?.entry;
+    this.#byTier = !overridable && this.blockedDecision === undefined && identityIndex !== -1;
+    this.#ruleEntry = this.#ruleLimits?.entry;
+    this.#tierEntries = this.#tierLimits.map((r) => (r ?? this.#ruleLimits)?.entry);
     if (rule.dynamic !== undefined) {
       const w = rule.dynamic.windowMs;
       const max = Number.MAX_SAFE_INTEGER;
@@ -292,6 +377,33 @@ export class RuleState {
     return (tier === undefined ? undefined : this.#tierLimits[tier]) ?? this.#ruleLimits;
   }
 
+  /**
+   * {@link RuleState.resolve} for the hot path, one object less to read: the entry of `desc`'s limits (its `source`
+   * is the resolved one), or undefined when they are unlimited or not resolved ahead (then use `resolve`).
+   */
+  entryOf(desc: Descriptor): SetEntry | undefined {
+    if (this.#fixed) return this.#fixedEntry;
+    if (!this.#byTier) return undefined;
+    const tier = this.#tierOf?.get(desc[this.identityIndex].value);
+    return tier === undefined ? this.#ruleEntry : this.#tierEntries[tier];
+  }
+
+  /**
+   * The {@link RuleMatch} of `desc` (a descriptor this rule matched), equal to the matcher's `matchAt`, from this
+   * state alone (the hot path reads one rule object, not two); undefined when the counter key is not one entry's
+   * value as is (then use `matchAt`).
+   */
+  matchOf(desc: Descriptor): RuleMatch | undefined {
+    const k = this.#keyEntry;
+    if (k < 0) return undefined;
+    const i = this.#keyIdentity;
+    return {
+      rule: this.rule,
+      counterKey: valueKey(desc[k].value),
+      identity: i === -1 ? undefined : this.#identityPrefix + desc[i].value,
+    };
+  }
+
   /** The resolved form of `eff`, limits computed by `effectiveLimits` for `identity`. */
   resolvedOf(eff: EffectiveLimits, identity: string | undefined): Resolved {
     if (eff.limits === "unlimited") return { source: eff.source, limits: "unlimited", entry: undefined };
@@ -309,7 +421,12 @@ export class RuleState {
     if (eff.source === "override" && identity !== undefined) {
       let e = this.#overrides.get(identity);
       if (e === undefined || e.specs !== limits) {
-        e = this.#entry(this.#namespaceOf(limits, `override:${identity}`), limits, `override ${identity}`);
+        e = this.#entry(
+          this.#namespaceOf(limits, `override:${identity}`),
+          limits,
+          `override ${identity}`,
+          "override",
+        );
         this.#overrides.set(identity, e);
       }
       return e;
@@ -318,7 +435,7 @@ export class RuleState {
     let e = this.#other.get(limits);
     if (e === undefined) {
       const ns = eff.source === "tier" ? this.#namespaceOf(limits, `tier:${eff.tier}`) : this.ns;
-      e = this.#entry(ns, limits, ns);
+      e = this.#entry(ns, limits, ns, eff.source);
       this.#other.set(limits, e);
     }
     return e;
@@ -346,7 +463,7 @@ export class RuleState {
     if (e === undefined) {
       const levels = typeof key === "number" ? [key] : key.split(",").map(Number);
       const scaled = specs.map((s, i) => scaleSpec(s, levels[i]));
-      e = this.#entry(base.set.namespace, scaled, `${this.ns} dynamic level ${key}`);
+      e = this.#entry(base.set.namespace, scaled, `${this.ns} dynamic level ${key}`, base.source);
       base.dyn.set(key, e);
     }
     return e;
@@ -363,11 +480,12 @@ export class RuleState {
   }
 
   /** Builds an entry: validates the set, derives the shaping limits of a delay rule. */
-  #entry(namespace: string, specs: readonly LimitSpec[], path: string): SetEntry {
+  #entry(namespace: string, specs: readonly LimitSpec[], path: string, source: LimitSource): SetEntry {
     const rule = this.rule;
     if (rule.behaviour !== "delay") {
       const set = wrap(path, () => createLimitSet(namespace, this.pool.of(specs)));
       return {
+        source,
         specs,
         set,
         delayBaseMs: undefined,
@@ -397,6 +515,7 @@ export class RuleState {
     });
     const set = wrap(path, () => createLimitSet(namespace, this.pool.of(shaped)));
     return {
+      source,
       specs,
       set,
       delayBaseMs: base,
@@ -569,6 +688,7 @@ export class RequestLimits {
     return Object.freeze({
       specs,
       entry: {
+        source: "request" as const,
         specs,
         set,
         delayBaseMs: undefined,
@@ -669,7 +789,17 @@ export function compileConfig(
     if (rule.replaces.length > 0) anyReplaces = true;
     const { store, sync } = targetOf(rule);
     const overridable = genericOverride || overridden.has(rule.id);
-    const state = new RuleState(rule, i, store, sync, overridable, tierIndex, tierNames, pool);
+    const state = new RuleState(
+      rule,
+      i,
+      store,
+      sync,
+      overridable,
+      tierIndex,
+      tierNames,
+      rules.keyFormAt(i),
+      pool,
+    );
     states.set(rule, state);
     stateAt.push(state);
   });

@@ -738,19 +738,25 @@ class SluiceEngine implements Engine {
     if (index === -1) return this.#answer([NO_MATCH], NO_LIMIT_DECISION, true, 0);
     const rs = c.stateAt[index];
     if (!rs.simple) return undefined;
-    const m = c.rules.matchAt(index, desc);
-    const res = resolveLimits(c, rs, m, desc, nowMs);
-    const entry = res.entry;
-    if (entry === undefined) {
-      const r: DescriptorResult = {
-        code: "OK",
-        match: m,
-        limits: "unlimited",
-        source: res.source,
-        shadowed: false,
-        delayMs: 0,
-      };
-      return this.#answer([r], NO_LIMIT_DECISION, true, 0);
+    const m = rs.matchOf(desc) ?? c.rules.matchAt(index, desc);
+    let entry = rs.entryOf(desc);
+    let source: LimitSource;
+    if (entry !== undefined) source = entry.source;
+    else {
+      const res = resolveLimits(c, rs, m, desc, nowMs);
+      if (res.entry === undefined) {
+        const r: DescriptorResult = {
+          code: "OK",
+          match: m,
+          limits: "unlimited",
+          source: res.source,
+          shadowed: false,
+          delayMs: 0,
+        };
+        return this.#answer([r], NO_LIMIT_DECISION, true, 0);
+      }
+      entry = res.entry;
+      source = res.source;
     }
     const costs = request.costs;
     const cost = (costs === undefined ? undefined : costs[0]) ?? request.cost ?? 1;
@@ -768,7 +774,7 @@ class SluiceEngine implements Engine {
       code: allowed ? "OK" : "OVER_LIMIT",
       match: m,
       limits: entry.specs,
-      source: res.source,
+      source,
       decision: d,
       shadowed: false,
       delayMs,

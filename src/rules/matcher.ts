@@ -65,6 +65,24 @@ export interface RuleMatch {
   readonly identity: string | undefined;
 }
 
+/**
+ * How a rule's {@link RuleMatch} is formed from a descriptor it matched, when its counter key is one entry's value:
+ * `{ rule, counterKey: valueKey(d[keyEntry].value), identity: identityPrefix + d[identityIndex].value }`.
+ */
+export interface KeyForm {
+  /** The only variable entry, when its value is the counter key as is (not a path): else -1 (use `matchAt`). */
+  readonly keyEntry: number;
+  /** The identity entry, or -1 (no identity). */
+  readonly identityIndex: number;
+  /** `${identityKey}:`, one string shared by the rules of an identity key; "" without one. */
+  readonly identityPrefix: string;
+}
+
+/** The counter key of a rule whose only variable entry has `value` (see {@link RuleMatch.counterKey}). */
+export function valueKey(value: string): string {
+  return value.length === 0 || value.charCodeAt(0) === 37 /* % */ ? `%${value}` : value;
+}
+
 /** A configuration's rules compiled for matching; build once per configuration with {@link compileRules}. */
 export interface CompiledRules {
   /** The best rule for one descriptor of `domain`, or undefined. */
@@ -76,6 +94,8 @@ export interface CompiledRules {
   find(domain: string, descriptor: Descriptor): number;
   /** The {@link RuleMatch} of the rule at `index` for `descriptor`, a descriptor that {@link find} gave it. */
   matchAt(index: number, descriptor: Descriptor): RuleMatch;
+  /** How {@link matchAt} forms the answer of the rule at `index`, for callers that keep it per rule. */
+  keyFormAt(index: number): KeyForm;
   /** Every domain that has rules. */
   readonly domains: readonly string[];
 }
@@ -495,7 +515,8 @@ function byScoreDesc(a: { score: number }, b: { score: number }): number {
 }
 
 /**
- * The best rule under `node` for `desc[d..]`, or undefined; `slots` are the domain's rules by terminal slot.
+ * The terminal slot of the best rule under `node` for `desc[d..]`, or -1; `slots` are the domain's rules by terminal
+ * slot (read only to rank several matches).
  * `scratch[d]` holds depth d's path hits, reused across calls of one compiled matcher: matching is synchronous
  * and never re-entered, and search(d) only recurses into depth d + 1, so depth d's list is not touched by anyone
  * else while it is read.
@@ -506,28 +527,28 @@ function search(
   d: number,
   scratch: HitList[],
   slots: readonly CompiledRule[],
-): CompiledRule | undefined {
-  if (d === desc.length) return node.slot === -1 ? undefined : slots[node.slot];
+): number {
+  if (d === desc.length) return node.slot;
   const entry = desc[d];
   const key = entry.key;
   let kn = node;
   if (node.key !== key) {
     const keyed = node.keyed;
-    if (keyed === undefined) return undefined;
+    if (keyed === undefined) return -1;
     const k = keyed.get(key);
-    if (k === undefined) return undefined;
+    if (k === undefined) return -1;
     kn = k;
   }
   const value = entry.value;
   const next = d + 1;
-  let found: CompiledRule | undefined;
+  let found = -1;
 
   const kinds = kn.kinds;
   if ((kinds & HAS_EXACT) !== 0) {
     const child = (kn.exact as Map<string, MatchNode>).get(value);
     if (child !== undefined) {
       found = search(child, desc, next, scratch, slots);
-      if (found !== undefined) return found;
+      if (found !== -1) return found;
     }
   }
 
@@ -540,7 +561,7 @@ function search(
       const child = g.byPrefix.get(g.length === value.length ? value : value.slice(0, g.length));
       if (child !== undefined) {
         found = search(child, desc, next, scratch, slots);
-        if (found !== undefined) return found;
+        if (found !== -1) return found;
       }
     }
   }
@@ -557,7 +578,7 @@ function search(
     if (n === 1) {
       // The common case: one pattern matched the path.
       found = search(hits.nodes[0], desc, next, scratch, slots);
-      if (found !== undefined) return found;
+      if (found !== -1) return found;
     } else if (n > 1) {
       sortHits(hits);
       const scores = hits.scores;
@@ -566,9 +587,9 @@ function search(
         const score = scores[i];
         for (; i < n && scores[i] === score; i++) {
           const r = search(nodes[i], desc, next, scratch, slots);
-          if (r !== undefined && (found === undefined || beats(r, found))) found = r;
+          if (r !== -1 && (found === -1 || beats(slots[r], slots[found]))) found = r;
         }
-        if (found !== undefined) return found;
+        if (found !== -1) return found;
       }
     }
   }
@@ -581,13 +602,13 @@ function search(
         const g = globs[i];
         if (!globMatches(g.parts, value)) continue;
         const r = search(g.node, desc, next, scratch, slots);
-        if (r !== undefined && (found === undefined || beats(r, found))) found = r;
+        if (r !== -1 && (found === -1 || beats(slots[r], slots[found]))) found = r;
       }
-      if (found !== undefined) return found;
+      if (found !== -1) return found;
     }
   }
 
-  return kn.any === undefined ? undefined : search(kn.any, desc, next, scratch, slots);
+  return kn.any === undefined ? -1 : search(kn.any, desc, next, scratch, slots);
 }
 
 /** The key node of `key` below trie node `node`, created when absent (see {@link MatchNode}). */
@@ -779,11 +800,7 @@ function prefixOf(prefixes: Map<string, string>, key: string): string {
 /** The counter key of `desc` under `c`; see {@link RuleMatch.counterKey}. */
 function counterKeyOf(c: CompiledRule, desc: Descriptor): string {
   const only = c.variable;
-  if (only >= 0) {
-    let v = desc[only].value;
-    if (c.variablePath) v = normalizePath(v);
-    return v.length === 0 || v.charCodeAt(0) === 37 /* % */ ? `%${v}` : v;
-  }
+  if (only >= 0) return valueKey(c.variablePath ? normalizePath(desc[only].value) : desc[only].value);
   if (only === KEY_CONSTANT) return c.constantKey;
   let key = "";
   const n = desc.length;
@@ -811,6 +828,8 @@ interface DomainTrie {
   readonly root: MatchNode;
   /** The best rule of this domain ending at each terminal slot of the trie. */
   readonly slots: readonly CompiledRule[];
+  /** The position of each slot's rule (in the array given to {@link compileRules}): `find` reads no rule. */
+  readonly indexOf: Int32Array;
 }
 
 /**
@@ -866,7 +885,8 @@ export function compileRules(rules: readonly Rule[]): CompiledRules {
       if (b === undefined || beats(c, b)) best[s] = c;
     }
     // Every slot holds a rule: each was made by a signature this domain has.
-    roots.set(domain, { root: shape.root, slots: best as CompiledRule[] });
+    const slots = best as CompiledRule[];
+    roots.set(domain, { root: shape.root, slots, indexOf: Int32Array.from(slots, (c) => c.index) });
   }
   const domains = Object.freeze([...roots.keys()]);
   const scratch: HitList[] = [];
@@ -880,17 +900,25 @@ export function compileRules(rules: readonly Rule[]): CompiledRules {
     match(domain: string, descriptor: Descriptor): RuleMatch | undefined {
       const t = roots.get(domain);
       if (t === undefined) return undefined;
-      const c = search(t.root, descriptor, 0, scratch, t.slots);
-      return c === undefined ? undefined : resultOf(c, descriptor);
+      const slot = search(t.root, descriptor, 0, scratch, t.slots);
+      return slot === -1 ? undefined : resultOf(t.slots[slot], descriptor);
     },
     find(domain: string, descriptor: Descriptor): number {
       const t = roots.get(domain);
       if (t === undefined) return -1;
-      const c = search(t.root, descriptor, 0, scratch, t.slots);
-      return c === undefined ? -1 : c.index;
+      const slot = search(t.root, descriptor, 0, scratch, t.slots);
+      return slot === -1 ? -1 : t.indexOf[slot];
     },
     matchAt(index: number, descriptor: Descriptor): RuleMatch {
       return resultOf(compiled[index], descriptor);
+    },
+    keyFormAt(index: number): KeyForm {
+      const c = compiled[index];
+      return {
+        keyEntry: c.variable >= 0 && !c.variablePath ? c.variable : -1,
+        identityIndex: c.identityIndex,
+        identityPrefix: c.identityPrefix,
+      };
     },
   });
 }

@@ -650,7 +650,8 @@ export class MemoryStore implements SyncStore {
  * lookup, one read and one write of the slot's flags (marking it recently used, updating its warning bit), the
  * kernel, and the decision as the only allocation. Everything it needs arrives as parameters, so that the
  * closure is small and self-contained: the JIT compiles the whole path as one unit, inlined into its caller
- * when the caller has room. A new key, another set of the namespace used since, or a closed store go to `slow`.
+ * when the caller has room. A new key, another set of the namespace of another shape used since, or a closed store
+ * go to `slow`.
  */
 function singleLimitConsumer(
   table: Table,
@@ -662,7 +663,7 @@ function singleLimitConsumer(
   slow: Consumer,
 ): Consumer {
   return function consumeOne(key, cost, nowMs) {
-    const slot = table.set === limits ? table.map.get(key) : undefined;
+    const slot = table.set === limits ? table.map.get(key) : sameShapeSlot(table, l, key);
     if (slot === undefined) return slow(key, cost, nowMs);
     const data = slab.data;
     const off = slot * slab.stride + l.offset;
@@ -681,6 +682,19 @@ function singleLimitConsumer(
     flags[slot] = warning ? before | warnBit : before & ~warnBit;
     return verdictDecision(spec, out, allowed, allowed ? (warning ? "warning" : "normal") : "throttled");
   };
+}
+
+/**
+ * The slot of `key` in `table` while another set of its namespace is bound, when that set has the shape of `l` (one
+ * small limit, same algorithm and width: e.g. the engine's tiers of a rule's shape, used in turn): it shares the
+ * state as is (see `#bind`), so `l` steps it without a rebind. Undefined otherwise (the consumer's slow path
+ * rebinds). Kept apart so that a consumer whose set is always the bound one compiles as before.
+ */
+function sameShapeSlot(table: Table, l: LimitLayout, key: string): number | undefined {
+  const o = table.only;
+  return o !== undefined && o.algorithm === l.algorithm && o.width === l.width
+    ? table.map.get(key)
+    : undefined;
 }
 
 /**

@@ -1,0 +1,134 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { parseLimitSpec } from "../core/limit-spec.js";
+import { createRandom } from "../core/random.js";
+import type { Descriptor } from "../rules/rule.js";
+import { any, exact, makeConfig, makeOverride, makeRule, path } from "../rules/testing-rules.js";
+import { memoryStore } from "../stores/memory/memory-store.js";
+import { compileConfig, TierIndex, valueHash } from "./engine-compile.js";
+
+describe("TierIndex", () => {
+  it("finds every indexed value with its tier, and no other value, whatever the filter lets through", () => {
+    const random = createRandom(7);
+    const byValue = new Map<string, number>();
+    for (let i = 0; i < 5000; i++) byValue.set(String(Math.floor(random() * 1e9)), i % 3);
+    const index = new TierIndex(byValue);
+    expect(index.size).toBe(byValue.size);
+    for (const [v, t] of byValue) expect(index.get(v)).toBe(t);
+    for (let i = 0; i < 20_000; i++) expect(index.get(`x${Math.floor(random() * 1e9)}`)).toBeUndefined();
+  });
+
+  it("tells apart values that share their last 64 characters (the hash reads only those)", () => {
+    const tail = "t".repeat(64);
+    const index = new TierIndex(new Map([[`a${tail}`, 1]]));
+    expect(valueHash(`a${tail}`)).toBe(valueHash(`b${tail}`));
+    expect(index.get(`a${tail}`)).toBe(1);
+    expect(index.get(`b${tail}`)).toBeUndefined();
+  });
+
+  it("answers as the map it was built from, for any values", () => {
+    const value = fc.string({ maxLength: 80 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(value, fc.nat(4))), fc.array(value), (entries, queries) => {
+        const byValue = new Map(entries);
+        const index = new TierIndex(byValue);
+        for (const q of [...queries, ...byValue.keys()]) expect(index.get(q)).toBe(byValue.get(q));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("an empty index holds nothing", () => {
+    const index = new TierIndex(new Map());
+    expect(index.size).toBe(0);
+    expect(index.get("")).toBeUndefined();
+    expect(index.get("42")).toBeUndefined();
+  });
+});
+
+describe("RuleState: the hot path's match and entry", () => {
+  const lim = (name: string, limit: number) =>
+    parseLimitSpec({ name, algorithm: "gcra", limit, periodMs: 60_000 });
+  const store = memoryStore();
+  const rules = [
+    makeRule({
+      id: "tiered",
+      match: [any("user"), path("endpoint", "/a/:id")],
+      limits: [lim("rule", 10)],
+      tiers: { gold: [lim("rule", 100)], silver: [lim("other", 50)], free: "unlimited" },
+    }),
+    makeRule({ id: "plain", match: [any("user"), exact("k", "v")], limits: [lim("rule", 5)] }),
+    makeRule({ id: "joined", match: [any("user"), any("ip")], limits: [lim("rule", 5)] }),
+    makeRule({ id: "overridden", match: [any("user"), any("x"), any("y")], limits: [lim("rule", 5)] }),
+  ];
+  const config = makeConfig({
+    rules,
+    identities: { "user:g": "gold", "user:s": "silver", "user:f": "free", "user:n": "none" },
+    overrides: [makeOverride({ identity: "user:o", rule: "overridden", limits: [lim("rule", 1)] })],
+  });
+  const c = compileConfig(config, 1, 0, () => ({ store, sync: store }));
+  const descs: Descriptor[] = [];
+  for (const u of ["g", "s", "f", "n", "o", "", "%p"]) {
+    descs.push([
+      { key: "user", value: u },
+      { key: "endpoint", value: "/a/1" },
+    ]);
+    descs.push([
+      { key: "user", value: u },
+      { key: "k", value: "v" },
+    ]);
+    descs.push([
+      { key: "user", value: u },
+      { key: "ip", value: "10.0.0.1" },
+    ]);
+    descs.push([
+      { key: "user", value: u },
+      { key: "x", value: "1" },
+      { key: "y", value: "2" },
+    ]);
+  }
+
+  it("matchOf forms the matcher's match, or defers to it", () => {
+    let formed = 0;
+    for (const desc of descs) {
+      const i = c.rules.find("default", desc);
+      expect(i).not.toBe(-1);
+      const m = c.stateAt[i].matchOf(desc);
+      if (m === undefined) continue;
+      formed++;
+      expect(m).toEqual(c.rules.matchAt(i, desc));
+    }
+    expect(formed).toBe(14); // "tiered" and "plain" key by the user value; the others join several entries
+  });
+
+  it("entryOf is resolve's entry and source, or defers to resolve (unlimited, overridable)", () => {
+    const deferred: string[] = [];
+    for (const desc of descs) {
+      const rs = c.stateAt[c.rules.find("default", desc)];
+      const e = rs.entryOf(desc);
+      const r = rs.resolve(desc);
+      if (e === undefined) {
+        deferred.push(`${rs.rule.id}:${desc[0].value}`);
+        continue;
+      }
+      expect(e).toBe(r?.entry);
+      expect(e.source).toBe(r?.source);
+    }
+    // The unlimited tier, and every identity of the rule an override names.
+    expect(deferred.sort()).toEqual(
+      ["tiered:f", ...["g", "s", "f", "n", "o", "", "%p"].map((u) => `overridden:${u}`)].sort(),
+    );
+  });
+
+  it("a tier of the rule's shape counts in the rule's namespace, another shape apart", () => {
+    const rs = c.stateAt[0];
+    const at = (u: string) =>
+      rs.entryOf([
+        { key: "user", value: u },
+        { key: "endpoint", value: "/a/1" },
+      ]);
+    expect(at("g")?.set.namespace).toBe(at("n")?.set.namespace);
+    expect(at("s")?.set.namespace).not.toBe(at("n")?.set.namespace);
+    expect([at("g")?.source, at("s")?.source, at("n")?.source]).toEqual(["tier", "tier", "rule"]);
+  });
+});
