@@ -81,6 +81,21 @@ export function runQueueWaitSeconds(pid = "self") {
   }
 }
 
+/**
+ * Context switches of `pid`'s main thread (default: this process) from /proc/<pid>/status: `voluntary` (it
+ * blocked: each is a sleep, so the next run is a wake-up) and `involuntary` (preempted while runnable); NaN when
+ * unreadable.
+ */
+export function contextSwitches(pid = "self") {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? Number.NaN);
+    return { voluntary: field("voluntary_ctxt_switches"), involuntary: field("nonvoluntary_ctxt_switches") };
+  } catch {
+    return { voluntary: Number.NaN, involuntary: Number.NaN };
+  }
+}
+
 /** Clock ticks per second for /proc/<pid>/stat. */
 export function clockTicks() {
   try {

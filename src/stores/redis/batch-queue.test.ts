@@ -42,14 +42,50 @@ afterEach(() => {
 });
 
 describe("BatchQueue", () => {
-  it("sends the calls of one tick as one script call, on a microtask", async () => {
+  it("sends the calls of one event-loop turn as one script call, at the end of the turn", async () => {
     const { queue, ids } = harness(64, 1);
     queue.push(call("a"));
     queue.push(call("b"));
-    queue.push(call("c"));
-    expect(ids()).toEqual([]);
     await Promise.resolve();
+    queue.push(call("c")); // a microtask later: still the same turn
+    expect(ids()).toEqual([]);
+    await tick();
     expect(ids()).toEqual([["a", "b", "c"]]);
+  });
+
+  it("sends the calls made by several callbacks of one turn together, as a server's requests of one turn", async () => {
+    const { queue, sent, ids } = harness(64, 2);
+    queue.push(call("a"));
+    await tick();
+    expect(ids()).toEqual([["a"]]); // a slot is still free: the next turn's calls leave at its end
+    await new Promise<void>((resolve) => {
+      // Three callbacks of one turn (as I/O callbacks of one poll), each making a call.
+      setImmediate(() => queue.push(call("b")));
+      setImmediate(() => queue.push(call("c")));
+      setImmediate(() => {
+        queue.push(call("d"));
+        resolve();
+      });
+    });
+    await tick();
+    expect(ids()).toEqual([["a"], ["b", "c", "d"]]);
+    expect(sent).toHaveLength(2);
+  });
+
+  it("sends what queued behind an answer together with the calls made while the answer was handled", async () => {
+    const { queue, sent, ids } = harness(64, 1);
+    queue.push(call("a"));
+    await tick();
+    queue.push(call("b"));
+    await tick();
+    expect(ids()).toEqual([["a"]]); // the only slot is taken: b waits
+    // The answer to a: its callers go on (a microtask later) and make a new call, c, in the same turn.
+    sent[0].answer();
+    await Promise.resolve();
+    queue.push(call("c"));
+    expect(ids()).toEqual([["a"]]);
+    await tick();
+    expect(ids()).toEqual([["a"], ["b", "c"]]);
   });
 
   it("queues calls while maxInFlight script calls await their answer, and sends them together on an answer", async () => {
@@ -65,13 +101,15 @@ describe("BatchQueue", () => {
     }
     expect(queue.queued).toBe(3);
     expect(ids()).toHaveLength(2); // both slots taken: nothing more leaves
-    sent[1].answer(); // an answer frees a slot: what queued leaves at once, in order
+    sent[1].answer(); // an answer frees a slot: what queued leaves at the end of the turn, in order
+    await tick();
     expect(ids()).toEqual([["a"], ["b"], ["c", "d", "e"]]);
     sent[1].answer(); // a second report of the same answer frees nothing
     queue.push(call("f"));
     await tick();
     expect(ids()).toHaveLength(3);
     sent[0].answer();
+    await tick();
     expect(ids()[3]).toEqual(["f"]);
     expect(queue.inFlight).toBe(2);
   });
@@ -114,6 +152,7 @@ describe("BatchQueue", () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(ids()).toEqual([["a"], ["b"]]);
     sent[1].answer();
+    await vi.advanceTimersByTimeAsync(0);
     expect(ids()).toEqual([["a"], ["b"], ["c"]]);
   });
 

@@ -3,15 +3,20 @@
  *
  * Model: store calls queue in arrival order. Queued calls leave together as one script call (at most `maxBatch`
  * items; a larger single call leaves alone) when
- * - the node has a free slot: fewer than `maxInFlight` of this queue's script calls await their answer. The
- *   calls queued in one tick leave on a microtask, so they share a call even when a slot is free; or
  * - a whole batch is queued (`maxBatch` items): it leaves at once, however many calls are in flight, since
  *   waiting could only delay it;
- * - an answer arrives: it frees a slot, and what queued meanwhile leaves at once, before the answer is decoded.
+ * - else at the end of the event-loop turn (`setImmediate`, after every callback and microtask of the turn) in
+ *   which the node has a free slot: fewer than `maxInFlight` of this queue's script calls await their answer.
+ *   A slot is freed when an answer arrives, so what queued meanwhile leaves in the same turn, together with the
+ *   calls made while that answer was handled (its callers' continuations, and every other request a server
+ *   handled in that turn).
  *
  * So batches size themselves to the load: while a call is in flight the next one fills up, one round trip's
- * worth of decisions at a time. Under light load a call leaves on its own microtask (no added wait); under
- * heavy load few, large script calls carry the decisions, which is what Redis and the client handle cheapest.
+ * worth of decisions at a time, and one event-loop turn's calls never split into several script calls while
+ * a slot is free. Under light load a call leaves at the end of its own turn (no timer, no added wait beyond the
+ * turn); under heavy load few, large script calls carry the decisions, which is what Redis and the client
+ * handle cheapest — each script call costs the client a socket write, a wake-up and a reply to parse, which on a
+ * loaded or virtualised machine weigh more than the decisions it carries.
  *
  * Order: calls leave in arrival order and every script call of a node goes over one connection, so Redis
  * applies them in arrival order; the answers are the ones separate, sequential calls would get.
@@ -61,6 +66,7 @@ export class BatchQueue<T extends Batchable> {
   readonly #slots = new Set<number>();
   /** Id of the last script call sent. */
   #lastId = 0;
+  /** A flush is due at the end of this event-loop turn. */
   #scheduled = false;
   #stallTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -87,14 +93,8 @@ export class BatchQueue<T extends Batchable> {
     this.#items += call.group.items.length;
     while (this.#items >= this.#maxBatch) this.#sendOne();
     if (this.#head === this.#queue.length) return;
-    if (this.#slots.size < this.#maxInFlight) {
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        queueMicrotask(this.#onMicrotask);
-      }
-    } else if (this.#stallTimer === undefined) {
-      this.#armStallTimer();
-    }
+    if (this.#slots.size < this.#maxInFlight) this.#schedule();
+    else if (this.#stallTimer === undefined) this.#armStallTimer();
   }
 
   /** Sends everything queued now, whatever is in flight (closing). */
@@ -102,7 +102,14 @@ export class BatchQueue<T extends Batchable> {
     while (this.#head < this.#queue.length) this.#sendOne();
   }
 
-  readonly #onMicrotask = (): void => {
+  /** Sends what is queued at the end of this event-loop turn (once per turn), if a slot is still free then. */
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(this.#onTurnEnd);
+  }
+
+  readonly #onTurnEnd = (): void => {
     this.#scheduled = false;
     this.#pump();
   };
@@ -142,7 +149,7 @@ export class BatchQueue<T extends Batchable> {
     this.#send(batch, () => {
       if (answered) return;
       answered = true;
-      if (this.#slots.delete(id)) this.#pump();
+      if (this.#slots.delete(id) && this.#head < this.#queue.length) this.#schedule();
     });
   }
 

@@ -15,8 +15,9 @@
  * `clock: "client"` it decides at the `nowMs` the caller passes (the conformance suite, replays).
  *
  * Batching (`batch-queue.ts`): calls queue per Redis node and leave together as one EVALSHA of at most `maxBatch`
- * items that applies them in order: at once (on a microtask, so calls of one tick share it) while fewer than
- * `maxInFlight` script calls await their answer, else when an answer arrives or a whole batch has queued. Batches
+ * items that applies them in order: at the end of the event-loop turn (so calls of one turn share it) while fewer
+ * than `maxInFlight` script calls await their answer, else at the end of the turn an answer arrives in, or at once
+ * when a whole batch has queued. Batches
  * so grow with the load, one round trip's worth at a time, without a timer. Each call stays its own
  * all-or-nothing group; the answers are the ones separate calls would get in the same order. `batch: false`
  * sends one EVALSHA per call.
