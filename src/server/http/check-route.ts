@@ -15,8 +15,10 @@
 import { isUtf8 } from "node:buffer";
 import type { FastifyInstance } from "fastify";
 import { InvalidArgumentError } from "../../core/errors.js";
+import type { CheckRequest } from "../../engine/engine.js";
 import { checkResponseOf, parseCheckRequest } from "../check-api.js";
-import { rateLimitHeaders } from "../rate-limit-headers.js";
+import { appliedPolicies, type RateLimitHeaderOptions, rateLimitHeaders } from "../rate-limit-headers.js";
+import { checkResponseJson } from "./check-response-json.js";
 import type { RouteKit } from "./http-reply.js";
 
 /** The request header that carries the idempotency key. */
@@ -79,21 +81,34 @@ export function registerCheckRoute(
         }
       },
     );
-    scope.post("/v1/check", (request, reply) =>
-      kit.gated("http_check", request, reply, async () => {
-        if (request.body === undefined) {
-          throw new InvalidArgumentError("body is required: a JSON object (Content-Type: application/json)");
-        }
-        const input = withIdempotencyHeader(request.body, request.headers[IDEMPOTENCY_HEADER]);
-        const checkRequest = parseCheckRequest(input, ctx, defaultDomain);
-        const result = await ctx.engine.check(checkRequest);
-        ctx.metrics.recordDecision(checkRequest.domain, result);
-        const headers = rateLimitHeaders(result, kit.headerOptions);
-        delete headers["Retry-After"];
-        const body = checkResponseOf(result, ctx.clock.nowMs());
-        kit.record("http_check", result.allowed ? "ok" : "over_limit", request);
-        return reply.code(200).headers(headers).type("application/json").send(JSON.stringify(body));
-      }),
-    );
+    // This 200 is not itself throttled: no Retry-After (the body carries retry_after).
+    const headerOptions: RateLimitHeaderOptions = { ...kit.headerOptions, retryAfter: false };
+    scope.post("/v1/check", (request, reply) => {
+      let checkRequest: CheckRequest;
+      kit.gated(
+        "http_check",
+        request,
+        reply,
+        () => {
+          if (request.body === undefined) {
+            throw new InvalidArgumentError(
+              "body is required: a JSON object (Content-Type: application/json)",
+            );
+          }
+          const input = withIdempotencyHeader(request.body, request.headers[IDEMPOTENCY_HEADER]);
+          checkRequest = parseCheckRequest(input, ctx, defaultDomain);
+          return ctx.engine.check(checkRequest);
+        },
+        (result) => {
+          ctx.metrics.recordDecision(checkRequest.domain, result);
+          const policies = appliedPolicies(result);
+          const headers = rateLimitHeaders(result, headerOptions, policies);
+          const body = checkResponseJson(checkResponseOf(result, ctx.clock.nowMs(), policies));
+          kit.record("http_check", result.allowed ? "ok" : "over_limit", request);
+          reply.code(200).headers(headers).type("application/json").send(body);
+          return undefined;
+        },
+      );
+    });
   });
 }
