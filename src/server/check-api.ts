@@ -47,7 +47,7 @@ import {
   MAX_VALUE_LENGTH,
 } from "../engine/engine.js";
 import type { Descriptor, DescriptorEntry } from "../rules/rule.js";
-import { appliedPolicies, mostRestrictive } from "./rate-limit-headers.js";
+import { type AppliedPolicy, appliedPolicies, mostRestrictive } from "./rate-limit-headers.js";
 import type { ServiceContext } from "./service-context.js";
 
 /** One descriptor entry on the wire. */
@@ -360,11 +360,15 @@ function wireCount(n: number | undefined): number {
 /**
  * Maps an engine answer to the wire response at server time `nowMs` (epoch ms); see the module comment for the
  * encoding of "no limit applied" and "never", and for instants. Policy names are the ones {@link appliedPolicies}
- * gives, so they match the `RateLimit` headers of the same answer.
+ * gives, so they match the `RateLimit` headers of the same answer (`applied`: those policies, when the caller has
+ * them).
  */
-export function checkResponseOf(result: CheckResult, nowMs: number): ApiCheckResponse {
+export function checkResponseOf(
+  result: CheckResult,
+  nowMs: number,
+  applied: readonly AppliedPolicy[] = appliedPolicies(result),
+): ApiCheckResponse {
   const atMs = result.decidedAtMs ?? nowMs;
-  const applied = appliedPolicies(result);
   const policies: ApiPolicyStatus[] = applied.map((p) => {
     const s = p.status;
     return {

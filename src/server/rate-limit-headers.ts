@@ -58,6 +58,8 @@ export interface RateLimitHeaderOptions {
   readonly legacy?: boolean;
   /** Send `RateLimit-State` (seed 002's normal / warning / throttled). @default true */
   readonly state?: boolean;
+  /** Send `Retry-After` on a denial (not on answers that are not themselves throttled). @default true */
+  readonly retryAfter?: boolean;
 }
 
 /** Largest sf-integer (RFC 9651: at most 15 digits). */
@@ -94,6 +96,7 @@ export function printableName(s: string): string {
 
 /** Serialises `s` (printable ASCII) as an sf-string: quoted, with `"` and `\` backslash-escaped. */
 export function sfString(s: string): string {
+  if (s.indexOf('"') === -1 && s.indexOf("\\") === -1) return `"${s}"`;
   return `"${s.replace(/["\\]/g, "\\$&")}"`;
 }
 
@@ -222,20 +225,28 @@ function limitItem(p: AppliedPolicy): string {
 /**
  * The rate limit response fields of `result` (see the module comment): `RateLimit-Policy`, `RateLimit`,
  * `Retry-After` on denial, the legacy trio when asked for, and `RateLimit-State`. Empty when no limit applied.
+ * `policies` are `appliedPolicies(result)`, when the caller already has them.
  */
 export function rateLimitHeaders(
   result: CheckResult,
   options: RateLimitHeaderOptions = {},
+  policies: readonly AppliedPolicy[] = appliedPolicies(result),
 ): Record<string, string> {
-  const policies = appliedPolicies(result);
   const headers: Record<string, string> = {};
   if (policies.length === 0) return headers;
   if (options.standard !== false) {
-    headers["RateLimit-Policy"] = policies.map(policyItem).join(", ");
-    headers.RateLimit = policies.map(limitItem).join(", ");
+    if (policies.length === 1) {
+      headers["RateLimit-Policy"] = policyItem(policies[0]);
+      headers.RateLimit = limitItem(policies[0]);
+    } else {
+      headers["RateLimit-Policy"] = policies.map(policyItem).join(", ");
+      headers.RateLimit = policies.map(limitItem).join(", ");
+    }
   }
-  const retry = retryAfterSeconds(result, policies);
-  if (retry !== undefined) headers["Retry-After"] = String(retry);
+  if (options.retryAfter !== false) {
+    const retry = retryAfterSeconds(result, policies);
+    if (retry !== undefined) headers["Retry-After"] = String(retry);
+  }
   if (options.legacy === true) {
     const head = mostRestrictive(policies) as AppliedPolicy;
     const s = head.status;

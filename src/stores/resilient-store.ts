@@ -2,8 +2,11 @@
  * Failure handling for any store (DESIGN §4, §7): a per-call timeout, a circuit breaker, and a failure policy
  * that turns an unreachable store into decisions instead of errors.
  *
- * - **Timeout** — every call to the inner store races a sleep of `timeoutMs` on the injected
- *   {@link Scheduler}; losing the race counts as a failure, and the late answer (or late error) is ignored.
+ * - **Timeout** — every call to the inner store gets `timeoutMs`; a call not answered by then counts as a
+ *   failure, and its late answer (or late error) is ignored. The deadlines share one sleep on the injected
+ *   {@link Scheduler} (see {@link DeadlineQueue}): every call has the same timeout, so deadlines fall in the
+ *   order calls are issued, and one timer armed for the oldest unanswered call serves them all, instead of a
+ *   timer, an `AbortController` and a `Promise.race` per call (about a tenth of the CPU of a Redis-backed check).
  * - **Circuit breaker** — `closed` until `breaker.failures` consecutive failures, then `open`: calls go
  *   straight to the policy without touching the inner store. The first call at least `breaker.openMs` later
  *   (on `clock`) is let through as the single `half_open` probe: success closes the breaker, failure re-opens it
@@ -37,7 +40,7 @@
  * there and by the policy. That is inherent to timeouts; the fallback share bounds the excess.
  */
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
-import { type Clock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
+import { type Clock, monotonicClock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
 import { combineDecision, type Decision, type DecisionReason, type PolicyStatus } from "../core/decision.js";
 import {
   InvalidArgumentError,
@@ -149,6 +152,107 @@ function isCallerError(error: unknown): boolean {
 
 const noop = (): void => {};
 
+/** A call waiting for its answer or its deadline. */
+interface PendingCall {
+  /** When it times out, on the queue's time base (ms). */
+  readonly deadlineMs: number;
+  /** Answered, failed or timed out: nothing more happens to it. */
+  settled: boolean;
+  /** Rejects the caller's promise with the timeout error. */
+  readonly timeOut: () => void;
+}
+
+/**
+ * The deadlines of a store's calls, all `timeoutMs` long, so due in the order the calls were issued: a FIFO of
+ * pending calls and at most one sleep, armed for the oldest unsettled one. When it wakes, that call and every
+ * later one whose deadline has passed time out, and the sleep is re-armed for the next unsettled call; when no
+ * call is pending the sleep is cancelled (nothing keeps a timer alive). Under a steady load that is one sleep
+ * per `timeoutMs`, whatever the call rate.
+ *
+ * Time base: the scheduler's own time when it tells time (a `ManualClock` in tests), else the monotonic clock
+ * (what `setTimeout` measures), never the wall clock, which may step. A sleep is never longer than `timeoutMs`,
+ * and the call it was armed for times out when it wakes whatever the time base says, so a sleep always ends
+ * the wait of at least one call.
+ */
+class DeadlineQueue {
+  readonly #timeoutMs: number;
+  readonly #scheduler: Scheduler;
+  readonly #time: Clock;
+  /** Pending calls in issue order from `#head`; settled ones are skipped and dropped as the head passes. */
+  #queue: PendingCall[] = [];
+  #head = 0;
+  /** Unsettled calls in the queue. */
+  #pending = 0;
+  /** Cancels the armed sleep; undefined when none is armed. */
+  #abort: AbortController | undefined;
+
+  constructor(timeoutMs: number, scheduler: Scheduler) {
+    this.#timeoutMs = timeoutMs;
+    this.#scheduler = scheduler;
+    const tells = scheduler as Partial<Clock>;
+    this.#time = typeof tells.nowMs === "function" ? (scheduler as Scheduler & Clock) : monotonicClock;
+  }
+
+  /** Registers a call issued now; `timeOut` runs once its deadline passes unless it is settled first. */
+  add(timeOut: () => void): PendingCall {
+    const call: PendingCall = { deadlineMs: this.#time.nowMs() + this.#timeoutMs, settled: false, timeOut };
+    this.#queue.push(call);
+    this.#pending++;
+    if (this.#abort === undefined) this.#arm();
+    return call;
+  }
+
+  /** Marks `call` answered; returns false when it was already settled (timed out). */
+  settle(call: PendingCall): boolean {
+    if (call.settled) return false;
+    call.settled = true;
+    if (--this.#pending === 0) {
+      this.#queue = [];
+      this.#head = 0;
+      this.#abort?.abort();
+      this.#abort = undefined;
+    }
+    return true;
+  }
+
+  /** Arms the sleep for the oldest unsettled call (dropping the settled ones before it). */
+  #arm(): void {
+    const q = this.#queue;
+    while (this.#head < q.length && q[this.#head].settled) this.#head++;
+    if (this.#head >= q.length) return;
+    if (this.#head > 1024 && this.#head * 2 > q.length) {
+      this.#queue = q.slice(this.#head);
+      this.#head = 0;
+    }
+    const target = this.#queue[this.#head];
+    const delayMs = Math.min(this.#timeoutMs, Math.max(0, target.deadlineMs - this.#time.nowMs()));
+    const abort = new AbortController();
+    this.#abort = abort;
+    this.#scheduler.sleep(delayMs, abort.signal).then(() => {
+      if (this.#abort === abort) {
+        this.#abort = undefined;
+        this.#expire(target);
+      }
+    }, noop);
+  }
+
+  /** Times out `target` and every unsettled call whose deadline has passed, then re-arms. */
+  #expire(target: PendingCall): void {
+    const nowMs = this.#time.nowMs();
+    const q = this.#queue;
+    while (this.#head < q.length) {
+      const call = q[this.#head];
+      if (!call.settled) {
+        if (call !== target && call.deadlineMs > nowMs) break;
+        if (this.settle(call)) call.timeOut();
+        if (this.#pending === 0) return; // settle emptied the queue
+      }
+      this.#head++;
+    }
+    if (this.#abort === undefined) this.#arm();
+  }
+}
+
 /** How a call passes the breaker: short-circuited to the policy, sent normally, or sent as the probe. */
 const Gate = { Short: 0, Normal: 1, Probe: 2 } as const;
 type Gate = (typeof Gate)[keyof typeof Gate];
@@ -186,7 +290,8 @@ export class ResilientStore implements Store {
   readonly #failureThreshold: number;
   readonly #openMs: number;
   readonly #clock: Clock;
-  readonly #scheduler: Scheduler;
+  /** The calls' deadlines; undefined when `timeoutMs` is infinite. */
+  readonly #deadlines: DeadlineQueue | undefined;
   readonly #onStateChange: ((change: BreakerStateChange) => void) | undefined;
   readonly #fallbackSets = new WeakMap<LimitSet, LimitSet>();
   #fallbackStore: MemoryStore | undefined;
@@ -254,7 +359,10 @@ export class ResilientStore implements Store {
     this.#failureThreshold = failures;
     this.#openMs = openMs;
     this.#clock = options.clock ?? systemClock;
-    this.#scheduler = options.scheduler ?? systemScheduler;
+    this.#deadlines =
+      timeoutMs === Number.POSITIVE_INFINITY
+        ? undefined
+        : new DeadlineQueue(timeoutMs, options.scheduler ?? systemScheduler);
     this.#onStateChange = options.onStateChange;
     if (typeof inner.applyOnce === "function") {
       this.applyOnce = (items, nowMs, once) => this.#applyOnce(items, nowMs, once);
@@ -431,7 +539,7 @@ export class ResilientStore implements Store {
     }
   }
 
-  /** Races the inner call against the timeout; the loser's outcome is swallowed. */
+  /** The inner call, or a `StoreTimeoutError` once its deadline passes; the late outcome is swallowed. */
   #timed<T>(start: () => Promise<T>): Promise<T> {
     this.#n.storeCalls++;
     let call: Promise<T>;
@@ -440,24 +548,21 @@ export class ResilientStore implements Store {
     } catch (error) {
       return Promise.reject(error);
     }
-    const timeoutMs = this.#timeoutMs;
-    if (timeoutMs === Number.POSITIVE_INFINITY) return call;
-    const abort = new AbortController();
-    const timer = this.#scheduler.sleep(timeoutMs, abort.signal).then(() => {
-      throw new StoreTimeoutError(this.name, timeoutMs);
+    const deadlines = this.#deadlines;
+    if (deadlines === undefined) return call;
+    return new Promise<T>((resolve, reject) => {
+      const timeoutMs = this.#timeoutMs;
+      const pending = deadlines.add(() => reject(new StoreTimeoutError(this.name, timeoutMs)));
+      // Handled either way: a late rejection after the timeout must not go unhandled.
+      call.then(
+        (value) => {
+          if (deadlines.settle(pending)) resolve(value);
+        },
+        (error: unknown) => {
+          if (deadlines.settle(pending)) reject(error);
+        },
+      );
     });
-    call.then(noop, noop); // a late rejection after the timeout won must not go unhandled
-    timer.then(noop, noop); // nor the aborted sleep after the call won
-    return Promise.race([call, timer]).then(
-      (value) => {
-        abort.abort();
-        return value;
-      },
-      (error: unknown) => {
-        abort.abort();
-        throw error;
-      },
-    );
   }
 
   /** The failure policy's decisions for `items` (throws for `reset`, which no policy can answer). */

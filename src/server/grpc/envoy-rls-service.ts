@@ -269,11 +269,13 @@ export function shouldRateLimit(
   ctx: ServiceContext,
   options: EnvoyRlsOptions,
 ): UnaryLogic<RateLimitRequest, RateLimitResponseProps> {
-  return async (req) => {
+  // Not async: the only promise is the engine's (a bad request throws at once; unaryHandler maps it).
+  return (req) => {
     const request = envoyCheckRequestOf(req, ctx.bounds);
-    const result = await ctx.engine.check(request);
-    ctx.metrics.recordDecision(request.domain, result);
-    const response = envoyResponseOf(result, options);
-    return { response, outcome: response.overall_code === Code.OVER_LIMIT ? "over_limit" : "ok" };
+    return ctx.engine.check(request).then((result) => {
+      ctx.metrics.recordDecision(request.domain, result);
+      const response = envoyResponseOf(result, options);
+      return { response, outcome: response.overall_code === Code.OVER_LIMIT ? "over_limit" : "ok" };
+    });
   };
 }

@@ -62,9 +62,13 @@ export function sluiceService(ctx: ServiceContext, options: SluiceServiceOptions
   };
 
   return {
-    async check(req) {
-      const result = await checkOne(req);
-      return { response: answer(result), outcome: result.allowed ? "ok" : "over_limit" };
+    // Not async: the only promise is the engine's (a bad request throws at once; unaryHandler maps it).
+    check(req) {
+      const request = parseCheckRequest(req, ctx, domainOf);
+      return ctx.engine.check(request).then((result) => {
+        ctx.metrics.recordDecision(request.domain, result);
+        return { response: answer(result), outcome: result.allowed ? "ok" : "over_limit" };
+      });
     },
 
     async checkBatch(req) {

@@ -171,6 +171,9 @@ export function forwardAuthDescriptors(headers: Headers, setup: ForwardAuthSetup
   return out;
 }
 
+/** The engine call of a subrequest without descriptors: none. */
+const NOTHING_TO_CHECK: Promise<undefined> = Promise.resolve(undefined);
+
 /** Registers `/v1/auth` for every method, in a context that reads and ignores any body. */
 export function registerForwardAuthRoute(app: FastifyInstance, kit: RouteKit, setup: ForwardAuthSetup): void {
   const { ctx } = kit;
@@ -182,25 +185,43 @@ export function registerForwardAuthRoute(app: FastifyInstance, kit: RouteKit, se
       (_r, _b, done) => done(null, undefined),
     );
     scope.all("/v1/auth", (request, reply) =>
-      kit.gated("http_auth", request, reply, async () => {
-        const descriptors = forwardAuthDescriptors(request.headers, setup);
-        if (descriptors.length === 0) {
-          kit.record("http_auth", "ok", request);
-          return reply.code(200).send();
-        }
-        const result = await ctx.engine.check({ domain: setup.domain, descriptors });
-        ctx.metrics.recordDecision(setup.domain, result);
-        const headers = rateLimitHeaders(result, kit.headerOptions);
-        if (result.allowed) {
-          // A `delay` rule shapes: the proxy cannot wait on its own, so the answer waits (at most the rule's maxDelay).
-          if (result.delayMs > 0) await ctx.engine.waitFor(result);
-          kit.record("http_auth", "ok", request);
-          return reply.code(200).headers(headers).send();
-        }
-        kit.record("http_auth", "over_limit", request);
-        const problem = quotaExceededProblem(result, setup.denyStatus, appliedPolicies(result));
-        return sendProblem(reply, problem, headers);
-      }),
+      kit.gated(
+        "http_auth",
+        request,
+        reply,
+        () => {
+          const descriptors = forwardAuthDescriptors(request.headers, setup);
+          // With no descriptor there is nothing to check: allowed, without a call to the engine.
+          return descriptors.length === 0
+            ? NOTHING_TO_CHECK
+            : ctx.engine.check({ domain: setup.domain, descriptors });
+        },
+        (result) => {
+          if (result === undefined) {
+            kit.record("http_auth", "ok", request);
+            reply.code(200).send();
+            return undefined;
+          }
+          ctx.metrics.recordDecision(setup.domain, result);
+          const policies = appliedPolicies(result);
+          const headers = rateLimitHeaders(result, kit.headerOptions, policies);
+          if (result.allowed) {
+            const send = (): void => {
+              kit.record("http_auth", "ok", request);
+              reply.code(200).headers(headers).send();
+            };
+            if (result.delayMs <= 0) {
+              send();
+              return undefined;
+            }
+            // A `delay` rule shapes: the proxy cannot wait on its own, so the answer waits (at most the rule's maxDelay).
+            return ctx.engine.waitFor(result).then(send);
+          }
+          kit.record("http_auth", "over_limit", request);
+          sendProblem(reply, quotaExceededProblem(result, setup.denyStatus, policies), headers);
+          return undefined;
+        },
+      ),
     );
   });
 }

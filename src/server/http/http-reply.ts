@@ -106,13 +106,18 @@ export interface RouteKit {
   /** Records one served request of `api` with its outcome, timed from when the request arrived. */
   record(api: ServiceApi, outcome: ServiceOutcome, request: FastifyRequest): void;
   /**
-   * Runs `work` holding a slot of the in-flight gate; when the gate refuses, answers 503 at once (recorded as
-   * `overloaded`). Any error `work` throws is answered as a problem and recorded with its outcome.
+   * Serves one request holding a slot of the in-flight gate: `start` (validation, then the engine call) and, with
+   * its value, `finish` (which sends the answer; a promise when it must wait, e.g. a `delay` rule). The slot is
+   * given back once `finish` has sent (or its promise settled). When the gate refuses, answers 503 at once
+   * (recorded as `overloaded`). Any error `start` or `finish` throws or rejects with is answered as a problem
+   * and recorded with its outcome. Plain callbacks, not an async function: a check answered from memory costs no
+   * promise beyond the engine's.
    */
-  gated(
+  gated<T>(
     api: ServiceApi,
     request: FastifyRequest,
     reply: FastifyReply,
-    work: () => Promise<unknown>,
-  ): Promise<unknown>;
+    start: () => Promise<T>,
+    finish: (value: T) => Promise<void> | undefined,
+  ): void;
 }

@@ -17,7 +17,13 @@
  * from the request's arrival, body reading included); the operational routes are neither gated nor recorded,
  * so probes and scrapes still answer under overload. Request bodies are read only up to the limit (also on
  * routes that ignore them), and a request must arrive within `requestTimeoutMs`.
+ *
+ * **Per-request cost.** The data plane's routes carry no fastify hook: the arrival instant is stamped on the raw
+ * request by the `node:http` server itself (`serverFactory`; requests injected with `app.inject`, which bypass
+ * the server, are timed from their handler), and the per-request logger fastify creates is a
+ * {@link LazyRequestLogger} that builds the pino child (with its `reqId`) only when something logs.
  */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, {
   type FastifyInstance,
@@ -39,6 +45,13 @@ import {
   registerForwardAuthRoute,
 } from "./forward-auth.js";
 import { errorAnswer, type RouteKit, sendProblem } from "./http-reply.js";
+import { LazyRequestLogger } from "./lazy-request-logger.js";
+
+/** Where the `node:http` server stamps a request's arrival (`ctx.stopwatch` ms) on the raw request. */
+const ARRIVAL_MS = Symbol("sluice.arrivalMs");
+
+/** A raw request with its arrival stamp. */
+type StampedRequest = IncomingMessage & { [ARRIVAL_MS]?: number };
 
 /** What `/readyz` reports: ready or not, and each check's state. */
 export interface Readiness {
@@ -176,9 +189,27 @@ export function createHttpServer(ctx: ServiceContext, options: HttpServerOptions
   const auth = forwardAuthSetup(options);
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const logLevel = ctx.log.levelVal > 40 ? ctx.log.level : "warn";
+  const stopwatch = ctx.stopwatch;
   const app = Fastify({
     loggerInstance: ctx.log.child({ component: "http" }, { level: logLevel }),
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: (logger, bindings, childOptions) =>
+      new LazyRequestLogger(logger, bindings, childOptions),
+    // fastify's own server (http.createServer and the same four settings), plus the arrival stamp.
+    serverFactory: (handler, opts) => {
+      const server = createServer((req: StampedRequest, res: ServerResponse) => {
+        req[ARRIVAL_MS] = stopwatch.nowMs();
+        handler(req, res);
+      });
+      // fastify has filled in its defaults by now.
+      const o = opts as { keepAliveTimeout: number; requestTimeout: number; connectionTimeout: number };
+      const perSocket = (opts as { maxRequestsPerSocket?: number }).maxRequestsPerSocket ?? 0;
+      server.keepAliveTimeout = o.keepAliveTimeout;
+      server.requestTimeout = o.requestTimeout;
+      server.setTimeout(o.connectionTimeout);
+      if (perSocket > 0) server.maxRequestsPerSocket = perSocket;
+      return server;
+    },
     bodyLimit: ctx.bounds.maxBodyBytes,
     requestTimeout,
     return503OnClosing: true,
@@ -188,15 +219,15 @@ export function createHttpServer(ctx: ServiceContext, options: HttpServerOptions
     },
   }) as unknown as FastifyInstance;
 
-  const started = new WeakMap<FastifyRequest, number>();
-  app.addHook("onRequest", (request, _reply, done) => {
-    started.set(request, ctx.stopwatch.nowMs());
-    done();
-  });
-
   const record = (api: ServiceApi, outcome: ServiceOutcome, request: FastifyRequest): void => {
-    const now = ctx.stopwatch.nowMs();
-    ctx.metrics.recordRequest(api, outcome, now - (started.get(request) ?? now));
+    const now = stopwatch.nowMs();
+    ctx.metrics.recordRequest(api, outcome, now - ((request.raw as StampedRequest)[ARRIVAL_MS] ?? now));
+  };
+  const fail = (api: ServiceApi, request: FastifyRequest, reply: FastifyReply, error: unknown): void => {
+    ctx.gate.leave();
+    const answer = errorAnswer(error, ctx.log, ctx.bounds.maxBodyBytes);
+    record(api, answer.outcome, request);
+    sendProblem(reply, answer.problem);
   };
   const headerOptions: RateLimitHeaderOptions = {
     standard: options.standardHeaders !== false,
@@ -207,22 +238,37 @@ export function createHttpServer(ctx: ServiceContext, options: HttpServerOptions
     ctx,
     headerOptions,
     record,
-    async gated(api, request, reply, work) {
+    gated(api, request, reply, start, finish) {
+      // Injected requests (`app.inject`, tests) bypass the server: timed from here, body reading excluded.
+      (request.raw as StampedRequest)[ARRIVAL_MS] ??= stopwatch.nowMs();
       if (!ctx.gate.tryEnter()) {
         record(api, "overloaded", request);
-        return sendProblem(reply, statusProblem(503, "Too many requests in flight; retry shortly."), {
+        sendProblem(reply, statusProblem(503, "Too many requests in flight; retry shortly."), {
           "Retry-After": "1",
         });
+        return;
       }
+      let pending: ReturnType<typeof start>;
       try {
-        return await work();
+        pending = start();
       } catch (error) {
-        const answer = errorAnswer(error, ctx.log, ctx.bounds.maxBodyBytes);
-        record(api, answer.outcome, request);
-        return sendProblem(reply, answer.problem);
-      } finally {
-        ctx.gate.leave();
+        fail(api, request, reply, error);
+        return;
       }
+      pending.then(
+        (value) => {
+          let done: Promise<void> | undefined;
+          try {
+            done = finish(value);
+          } catch (error) {
+            fail(api, request, reply, error);
+            return;
+          }
+          if (done === undefined) ctx.gate.leave();
+          else done.then(ctx.gate.leave.bind(ctx.gate), (error) => fail(api, request, reply, error));
+        },
+        (error: unknown) => fail(api, request, reply, error),
+      );
     },
   };
 
