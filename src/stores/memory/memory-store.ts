@@ -40,7 +40,12 @@ import {
 } from "../../core/decision.js";
 import { InvalidArgumentError } from "../../core/errors.js";
 import type { LimitSpec } from "../../core/limit-spec.js";
-import { limitStateOf, nextWarning } from "../../core/limit-state.js";
+import {
+  limitStateOf,
+  nextWarning,
+  WARNING_ENTER_REMAINING,
+  WARNING_LEAVE_REMAINING,
+} from "../../core/limit-state.js";
 import type { StoreItem, StoreOp, SyncStore } from "../store.js";
 
 /** States wider than this many floats live in a per-key array instead of the shared preallocated one. */
@@ -70,7 +75,7 @@ export interface MemoryStoreStats {
 
 interface LimitLayout {
   readonly algorithm: Algorithm;
-  spec: LimitSpec;
+  readonly spec: LimitSpec;
   readonly big: boolean;
   readonly offset: number;
   readonly width: number;
@@ -203,12 +208,27 @@ export class MemoryStore implements SyncStore {
     return this.#consumeItems([{ limits, key, cost }], [slot], nowMs)[0];
   }
 
+  /**
+   * The slot of `key` in table `t` with `set` bound to it (the slow path of {@link singleLimitConsumer}): rebinds
+   * `set` when another set of its namespace was used since, and stores the key when it is new.
+   */
+  #slotOf(t: Table, set: LimitSet, key: string, nowMs: number): number {
+    if (t.set !== set) t = this.#bind(set);
+    return t.map.get(key) ?? this.#insert(t, key, nowMs);
+  }
+
   /** The single-limit consumer of `set` in table `t` ({@link singleLimitConsumer}), made once per set. */
   #consumerOf(t: Table, set: LimitSet, only: LimitLayout): Consumer {
     let consume = this.#consumers.get(set);
     if (consume === undefined) {
-      consume = singleLimitConsumer(t, set, only, this.#slab, this.#flags, this.#out, (key, cost, nowMs) =>
-        this.#consumeIn(t, set, key, cost, nowMs),
+      consume = singleLimitConsumer(
+        t,
+        set,
+        only,
+        this.#slab,
+        this.#flags,
+        this.#out,
+        outOfLine((key: string, nowMs: number) => this.#slotOf(t, set, key, nowMs)),
       );
       this.#consumers.set(set, consume);
     }
@@ -646,11 +666,15 @@ export class MemoryStore implements SyncStore {
 }
 
 /**
- * The consume of a set of one small limit `l` (the common case), for keys already stored in `table`: one map
- * lookup, one read and one write of the slot's flags (marking it recently used, updating its warning bit), the
- * kernel, and the decision as the only allocation. Everything it needs arrives as parameters, so that the
- * closure is small and self-contained: the JIT compiles the whole path as one unit, inlined into its caller
- * when the caller has room. A new key, another set of the namespace used since, or a closed store go to `slow`.
+ * The consume of a set of one small limit `l` (the common case): one map lookup, one read and one write of the
+ * slot's flags (marking it recently used, updating its warning bit), the kernel, and the decision as the only
+ * allocation. Everything it needs arrives as parameters, so that the closure is small and self-contained: the JIT
+ * compiles the whole path as one unit, inlined into its caller when the caller has room.
+ *
+ * It has one exit, the decision it builds: a caller that inlines the path and only reads the decision's fields
+ * (`allowed`, `retryAfterMs`) then sees where the object comes from and need not allocate it at all. So a key not
+ * stored yet, or another set of the namespace used since, does not return from elsewhere: `slotOf` (the slow path)
+ * stores or rebinds and hands back the slot, and the step continues here. It throws on a closed store.
  */
 function singleLimitConsumer(
   table: Table,
@@ -659,46 +683,102 @@ function singleLimitConsumer(
   slab: Slab,
   flags: Uint8Array,
   out: StepOut,
-  slow: Consumer,
+  slotOf: (key: string, nowMs: number) => number,
+): Consumer {
+  const { algorithm, spec } = l;
+  return consumerOver(
+    table,
+    limits,
+    table.map,
+    algorithm.apply,
+    algorithm.idleAfterMs,
+    spec,
+    WARNING_ENTER_REMAINING * spec.limit,
+    WARNING_LEAVE_REMAINING * spec.limit,
+    l.offset,
+    l.warnBit,
+    slab,
+    flags,
+    out,
+    slotOf,
+  );
+}
+
+/**
+ * {@link singleLimitConsumer} over the layout's parts, each a plain parameter: the closure reads them from its
+ * context without the check for the temporal dead zone that a `const` (or a destructured parameter) needs, which
+ * keeps its bytecode small. `apply` and `idleAfterMs` are the algorithm's, which use no `this`; `enter` and `leave`
+ * are {@link nextWarning}'s thresholds for this limit, computed once.
+ */
+function consumerOver(
+  table: Table,
+  limits: LimitSet,
+  map: Map<string, number>,
+  apply: Algorithm["apply"],
+  idleAfterMs: Algorithm["idleAfterMs"],
+  spec: LimitSpec,
+  enter: number,
+  leave: number,
+  offset: number,
+  warnBit: number,
+  slab: Slab,
+  flags: Uint8Array,
+  out: StepOut,
+  slotOf: (key: string, nowMs: number) => number,
 ): Consumer {
   return function consumeOne(key, cost, nowMs) {
-    const slot = table.set === limits ? table.map.get(key) : undefined;
-    if (slot === undefined) return slow(key, cost, nowMs);
+    let slot = map.get(key);
+    if (table.set !== limits || slot === undefined) slot = slotOf(key, nowMs);
     const data = slab.data;
-    const off = slot * slab.stride + l.offset;
-    const spec = l.spec;
-    const warnBit = l.warnBit;
+    const off = slot * slab.stride + offset;
     const before = flags[slot] | 1; // marked recently used
-    const marked = (before & warnBit) !== 0;
     // A key with its warning flag up decides first without writing: denied, it keeps the flag (a denial changes
-    // no state, and every reader of the flag drops it from a fresh state first); granted, the flag is dropped
-    // when the state was back to fresh, which can only be asked before the step is written.
-    l.algorithm.apply(data, off, nowMs, spec, cost, !marked, out);
+    // no state, and every reader of the flag drops it from a fresh state first); granted, the step runs again to
+    // write (one call site of the kernel, in a loop, so that the JIT inlines it once), and the flag is dropped if
+    // the state was back to fresh, which can only be asked before the write ({@link stillWarned}).
+    let commit = (before & warnBit) === 0;
+    let warned = !commit;
+    for (;;) {
+      apply(data, off, nowMs, spec, cost, commit, out);
+      if (commit || !out.allowed) break;
+      warned = stillWarned(idleAfterMs, data, off, nowMs, spec, out.remaining, enter, leave);
+      commit = true;
+    }
     const allowed = out.allowed;
-    const warned = marked && allowed ? commitFlaggedGrant(l, data, off, nowMs, cost, out) : marked;
-    // A grant moves the flag with the remaining units (with hysteresis).
-    const warning = allowed ? nextWarning(warned, out.remaining, spec.limit) : warned;
+    const remaining = out.remaining;
+    // A grant moves the flag with the remaining units, as nextWarning does: up below `enter`, down above `leave`.
+    const warning = allowed ? remaining < enter || (remaining <= leave && warned) : warned;
     flags[slot] = warning ? before | warnBit : before & ~warnBit;
     return verdictDecision(spec, out, allowed, allowed ? (warning ? "warning" : "normal") : "throttled");
   };
 }
 
 /**
- * Commits the grant of a key whose warning flag was up, which {@link singleLimitConsumer} only decided: returns
- * whether the flag still holds, i.e. whether the state before this step was not back to fresh. Kept apart so that
- * a JIT compiling a hot run of denials does not spend its inlining room on it.
+ * Whether the warning flag of a key granted a step still holds: it decides the new flag only in the hysteresis band
+ * [enter, leave] of the remaining units, and then holds unless the state before the step was back to fresh (no
+ * history). Kept out of {@link singleLimitConsumer}, whose bytecode must stay small, since it is rarely needed.
  */
-function commitFlaggedGrant(
-  l: LimitLayout,
+function stillWarned(
+  idleAfterMs: Algorithm["idleAfterMs"],
   data: Float64Array,
   off: number,
   nowMs: number,
-  cost: number,
-  out: StepOut,
+  spec: LimitSpec,
+  remaining: number,
+  enter: number,
+  leave: number,
 ): boolean {
-  const warned = !(l.algorithm.idleAfterMs(data, off, nowMs, l.spec) <= 0);
-  l.algorithm.apply(data, off, nowMs, l.spec, cost, true, out);
-  return warned;
+  return remaining < enter || remaining > leave || !(idleAfterMs(data, off, nowMs, spec) <= 0);
+}
+
+/**
+ * `fn` behind a call that V8's optimising compiler never inlines (a call through a Proxy, ~30 ns): for a slow path
+ * called from a hot function, so that it does not take the hot function's inlining budget. V8 charges a function's
+ * inlined code against every caller that inlines it; {@link singleLimitConsumer}'s callers must be able to inline all
+ * of it (and so avoid allocating its decision), which leaves no room for the insert path.
+ */
+function outOfLine<F extends (...args: never[]) => unknown>(fn: F): F {
+  return new Proxy(fn, {});
 }
 
 function hasDuplicates(slots: readonly number[]): boolean {
