@@ -36,6 +36,7 @@ import {
   type Decision,
   type PolicyStatus,
   policyStatusOf,
+  VerdictDecision,
   verdictDecision,
 } from "../../core/decision.js";
 import { InvalidArgumentError } from "../../core/errors.js";
@@ -726,6 +727,7 @@ function consumerOver(
   out: StepOut,
   slotOf: (key: string, nowMs: number) => number,
 ): Consumer {
+  const stillWarned = warnedAfterGrant(idleAfterMs, spec, enter, leave);
   return function consumeOne(key, cost, nowMs) {
     let slot = map.get(key);
     if (table.set !== limits || slot === undefined) slot = slotOf(key, nowMs);
@@ -735,13 +737,13 @@ function consumerOver(
     // A key with its warning flag up decides first without writing: denied, it keeps the flag (a denial changes
     // no state, and every reader of the flag drops it from a fresh state first); granted, the step runs again to
     // write (one call site of the kernel, in a loop, so that the JIT inlines it once), and the flag is dropped if
-    // the state was back to fresh, which can only be asked before the write ({@link stillWarned}).
+    // the state was back to fresh, which can only be asked before the write ({@link warnedAfterGrant}).
     let commit = (before & warnBit) === 0;
     let warned = !commit;
     for (;;) {
       apply(data, off, nowMs, spec, cost, commit, out);
       if (commit || !out.allowed) break;
-      warned = stillWarned(idleAfterMs, data, off, nowMs, spec, out.remaining, enter, leave);
+      warned = stillWarned(data, off, nowMs, out.remaining);
       commit = true;
     }
     const allowed = out.allowed;
@@ -749,26 +751,24 @@ function consumerOver(
     // A grant moves the flag with the remaining units, as nextWarning does: up below `enter`, down above `leave`.
     const warning = allowed ? remaining < enter || (remaining <= leave && warned) : warned;
     flags[slot] = warning ? before | warnBit : before & ~warnBit;
-    return verdictDecision(spec, out, allowed, allowed ? (warning ? "warning" : "normal") : "throttled");
+    return new VerdictDecision(spec, out, allowed, allowed ? (warning ? "warning" : "normal") : "throttled");
   };
 }
 
 /**
- * Whether the warning flag of a key granted a step still holds: it decides the new flag only in the hysteresis band
- * [enter, leave] of the remaining units, and then holds unless the state before the step was back to fresh (no
- * history). Kept out of {@link singleLimitConsumer}, whose bytecode must stay small, since it is rarely needed.
+ * Whether the warning flag of a key granted a step still holds (for {@link singleLimitConsumer}, given the state
+ * before the step and the units remaining after it): the flag decides the new one only in the hysteresis band
+ * [enter, leave], and then holds unless the state was back to fresh (no history). Kept out of the consumer, whose
+ * bytecode must stay small, since it is rarely needed.
  */
-function stillWarned(
+function warnedAfterGrant(
   idleAfterMs: Algorithm["idleAfterMs"],
-  data: Float64Array,
-  off: number,
-  nowMs: number,
   spec: LimitSpec,
-  remaining: number,
   enter: number,
   leave: number,
-): boolean {
-  return remaining < enter || remaining > leave || !(idleAfterMs(data, off, nowMs, spec) <= 0);
+): (data: Float64Array, off: number, nowMs: number, remaining: number) => boolean {
+  return (data, off, nowMs, remaining) =>
+    remaining < enter || remaining > leave || !(idleAfterMs(data, off, nowMs, spec) <= 0);
 }
 
 /**
