@@ -14,6 +14,9 @@ import { isSyncStore, type Store, type StoreOp, type SyncStore } from "../stores
 
 /** Longest key accepted, in UTF-16 code units. */
 export const MAX_KEY_LENGTH = 1024;
+// Module-local copy for the hot path: V8 folds it into optimised code, while an exported binding is read from its
+// cell and checked on every use.
+const KEY_LENGTH_LIMIT = MAX_KEY_LENGTH;
 
 /** Options of {@link createLimiter}. */
 export interface LimiterOptions {
@@ -264,7 +267,7 @@ function limitSyncOver(
   const limitSync = (key: string, options?: CallOptions): Decision =>
     consume(
       key,
-      options === undefined && typeof key === "string" && (key.length - 1) >>> 0 < MAX_KEY_LENGTH
+      options === undefined && typeof key === "string" && (key.length - 1) >>> 0 < KEY_LENGTH_LIMIT
         ? 1
         : checkedCost(key, options),
       options?.nowMs ?? clock.nowMs(),
