@@ -49,6 +49,10 @@ import {
 } from "../../core/limit-state.js";
 import type { StoreItem, StoreOp, SyncStore } from "../store.js";
 
+// Module-local copy for the hot path: V8 folds it into optimised code, while an imported binding is read from its
+// cell and checked on every use.
+const StoreDecision = VerdictDecision;
+
 /** States wider than this many floats live in a per-key array instead of the shared preallocated one. */
 export const SMALL_STATE_MAX_WIDTH = 8;
 
@@ -727,7 +731,6 @@ function consumerOver(
   out: StepOut,
   slotOf: (key: string, nowMs: number) => number,
 ): Consumer {
-  const stillWarned = warnedAfterGrant(idleAfterMs, spec, enter, leave);
   return function consumeOne(key, cost, nowMs) {
     let slot = map.get(key);
     if (table.set !== limits || slot === undefined) slot = slotOf(key, nowMs);
@@ -737,13 +740,17 @@ function consumerOver(
     // A key with its warning flag up decides first without writing: denied, it keeps the flag (a denial changes
     // no state, and every reader of the flag drops it from a fresh state first); granted, the step runs again to
     // write (one call site of the kernel, in a loop, so that the JIT inlines it once), and the flag is dropped if
-    // the state was back to fresh, which can only be asked before the write ({@link warnedAfterGrant}).
+    // the state was back to fresh, which can only be asked before the write.
     let commit = (before & warnBit) === 0;
     let warned = !commit;
     for (;;) {
       apply(data, off, nowMs, spec, cost, commit, out);
       if (commit || !out.allowed) break;
-      warned = stillWarned(data, off, nowMs, out.remaining);
+      // The flag decides the new one only in the hysteresis band [enter, leave] (the remaining units are the same
+      // in both runs), and holds there unless the state was back to fresh (no history). Asked only there: a call
+      // that never runs is not inlined, which keeps the consumer within its callers' inlining budget.
+      if (out.remaining >= enter && out.remaining <= leave)
+        warned = !(idleAfterMs(data, off, nowMs, spec) <= 0);
       commit = true;
     }
     const allowed = out.allowed;
@@ -751,24 +758,8 @@ function consumerOver(
     // A grant moves the flag with the remaining units, as nextWarning does: up below `enter`, down above `leave`.
     const warning = allowed ? remaining < enter || (remaining <= leave && warned) : warned;
     flags[slot] = warning ? before | warnBit : before & ~warnBit;
-    return new VerdictDecision(spec, out, allowed, allowed ? (warning ? "warning" : "normal") : "throttled");
+    return new StoreDecision(spec, out, allowed, allowed ? (warning ? "warning" : "normal") : "throttled");
   };
-}
-
-/**
- * Whether the warning flag of a key granted a step still holds (for {@link singleLimitConsumer}, given the state
- * before the step and the units remaining after it): the flag decides the new one only in the hysteresis band
- * [enter, leave], and then holds unless the state was back to fresh (no history). Kept out of the consumer, whose
- * bytecode must stay small, since it is rarely needed.
- */
-function warnedAfterGrant(
-  idleAfterMs: Algorithm["idleAfterMs"],
-  spec: LimitSpec,
-  enter: number,
-  leave: number,
-): (data: Float64Array, off: number, nowMs: number, remaining: number) => boolean {
-  return (data, off, nowMs, remaining) =>
-    remaining < enter || remaining > leave || !(idleAfterMs(data, off, nowMs, spec) <= 0);
 }
 
 /**
