@@ -22,6 +22,11 @@ import type { LimitSpec } from "../core/limit-spec.js";
 import { CEIL_SLACK_MS, TIME_TOLERANCE_MS } from "../core/time-math.js";
 import type { StepOut } from "./algorithm.js";
 
+// Module-local copies of the shared constants: V8 folds these into the kernel's optimised code as constants, while
+// an imported binding is read from its cell and checked on every use.
+const TOLERANCE_MS = TIME_TOLERANCE_MS;
+const SLACK_MS = CEIL_SLACK_MS;
+
 /** The level drained to `nowMs`, not yet clamped (never negative). */
 function drainedLevel(s: Float64Array, o: number, nowMs: number, spec: LimitSpec): number {
   const last = s[o + 1];
@@ -48,7 +53,7 @@ export function drainApply(
   const lag = last > nowMs ? last - nowMs : 0;
   const after = level + cost;
   const excess = (after - burst) * t;
-  const allowed = cost <= burst && excess <= TIME_TOLERANCE_MS;
+  const allowed = cost <= burst && excess <= TOLERANCE_MS;
   if (allowed && commit && cost > 0) {
     s[o] = after;
     if (nowMs > last) s[o + 1] = nowMs;
@@ -61,12 +66,12 @@ export function drainApply(
   const free = burst - kept;
   out.allowed = allowed;
   out.remaining =
-    free <= 0 || (free < 0.5 && t >= 4 * TIME_TOLERANCE_MS) ? 0 : Math.floor(free + TIME_TOLERANCE_MS / t);
+    free <= 0 || (free < 0.5 && t >= 4 * TOLERANCE_MS) ? 0 : Math.floor(free + TOLERANCE_MS / t);
   // Durations round as `ceilMs` does, written out (a call here can cost the JIT its room to inline the whole
   // consume). A denial within the burst waits lag + excess > TIME_TOLERANCE_MS > CEIL_SLACK_MS: no test needed.
   const drainMs = lag + kept * t;
-  out.resetAfterMs = kept > 0 ? (drainMs <= CEIL_SLACK_MS ? 0 : Math.ceil(drainMs - CEIL_SLACK_MS)) : 0;
-  out.retryAfterMs = allowed ? 0 : cost > burst ? Infinity : Math.ceil(lag + excess - CEIL_SLACK_MS);
+  out.resetAfterMs = kept > 0 ? (drainMs <= SLACK_MS ? 0 : Math.ceil(drainMs - SLACK_MS)) : 0;
+  out.retryAfterMs = allowed ? 0 : cost > burst ? Infinity : Math.ceil(lag + excess - SLACK_MS);
   out.leaseId = 0;
 }
 

@@ -26,6 +26,11 @@
 import { CEIL_SLACK_MS, TIME_TOLERANCE_MS } from "../core/time-math.js";
 import type { Algorithm } from "./algorithm.js";
 
+// Module-local copies of the shared constants: V8 folds these into the kernel's optimised code as constants, while
+// an imported binding is read from its cell and checked on every use.
+const TOLERANCE_MS = TIME_TOLERANCE_MS;
+const SLACK_MS = CEIL_SLACK_MS;
+
 /** GCRA over one float (the theoretical arrival time) per key. */
 export const gcra: Algorithm = {
   id: "gcra",
@@ -33,24 +38,28 @@ export const gcra: Algorithm = {
   width: () => 1,
 
   apply(s, o, nowMs, spec, cost, commit, out): void {
+    // Kept small in bytecode (the memory store's consumer inlines it into callers of `limitSync`, within V8's
+    // inlining budget): each input is read once.
     const t = spec.emissionMs;
-    const tau = spec.burst * t;
-    const base = Math.max(s[o], nowMs); // TAT is never NaN; Math.max keeps `base` unboxed in optimised code
+    const burst = spec.burst;
+    const tau = burst * t;
+    const tat = s[o];
+    const base = tat > nowMs ? tat : nowMs; // max(TAT, now): TAT is never NaN
     const next = base + cost * t;
     const excess = next - nowMs - tau;
-    const allowed = cost <= spec.burst && excess <= TIME_TOLERANCE_MS;
+    const allowed = cost <= burst && excess <= TOLERANCE_MS;
     if (allowed && commit) s[o] = next;
     // remaining = ⌊(τ − ahead + tolerance) / T⌋ after the step. The division is skipped when `free < T`, which
     // is exact: for positive doubles a < b the correctly rounded a / b is at most 1 − 2⁻⁵³, whose floor is 0.
     // A denial of cost ≤ 1 has free < T (up to rounding), so it does not divide.
     const ahead = (allowed ? next : base) - nowMs;
-    const free = tau - ahead + TIME_TOLERANCE_MS;
+    const free = tau - ahead + TOLERANCE_MS;
     out.allowed = allowed;
     out.remaining = free >= t ? Math.floor(free / t) : 0;
     // Durations round as `ceilMs` does, written out (a call here can cost the JIT its room to inline the whole
     // consume). A denial within the burst has excess > TIME_TOLERANCE_MS > CEIL_SLACK_MS, so it needs no test.
-    out.resetAfterMs = ahead <= CEIL_SLACK_MS ? 0 : Math.ceil(ahead - CEIL_SLACK_MS);
-    out.retryAfterMs = allowed ? 0 : cost > spec.burst ? Infinity : Math.ceil(excess - CEIL_SLACK_MS);
+    out.resetAfterMs = ahead <= SLACK_MS ? 0 : Math.ceil(ahead - SLACK_MS);
+    out.retryAfterMs = allowed ? 0 : cost > burst ? Infinity : Math.ceil(excess - SLACK_MS);
     out.leaseId = 0;
   },
 

@@ -149,7 +149,7 @@ export interface LimitIdentity {
  * A {@link SingleDecision} built by the store straight from a limit and its kernel's verdict: the same fields
  * in the same order, assigned without an argument list of ten (the memory store's hot path).
  */
-class VerdictDecision implements Decision {
+export class VerdictDecision implements Decision {
   readonly policy: string;
   readonly allowed: boolean;
   readonly limit: number;

@@ -14,6 +14,9 @@ import { isSyncStore, type Store, type StoreOp, type SyncStore } from "../stores
 
 /** Longest key accepted, in UTF-16 code units. */
 export const MAX_KEY_LENGTH = 1024;
+// Module-local copy for the hot path: V8 folds it into optimised code, while an exported binding is read from its
+// cell and checked on every use.
+const KEY_LENGTH_LIMIT = MAX_KEY_LENGTH;
 
 /** Options of {@link createLimiter}. */
 export interface LimiterOptions {
@@ -109,13 +112,12 @@ class BoundLimiter implements Limiter {
   /**
    * A closure rather than a method: the common call (no options, a valid key) is one check of the key, one read
    * of the clock and one call into the store's consumer, in a function small enough for callers to inline.
+   * Decisions are fresh objects, never reused: callers may keep them.
    */
   readonly limitSync: (key: string, options?: CallOptions) => Decision;
   readonly #set: LimitSet;
   readonly #clock: Clock;
   readonly #sync: SyncStore | undefined;
-  /** The store's consumer bound to these limits (absent without a sync path, or with concurrency limits). */
-  readonly #consume: ((key: string, cost: number, nowMs: number) => Decision) | undefined;
   readonly #wholeCosts: boolean;
   readonly #maxCost: number;
 
@@ -128,31 +130,25 @@ class BoundLimiter implements Limiter {
     this.#set = set;
     this.#clock = clock;
     this.#sync = isSyncStore(store) ? store : undefined;
+    // The store's consumer bound to these limits (absent without a sync path, or with concurrency limits).
     const consume = this.#sync !== undefined && !set.hasConcurrency ? this.#sync.bindSync(set) : undefined;
-    this.#consume = consume;
     this.limitSync =
       consume === undefined
-        ? (key, options) => this.#limitSyncWith(key, options)
-        : (key, options) =>
-            options === undefined &&
-            typeof key === "string" &&
-            key.length !== 0 &&
-            key.length <= MAX_KEY_LENGTH
-              ? consume(key, 1, clock.nowMs())
-              : this.#limitSyncWith(key, options);
+        ? () => {
+            throw this.#noSyncPath();
+          }
+        : limitSyncOver(consume, clock, (key, options) => this.#checkedCost(key, options));
     this.#wholeCosts = set.specs.some(
       (s) => s.algorithm !== "gcra" && s.algorithm !== "token_bucket" && s.algorithm !== "leaky_bucket",
     );
     this.#maxCost = Number.MAX_SAFE_INTEGER;
   }
 
-  /** {@link BoundLimiter.limitSync} with options, or with arguments to reject. */
-  #limitSyncWith(key: string, options: CallOptions | undefined): Decision {
-    const consume = this.#consume;
-    if (consume === undefined) throw this.#noSyncPath();
+  /** The cost of a {@link BoundLimiter.limitSync} call with options, or with arguments to reject (then throws). */
+  #checkedCost(key: string, options: CallOptions | undefined): number {
     const cost = options?.cost ?? 1;
     this.#check(key, cost, "limitSync");
-    return consume(key, cost, options?.nowMs ?? this.#clock.nowMs());
+    return cost;
   }
 
   limit(key: string, options?: CallOptions): Promise<Decision> {
@@ -254,4 +250,27 @@ class BoundLimiter implements Limiter {
       `${method}: this limiter has a concurrency limit; use acquire() and release the lease`,
     );
   }
+}
+
+/**
+ * The {@link Limiter.limitSync} of a limiter whose store has a consumer for its limits: one call into `consume`
+ * whatever the arguments, so that a caller inlining it sees the decision's only allocation site and, when it just
+ * reads the decision's fields, need not allocate the decision at all. The common call (no options, a key of 1 to
+ * MAX_KEY_LENGTH characters) costs 1 at the clock's time; any other goes through `checkedCost`, which throws on
+ * invalid arguments. A module function with plain parameters keeps the closure's bytecode small.
+ */
+function limitSyncOver(
+  consume: (key: string, cost: number, nowMs: number) => Decision,
+  clock: Clock,
+  checkedCost: (key: string, options: CallOptions | undefined) => number,
+): (key: string, options?: CallOptions) => Decision {
+  const limitSync = (key: string, options?: CallOptions): Decision =>
+    consume(
+      key,
+      options === undefined && typeof key === "string" && (key.length - 1) >>> 0 < KEY_LENGTH_LIMIT
+        ? 1
+        : checkedCost(key, options),
+      options?.nowMs ?? clock.nowMs(),
+    );
+  return limitSync;
 }

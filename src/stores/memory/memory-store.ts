@@ -36,12 +36,22 @@ import {
   type Decision,
   type PolicyStatus,
   policyStatusOf,
+  VerdictDecision,
   verdictDecision,
 } from "../../core/decision.js";
 import { InvalidArgumentError } from "../../core/errors.js";
 import type { LimitSpec } from "../../core/limit-spec.js";
-import { limitStateOf, nextWarning } from "../../core/limit-state.js";
+import {
+  limitStateOf,
+  nextWarning,
+  WARNING_ENTER_REMAINING,
+  WARNING_LEAVE_REMAINING,
+} from "../../core/limit-state.js";
 import type { StoreItem, StoreOp, SyncStore } from "../store.js";
+
+// Module-local copy for the hot path: V8 folds it into optimised code, while an imported binding is read from its
+// cell and checked on every use.
+const StoreDecision = VerdictDecision;
 
 /** States wider than this many floats live in a per-key array instead of the shared preallocated one. */
 export const SMALL_STATE_MAX_WIDTH = 8;
@@ -70,7 +80,7 @@ export interface MemoryStoreStats {
 
 interface LimitLayout {
   readonly algorithm: Algorithm;
-  spec: LimitSpec;
+  readonly spec: LimitSpec;
   readonly big: boolean;
   readonly offset: number;
   readonly width: number;
@@ -203,12 +213,39 @@ export class MemoryStore implements SyncStore {
     return this.#consumeItems([{ limits, key, cost }], [slot], nowMs)[0];
   }
 
+  /**
+   * The slot of `key` in table `t` for `set` (the slow path of {@link singleLimitConsumer}, whose `set` is of one
+   * small limit): stores the key when it is new. When another set of the namespace is bound, one of the same shape
+   * (one small limit, same algorithm and width: e.g. the engine's tiers of a rule's shape, used in turn) shares the
+   * state as is (see `#bind`), so a stored key is stepped with `set`'s limit without a rebind; otherwise `set` is
+   * rebound first.
+   */
+  #slotOf(t: Table, set: LimitSet, key: string, nowMs: number): number {
+    if (t.set !== set) {
+      const o = t.only;
+      const mine = this.#compiled(set).only;
+      const slot =
+        o !== undefined && mine !== undefined && o.algorithm === mine.algorithm && o.width === mine.width
+          ? t.map.get(key)
+          : undefined;
+      if (slot !== undefined) return slot;
+      t = this.#bind(set);
+    }
+    return t.map.get(key) ?? this.#insert(t, key, nowMs);
+  }
+
   /** The single-limit consumer of `set` in table `t` ({@link singleLimitConsumer}), made once per set. */
   #consumerOf(t: Table, set: LimitSet, only: LimitLayout): Consumer {
     let consume = this.#consumers.get(set);
     if (consume === undefined) {
-      consume = singleLimitConsumer(t, set, only, this.#slab, this.#flags, this.#out, (key, cost, nowMs) =>
-        this.#consumeIn(t, set, key, cost, nowMs),
+      consume = singleLimitConsumer(
+        t,
+        set,
+        only,
+        this.#slab,
+        this.#flags,
+        this.#out,
+        outOfLine((key: string, nowMs: number) => this.#slotOf(t, set, key, nowMs)),
       );
       this.#consumers.set(set, consume);
     }
@@ -646,12 +683,15 @@ export class MemoryStore implements SyncStore {
 }
 
 /**
- * The consume of a set of one small limit `l` (the common case), for keys already stored in `table`: one map
- * lookup, one read and one write of the slot's flags (marking it recently used, updating its warning bit), the
- * kernel, and the decision as the only allocation. Everything it needs arrives as parameters, so that the
- * closure is small and self-contained: the JIT compiles the whole path as one unit, inlined into its caller
- * when the caller has room. A new key, another set of the namespace of another shape used since, or a closed store
- * go to `slow`.
+ * The consume of a set of one small limit `l` (the common case): one map lookup, one read and one write of the
+ * slot's flags (marking it recently used, updating its warning bit), the kernel, and the decision as the only
+ * allocation. Everything it needs arrives as parameters, so that the closure is small and self-contained: the JIT
+ * compiles the whole path as one unit, inlined into its caller when the caller has room.
+ *
+ * It has one exit, the decision it builds: a caller that inlines the path and only reads the decision's fields
+ * (`allowed`, `retryAfterMs`) then sees where the object comes from and need not allocate it at all. So a key not
+ * stored yet, or another set of the namespace used since, does not return from elsewhere: `slotOf` (the slow path)
+ * stores or rebinds and hands back the slot, and the step continues here. It throws on a closed store.
  */
 function singleLimitConsumer(
   table: Table,
@@ -660,59 +700,88 @@ function singleLimitConsumer(
   slab: Slab,
   flags: Uint8Array,
   out: StepOut,
-  slow: Consumer,
+  slotOf: (key: string, nowMs: number) => number,
+): Consumer {
+  const { algorithm, spec } = l;
+  return consumerOver(
+    table,
+    limits,
+    table.map,
+    algorithm.apply,
+    algorithm.idleAfterMs,
+    spec,
+    WARNING_ENTER_REMAINING * spec.limit,
+    WARNING_LEAVE_REMAINING * spec.limit,
+    l.offset,
+    l.warnBit,
+    slab,
+    flags,
+    out,
+    slotOf,
+  );
+}
+
+/**
+ * {@link singleLimitConsumer} over the layout's parts, each a plain parameter: the closure reads them from its
+ * context without the check for the temporal dead zone that a `const` (or a destructured parameter) needs, which
+ * keeps its bytecode small. `apply` and `idleAfterMs` are the algorithm's, which use no `this`; `enter` and `leave`
+ * are {@link nextWarning}'s thresholds for this limit, computed once.
+ */
+function consumerOver(
+  table: Table,
+  limits: LimitSet,
+  map: Map<string, number>,
+  apply: Algorithm["apply"],
+  idleAfterMs: Algorithm["idleAfterMs"],
+  spec: LimitSpec,
+  enter: number,
+  leave: number,
+  offset: number,
+  warnBit: number,
+  slab: Slab,
+  flags: Uint8Array,
+  out: StepOut,
+  slotOf: (key: string, nowMs: number) => number,
 ): Consumer {
   return function consumeOne(key, cost, nowMs) {
-    const slot = table.set === limits ? table.map.get(key) : sameShapeSlot(table, l, key);
-    if (slot === undefined) return slow(key, cost, nowMs);
+    let slot = map.get(key);
+    if (table.set !== limits || slot === undefined) slot = slotOf(key, nowMs);
     const data = slab.data;
-    const off = slot * slab.stride + l.offset;
-    const spec = l.spec;
-    const warnBit = l.warnBit;
+    const off = slot * slab.stride + offset;
     const before = flags[slot] | 1; // marked recently used
-    const marked = (before & warnBit) !== 0;
     // A key with its warning flag up decides first without writing: denied, it keeps the flag (a denial changes
-    // no state, and every reader of the flag drops it from a fresh state first); granted, the flag is dropped
-    // when the state was back to fresh, which can only be asked before the step is written.
-    l.algorithm.apply(data, off, nowMs, spec, cost, !marked, out);
+    // no state, and every reader of the flag drops it from a fresh state first); granted, the step runs again to
+    // write (one call site of the kernel, in a loop, so that the JIT inlines it once), and the flag is dropped if
+    // the state was back to fresh, which can only be asked before the write.
+    let commit = (before & warnBit) === 0;
+    let warned = !commit;
+    for (;;) {
+      apply(data, off, nowMs, spec, cost, commit, out);
+      if (commit || !out.allowed) break;
+      // The flag decides the new one only in the hysteresis band [enter, leave] (the remaining units are the same
+      // in both runs), and holds there unless the state was back to fresh (no history). Asked only there: a call
+      // that never runs is not inlined, which keeps the consumer within its callers' inlining budget.
+      if (out.remaining >= enter && out.remaining <= leave)
+        warned = !(idleAfterMs(data, off, nowMs, spec) <= 0);
+      commit = true;
+    }
     const allowed = out.allowed;
-    const warned = marked && allowed ? commitFlaggedGrant(l, data, off, nowMs, cost, out) : marked;
-    // A grant moves the flag with the remaining units (with hysteresis).
-    const warning = allowed ? nextWarning(warned, out.remaining, spec.limit) : warned;
+    const remaining = out.remaining;
+    // A grant moves the flag with the remaining units, as nextWarning does: up below `enter`, down above `leave`.
+    const warning = allowed ? remaining < enter || (remaining <= leave && warned) : warned;
     flags[slot] = warning ? before | warnBit : before & ~warnBit;
-    return verdictDecision(spec, out, allowed, allowed ? (warning ? "warning" : "normal") : "throttled");
+    return new StoreDecision(spec, out, allowed, allowed ? (warning ? "warning" : "normal") : "throttled");
   };
 }
 
 /**
- * The slot of `key` in `table` while another set of its namespace is bound, when that set has the shape of `l` (one
- * small limit, same algorithm and width: e.g. the engine's tiers of a rule's shape, used in turn): it shares the
- * state as is (see `#bind`), so `l` steps it without a rebind. Undefined otherwise (the consumer's slow path
- * rebinds). Kept apart so that a consumer whose set is always the bound one compiles as before.
+ * `fn` behind a call that V8's optimising compiler never inlines (a call through a Proxy, ~30 ns): for a slow path
+ * called from a hot function, so that it does not take the hot function's inlining budget. V8 charges a function's
+ * inlined code against every caller that inlines it; {@link singleLimitConsumer}'s callers must be able to inline all
+ * of it (and so avoid allocating its decision), which leaves no room for the insert path.
  */
-function sameShapeSlot(table: Table, l: LimitLayout, key: string): number | undefined {
-  const o = table.only;
-  return o !== undefined && o.algorithm === l.algorithm && o.width === l.width
-    ? table.map.get(key)
-    : undefined;
-}
-
-/**
- * Commits the grant of a key whose warning flag was up, which {@link singleLimitConsumer} only decided: returns
- * whether the flag still holds, i.e. whether the state before this step was not back to fresh. Kept apart so that
- * a JIT compiling a hot run of denials does not spend its inlining room on it.
- */
-function commitFlaggedGrant(
-  l: LimitLayout,
-  data: Float64Array,
-  off: number,
-  nowMs: number,
-  cost: number,
-  out: StepOut,
-): boolean {
-  const warned = !(l.algorithm.idleAfterMs(data, off, nowMs, l.spec) <= 0);
-  l.algorithm.apply(data, off, nowMs, l.spec, cost, true, out);
-  return warned;
+function outOfLine<F extends (...args: never[]) => unknown>(fn: F): F {
+  return new Proxy(fn, {});
 }
 
 function hasDuplicates(slots: readonly number[]): boolean {
