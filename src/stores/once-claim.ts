@@ -21,13 +21,34 @@
  * this path: their record lives in the decision's own script call (one round trip).
  */
 import { randomUUID } from "node:crypto";
-import type { Scheduler } from "../core/clock.js";
+import { type Scheduler, systemScheduler } from "../core/clock.js";
 import type { Decision } from "../core/decision.js";
-import { SluiceError } from "../core/errors.js";
+import { InvalidArgumentError, SluiceError } from "../core/errors.js";
 import type { OnceLedger, OnceResult } from "./store.js";
 
 /** How long a claim holds an idempotency record by default, ms: the bound on a claimer's consume and record. */
 export const ONCE_CLAIM_TTL_MS = 10_000;
+/**
+ * The claim settings of store `owner` (named in errors) from its options, defaulted and checked: `claimTtlMs` a
+ * whole number of ms from 1 to 3,600,000 (default {@link ONCE_CLAIM_TTL_MS}), `scheduler` a Scheduler.
+ */
+export function claimSettingsOf(
+  owner: string,
+  options: { readonly claimTtlMs?: number; readonly scheduler?: Scheduler },
+): { readonly claimTtlMs: number; readonly scheduler: Scheduler } {
+  const claimTtlMs = options.claimTtlMs ?? ONCE_CLAIM_TTL_MS;
+  if (!Number.isInteger(claimTtlMs) || claimTtlMs < 1 || claimTtlMs > 3_600_000) {
+    throw new InvalidArgumentError(
+      `${owner}: claimTtlMs must be a whole number of ms from 1 to 3600000, got ${String(claimTtlMs)}`,
+    );
+  }
+  const scheduler = options.scheduler ?? systemScheduler;
+  if (scheduler === null || typeof scheduler !== "object" || typeof scheduler.sleep !== "function") {
+    throw new InvalidArgumentError(`${owner}: scheduler must be a Scheduler (with sleep)`);
+  }
+  return { claimTtlMs, scheduler };
+}
+
 /** First pause of a caller waiting for another caller's claim, ms; doubled after each try. */
 export const ONCE_WAIT_FIRST_MS = 2;
 /** Longest single pause of a waiting caller, ms. */

@@ -34,10 +34,10 @@
  * anything is applied, and the caller decides without a shared record.
  */
 import type { LimitSet } from "../algorithms/limit-set.js";
-import { type Scheduler, systemScheduler } from "../core/clock.js";
+import type { Scheduler } from "../core/clock.js";
 import { type Decision, deniedDecision } from "../core/decision.js";
 import { InvalidArgumentError, SluiceError } from "../core/errors.js";
-import { applyOnceClaimed, ONCE_CLAIM_TTL_MS } from "./once-claim.js";
+import { applyOnceClaimed, claimSettingsOf } from "./once-claim.js";
 import {
   hasOnceLedger,
   type IdempotencyClaim,
@@ -97,16 +97,7 @@ export class ShardedStore implements Store {
         `shardedStore: virtualNodes must be a whole number from 1 to 100000, got ${vnodes}`,
       );
     }
-    const claimTtlMs = options.claimTtlMs ?? ONCE_CLAIM_TTL_MS;
-    if (!Number.isInteger(claimTtlMs) || claimTtlMs < 1 || claimTtlMs > 3_600_000) {
-      throw new InvalidArgumentError(
-        `shardedStore: claimTtlMs must be a whole number of ms from 1 to 3600000, got ${String(claimTtlMs)}`,
-      );
-    }
-    const scheduler = options.scheduler ?? systemScheduler;
-    if (scheduler === null || typeof scheduler !== "object" || typeof scheduler.sleep !== "function") {
-      throw new InvalidArgumentError("shardedStore: scheduler must be a Scheduler (with sleep)");
-    }
+    const { claimTtlMs, scheduler } = claimSettingsOf("shardedStore", options);
     this.#virtualNodes = vnodes;
     this.#claimTtlMs = claimTtlMs;
     this.#scheduler = scheduler;

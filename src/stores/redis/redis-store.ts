@@ -52,10 +52,10 @@
  * refresh, at most `clusterRetries` times; then the call fails with `ERR_SLUICE_STORE_UNAVAILABLE`.
  */
 import { type LimitSet, MAX_LIMITS_PER_SET } from "../../algorithms/limit-set.js";
-import { type Scheduler, systemScheduler } from "../../core/clock.js";
+import type { Scheduler } from "../../core/clock.js";
 import type { Decision } from "../../core/decision.js";
 import { InvalidArgumentError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
-import { applyOnceClaimed, ONCE_CLAIM_TTL_MS, PENDING, untilSettled } from "../once-claim.js";
+import { applyOnceClaimed, claimSettingsOf, PENDING, untilSettled } from "../once-claim.js";
 import type {
   IdempotencyClaim,
   OnceClaimState,
@@ -242,16 +242,7 @@ export class RedisStore implements OnceLedgerStore {
     if (onWarning !== undefined && typeof onWarning !== "function") {
       throw new InvalidArgumentError("redisStore: onWarning must be a function (warning) => void");
     }
-    const claimTtlMs = options.claimTtlMs ?? ONCE_CLAIM_TTL_MS;
-    if (!Number.isInteger(claimTtlMs) || claimTtlMs < 1 || claimTtlMs > 3_600_000) {
-      throw new InvalidArgumentError(
-        `redisStore: claimTtlMs must be a whole number of ms from 1 to 3600000, got ${String(claimTtlMs)}`,
-      );
-    }
-    const scheduler = options.scheduler ?? systemScheduler;
-    if (scheduler === null || typeof scheduler !== "object" || typeof scheduler.sleep !== "function") {
-      throw new InvalidArgumentError("redisStore: scheduler must be a Scheduler (with sleep)");
-    }
+    const { claimTtlMs, scheduler } = claimSettingsOf("redisStore", options);
     this.#claimTtlMs = claimTtlMs;
     this.#scheduler = scheduler;
     this.#client = client;
