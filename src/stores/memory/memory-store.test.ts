@@ -275,6 +275,32 @@ describe("MemoryStore", () => {
       expect(consume("k", 1, T0).allowed).toBe(false);
     });
 
+    it("steps the shared state with its own limit while a set of the same shape is bound, as the general path does", () => {
+      // Two tiers of one shape (gcra, one float) and one of another shape (token_bucket) used in turn on one
+      // namespace: the bound consumers answer as the all-or-nothing path, which rebinds at every switch.
+      const specs = [
+        { name: "p", algorithm: "gcra", limit: 4, periodMs: 1000 },
+        { name: "p", algorithm: "gcra", limit: 10, periodMs: 1000, burst: 6 },
+        { name: "p", algorithm: "token_bucket", limit: 4, periodMs: 1000 },
+      ] as const;
+      const store = new MemoryStore();
+      const general = new MemoryStore();
+      const sets = specs.map((s) => createLimitSet("tiers", [parseLimitSpec(s)]));
+      const generalSets = specs.map((s) => createLimitSet("tiers", [parseLimitSpec(s)]));
+      const consumers = sets.map((s) => store.bindSync(s));
+      const next = random(4242);
+      let now = T0;
+      for (let i = 0; i < 2000; i++) {
+        now += Math.floor(next() * 120);
+        const tier = next() < 0.05 ? 2 : next() < 0.5 ? 1 : 0;
+        const key = `k${Math.floor(next() * 3)}`;
+        const cost = next() < 0.1 ? 3 : 1;
+        const got = consumers[tier](key, cost, now);
+        const want = general.applySync([{ limits: generalSets[tier], key, cost }], "consume", now)[0];
+        expect(fields(got), `step ${i}: tier ${tier} ${key} cost ${cost}`).toEqual(fields(want));
+      }
+    });
+
     it("keeps its keys' state when a wider set of another namespace widens the shared array", () => {
       const store = new MemoryStore();
       const gcra = gcraSet(4, "narrow");

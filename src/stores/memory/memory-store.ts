@@ -93,6 +93,8 @@ interface CompiledSet {
   readonly small: number;
   readonly big: number;
   readonly only: LimitLayout | undefined;
+  /** `only`'s shape (algorithm and width), one object per shape: sets of one shape share a slot's state as is. */
+  readonly shape: object | undefined;
   readonly zeros: Float64Array;
 }
 
@@ -106,6 +108,8 @@ interface Table {
   bigWidth: number;
   /** The single small limit when the set has exactly one limit and it is small (the fast path), else undefined. */
   only: LimitLayout | undefined;
+  /** The shape of `only` ({@link CompiledSet.shape}), compared by single-limit consumers of any set. */
+  shape: object | undefined;
   /** Zeros of the widest state, read (never written) when peeking a key that is not stored. */
   zeros: Float64Array;
   /** The single-limit consumer of `set` when `only` is defined. */
@@ -144,6 +148,8 @@ export class MemoryStore implements SyncStore {
   readonly #tables = new WeakMap<LimitSet, Table>();
   /** Each set's compiled layout, so switching between sets of one namespace allocates nothing. */
   readonly #compiledSets = new WeakMap<LimitSet, CompiledSet>();
+  /** One object per shape of a lone small limit (`algorithm id/width`), see {@link CompiledSet.shape}. */
+  readonly #shapes = new Map<string, object>();
   /** The single-limit consumer of each set of one small limit, made on first use. */
   readonly #consumers = new WeakMap<LimitSet, Consumer>();
   readonly #tablesByNamespace = new Map<string, Table>();
@@ -215,22 +221,12 @@ export class MemoryStore implements SyncStore {
 
   /**
    * The slot of `key` in table `t` for `set` (the slow path of {@link singleLimitConsumer}, whose `set` is of one
-   * small limit): stores the key when it is new. When another set of the namespace is bound, one of the same shape
-   * (one small limit, same algorithm and width: e.g. the engine's tiers of a rule's shape, used in turn) shares the
-   * state as is (see `#bind`), so a stored key is stepped with `set`'s limit without a rebind; otherwise `set` is
-   * rebound first.
+   * small limit): rebinds `set` when the set bound since has another shape, and stores the key when it is new. A set
+   * of the same shape (one small limit, same algorithm and width: e.g. the engine's tiers of a rule's shape, used in
+   * turn) shares the state as is (see `#bind`): the consumer steps it with its own limit and does not come here.
    */
   #slotOf(t: Table, set: LimitSet, key: string, nowMs: number): number {
-    if (t.set !== set) {
-      const o = t.only;
-      const mine = this.#compiled(set).only;
-      const slot =
-        o !== undefined && mine !== undefined && o.algorithm === mine.algorithm && o.width === mine.width
-          ? t.map.get(key)
-          : undefined;
-      if (slot !== undefined) return slot;
-      t = this.#bind(set);
-    }
+    if (t.shape !== this.#compiled(set).shape) t = this.#bind(set);
     return t.map.get(key) ?? this.#insert(t, key, nowMs);
   }
 
@@ -240,7 +236,7 @@ export class MemoryStore implements SyncStore {
     if (consume === undefined) {
       consume = singleLimitConsumer(
         t,
-        set,
+        this.#compiled(set).shape,
         only,
         this.#slab,
         this.#flags,
@@ -582,20 +578,33 @@ export class MemoryStore implements SyncStore {
         if (isBig) big += width;
         else small += width;
       });
+      // The single-limit fast path returns no leases, so concurrency limits never take it.
+      const only =
+        layout.length === 1 && !layout[0].big && layout[0].algorithm.release === undefined
+          ? layout[0]
+          : undefined;
       c = {
         layout,
         small,
         big,
-        // The single-limit fast path returns no leases, so concurrency limits never take it.
-        only:
-          layout.length === 1 && !layout[0].big && layout[0].algorithm.release === undefined
-            ? layout[0]
-            : undefined,
+        only,
+        shape: only === undefined ? undefined : this.#shapeOf(only),
         zeros: new Float64Array(Math.max(small, big, 1)),
       };
       this.#compiledSets.set(set, c);
     }
     return c;
+  }
+
+  /** The object standing for `l`'s shape (algorithm and state width), the same for every set of that shape. */
+  #shapeOf(l: LimitLayout): object {
+    const name = `${l.algorithm.id}/${l.width}`;
+    let shape = this.#shapes.get(name);
+    if (shape === undefined) {
+      shape = Object.freeze({ name });
+      this.#shapes.set(name, shape);
+    }
+    return shape;
   }
 
   /**
@@ -628,6 +637,7 @@ export class MemoryStore implements SyncStore {
         smallWidth: c.small,
         bigWidth: c.big,
         only: c.only,
+        shape: c.shape,
         zeros: c.zeros,
         consumeOne: undefined,
       };
@@ -639,6 +649,7 @@ export class MemoryStore implements SyncStore {
     t.smallWidth = c.small;
     t.bigWidth = c.big;
     t.only = c.only;
+    t.shape = c.shape;
     t.zeros = c.zeros;
     t.consumeOne = c.only === undefined ? undefined : this.#consumerOf(t, set, c.only);
     if (c.small > this.#slab.stride) this.#widen(c.small);
@@ -690,12 +701,14 @@ export class MemoryStore implements SyncStore {
  *
  * It has one exit, the decision it builds: a caller that inlines the path and only reads the decision's fields
  * (`allowed`, `retryAfterMs`) then sees where the object comes from and need not allocate it at all. So a key not
- * stored yet, or another set of the namespace used since, does not return from elsewhere: `slotOf` (the slow path)
- * stores or rebinds and hands back the slot, and the step continues here. It throws on a closed store.
+ * stored yet, or a set of another shape bound in the namespace since, does not return from elsewhere: `slotOf` (the
+ * slow path) stores or rebinds and hands back the slot, and the step continues here. It throws on a closed store.
+ * `shape` is the set's {@link CompiledSet.shape}: while the table's bound set has it, the slot's state is this
+ * limit's to step, whichever set of the shape was bound.
  */
 function singleLimitConsumer(
   table: Table,
-  limits: LimitSet,
+  shape: object | undefined,
   l: LimitLayout,
   slab: Slab,
   flags: Uint8Array,
@@ -705,7 +718,7 @@ function singleLimitConsumer(
   const { algorithm, spec } = l;
   return consumerOver(
     table,
-    limits,
+    shape,
     table.map,
     algorithm.apply,
     algorithm.idleAfterMs,
@@ -729,7 +742,7 @@ function singleLimitConsumer(
  */
 function consumerOver(
   table: Table,
-  limits: LimitSet,
+  shape: object | undefined,
   map: Map<string, number>,
   apply: Algorithm["apply"],
   idleAfterMs: Algorithm["idleAfterMs"],
@@ -745,7 +758,7 @@ function consumerOver(
 ): Consumer {
   return function consumeOne(key, cost, nowMs) {
     let slot = map.get(key);
-    if (table.set !== limits || slot === undefined) slot = slotOf(key, nowMs);
+    if (table.shape !== shape || slot === undefined) slot = slotOf(key, nowMs);
     const data = slab.data;
     const off = slot * slab.stride + offset;
     const before = flags[slot] | 1; // marked recently used
