@@ -14,6 +14,7 @@ import { type RedisStoreOptions, redisStore } from "../../src/stores/redis/index
 import { resilientStore } from "../../src/stores/resilient-store.js";
 import type { StoreItem, StoreOp } from "../../src/stores/store.js";
 import { ReferenceStore } from "../../src/testing/index.js";
+import { set } from "../support/limit-sets.js";
 import { type RedisCluster, startRedisCluster } from "../support/redis-cluster.js";
 import { getSharedCluster, uniqueKeyPrefix } from "../support/redis-env.js";
 import { sleep } from "../support/redis-server.js";
@@ -33,13 +34,6 @@ afterAll(() => {
 function store(options: Partial<RedisStoreOptions> & { label: string }) {
   const { label, ...rest } = options;
   return redisStore({ client, clock: "client", prefix: uniqueKeyPrefix(label).slice(0, -1), ...rest });
-}
-
-function set(namespace: string, ...limits: LimitSpecInput[]) {
-  return createLimitSet(
-    namespace,
-    limits.map((l, i) => parseLimitSpec({ name: `l${i}`, ...l })),
-  );
 }
 
 /** The fields a caller sees, as plain data (leases included). */

@@ -8,10 +8,9 @@
 // one documented bound (a claimer dying before its record) is shown.
 import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLimitSet } from "../../src/algorithms/limit-set.js";
 import type { Decision } from "../../src/core/decision.js";
 import { InvalidArgumentError } from "../../src/core/errors.js";
-import { type LimitSpecInput, parseLimitSpec } from "../../src/core/limit-spec.js";
+import { parseLimitSpec } from "../../src/core/limit-spec.js";
 import { ManualClock } from "../../src/core/manual-clock.js";
 import { type CheckRequest, type CheckResult, createEngine, type Engine } from "../../src/engine/engine.js";
 import type { Descriptor, SluiceConfig } from "../../src/rules/rule.js";
@@ -21,6 +20,7 @@ import { keySlot } from "../../src/stores/redis/cluster-router.js";
 import { type RedisStore, type RedisStoreOptions, redisStore } from "../../src/stores/redis/index.js";
 import { shardedStore } from "../../src/stores/sharded-store.js";
 import type { OnceResult, StoreItem } from "../../src/stores/store.js";
+import { set } from "../support/limit-sets.js";
 import { getSharedCluster, getSharedRedis, uniqueKeyPrefix } from "../support/redis-env.js";
 import { type RedisProcess, startRedis } from "../support/redis-server.js";
 
@@ -53,13 +53,6 @@ function connectTo(to: string): Redis {
   const c = new Redis(to);
   clients.push(c);
   return c;
-}
-
-function set(namespace: string, ...limits: LimitSpecInput[]) {
-  return createLimitSet(
-    namespace,
-    limits.map((l, i) => parseLimitSpec({ name: `l${i}`, ...l })),
-  );
 }
 
 /** The fields a caller sees, as plain data. */

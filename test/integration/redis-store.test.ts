@@ -11,6 +11,7 @@ import { createLimiter } from "../../src/engine/limiter.js";
 import { type RedisScriptClient, type RedisStoreOptions, redisStore } from "../../src/stores/redis/index.js";
 import type { StoreItem, StoreOp } from "../../src/stores/store.js";
 import { ReferenceStore } from "../../src/testing/index.js";
+import { set } from "../support/limit-sets.js";
 import { getSharedRedis, uniqueKeyPrefix } from "../support/redis-env.js";
 import { startRedis } from "../support/redis-server.js";
 
@@ -80,13 +81,6 @@ const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 function store(options: Partial<RedisStoreOptions> & { label: string }) {
   const { label, ...rest } = options;
   return redisStore({ client, prefix: uniqueKeyPrefix(label).slice(0, -1), ...rest });
-}
-
-function set(namespace: string, ...limits: LimitSpecInput[]) {
-  return createLimitSet(
-    namespace,
-    limits.map((l, i) => parseLimitSpec({ name: `l${i}`, ...l })),
-  );
 }
 
 /** The fields a caller sees, as plain data (leases included). */
