@@ -8,7 +8,8 @@
  * State (2 fields): `s[o] = level` (units), `s[o + 1] = lastMs` (epoch ms of the last write; never moved back).
  *
  * At `now`: Δ = max(0, now − last); level' = max(0, level − Δ·L/P). A cost c passes when the excess
- * (level' + c − B)·P/L ≤ TIME_TOLERANCE_MS; committing writes level = level' + c and last = max(last, now).
+ * (level' + c − B)·P/L is within the tolerance (`rateToleranceMs`: at most 1 µs of quota and at most 1/1000 of a
+ * unit, so no rate admits a whole unit beyond the burst); committing writes level = level' + c and last = max(last, now).
  *
  * A burst lowered since the key was last seen keeps the level: a key above the new burst is denied (remaining
  * 0) until it has drained below it, and `retryAfterMs` says exactly when. Clamping the level instead would
@@ -19,13 +20,14 @@
  * wrote), the lag `last − now` is added, so retrying at `now + retryAfterMs` passes.
  */
 import type { LimitSpec } from "../core/limit-spec.js";
-import { CEIL_SLACK_MS, TIME_TOLERANCE_MS } from "../core/time-math.js";
+import { CEIL_SLACK_MS, TIME_TOLERANCE_MS, UNIT_TOLERANCE } from "../core/time-math.js";
 import type { StepOut } from "./algorithm.js";
 
 // Module-local copies of the shared constants: V8 folds these into the kernel's optimised code as constants, while
 // an imported binding is read from its cell and checked on every use.
 const TOLERANCE_MS = TIME_TOLERANCE_MS;
 const SLACK_MS = CEIL_SLACK_MS;
+const UNIT_TOL = UNIT_TOLERANCE;
 
 /** The level drained to `nowMs`, not yet clamped (never negative). */
 function drainedLevel(s: Float64Array, o: number, nowMs: number, spec: LimitSpec): number {
@@ -53,25 +55,33 @@ export function drainApply(
   const lag = last > nowMs ? last - nowMs : 0;
   const after = level + cost;
   const excess = (after - burst) * t;
-  const allowed = cost <= burst && excess <= TOLERANCE_MS;
+  const tol = t < 1 ? UNIT_TOL * t : TOLERANCE_MS; // rateToleranceMs(t), written out
+  const allowed = cost <= burst && excess <= tol;
   if (allowed && commit && cost > 0) {
     s[o] = after;
     if (nowMs > last) s[o + 1] = nowMs;
   }
-  // The level after the step: remaining = ⌊B − level⌋ forgiving TIME_TOLERANCE_MS worth of refill, i.e.
-  // floorCount(B − level, TIME_TOLERANCE_MS / T), written out. That is 0 without dividing when B − level < 0.5 and
-  // T ≥ 4·TIME_TOLERANCE_MS (the tolerance is then at most 0.25 units, the sum below 0.75): exact, and the case of
-  // most denials. resetAfterMs = the time until the level has drained.
+  // The level after the step: remaining = ⌊B − level⌋ forgiving the tolerance's worth of refill, i.e.
+  // floorCount(B − level, tol / T), written out. tol / T is at most 1/1000 of a unit, so that is 0 without
+  // dividing when B − level < 0.5: exact, and the case of most denials. resetAfterMs = the time until the level has
+  // drained.
   const kept = allowed ? after : level;
   const free = burst - kept;
   out.allowed = allowed;
-  out.remaining =
-    free <= 0 || (free < 0.5 && t >= 4 * TOLERANCE_MS) ? 0 : Math.floor(free + TOLERANCE_MS / t);
+  out.remaining = free < 0.5 ? 0 : Math.floor(free + tol / t);
   // Durations round as `ceilMs` does, written out (a call here can cost the JIT its room to inline the whole
-  // consume). A denial within the burst waits lag + excess > TIME_TOLERANCE_MS > CEIL_SLACK_MS: no test needed.
+  // consume). A denial within the burst waits lag + excess > tolerance, which is below CEIL_SLACK_MS when T < 0.1 ms:
+  // the wait is then under 0.1 µs, and the next whole millisecond passes.
   const drainMs = lag + kept * t;
   out.resetAfterMs = kept > 0 ? (drainMs <= SLACK_MS ? 0 : Math.ceil(drainMs - SLACK_MS)) : 0;
-  out.retryAfterMs = allowed ? 0 : cost > burst ? Infinity : Math.ceil(lag + excess - SLACK_MS);
+  const waitMs = lag + excess;
+  out.retryAfterMs = allowed
+    ? 0
+    : cost > burst
+      ? Infinity
+      : waitMs <= SLACK_MS
+        ? 1
+        : Math.ceil(waitMs - SLACK_MS);
   out.leaseId = 0;
 }
 

@@ -57,6 +57,31 @@ describe("gcra", () => {
     ]);
   });
 
+  it("never admits beyond the burst at one instant, whatever the rate (the TAT of a fast rate rounds up)", () => {
+    for (const [limit, periodMs, burst, atLeast] of [
+      [1e9, 60_000, 10, 1], // T = 6e-5 ms, below half an ulp of an epoch time: counted conservatively
+      [1e6, 1000, 1, 1],
+      [1e6, 1000, 10, 7], // T = 1 µs: each write may count up to one ulp (0.24 µs) of extra debt
+      [4000, 1000, 10, 10], // T = 0.25 ms: exact
+      [1000, 1000, 50, 50],
+    ]) {
+      const s = parseLimitSpec({ algorithm: "gcra", limit, periodMs, burst });
+      let state: Float64Array | undefined;
+      let admitted = 0;
+      let maxRemaining = 0;
+      for (let i = 0; i < 100; i++) {
+        const r = step(gcra, state, T0 + 0.5, s, 1);
+        state = r.state;
+        if (r.decision.allowed) admitted++;
+        maxRemaining = Math.max(maxRemaining, r.decision.remaining);
+      }
+      const what = `limit ${limit} per ${periodMs} ms, burst ${burst}`;
+      expect(admitted, what).toBeLessThanOrEqual(burst);
+      expect(admitted, what).toBeGreaterThanOrEqual(atLeast);
+      expect(maxRemaining, what).toBeLessThan(burst);
+    }
+  });
+
   it("works with Number.MAX_SAFE_INTEGER limits", () => {
     const huge = parseLimitSpec({ algorithm: "gcra", limit: Number.MAX_SAFE_INTEGER, periodMs: 1000 });
     replay(huge, [{ at: T0, cost: 1e15, expect: { allowed: true } }]);

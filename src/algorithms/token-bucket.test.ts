@@ -144,13 +144,34 @@ describe("token_bucket", () => {
     expect(raised.decision).toMatchObject({ allowed: true, remaining: 0 });
   });
 
-  it("tolerates at most 1 µs of refill, even for costs smaller than the tolerance", () => {
-    const fast = bucket(10_000_000, 1000); // 1e4 tokens per ms: the tolerance is 10 tokens
+  it("tolerates at most 1/1000 of a token at high rates: a used-up bucket admits nothing at the same instant", () => {
+    const fast = bucket(10_000_000, 1000); // 1e4 tokens per ms: 1 µs of refill would be 10 tokens
     const full = step(tokenBucket, undefined, T0, fast, 10_000_000).state;
-    const once = step(tokenBucket, full, T0, fast, 10);
-    expect(once.decision.allowed).toBe(true);
-    expect(step(tokenBucket, once.state, T0, fast, 10).decision.allowed).toBe(false);
-    expect(step(tokenBucket, once.state, T0, fast, 1).decision.allowed).toBe(false);
+    expect(step(tokenBucket, full, T0, fast, 1).decision).toMatchObject({ allowed: false, retryAfterMs: 1 });
+    // 10 µs later (a fractional clock; T0 + 0.01 is T0 + 0.010009… as a double), 100 tokens have dripped back:
+    // 100 pass, one more does not.
+    const later = step(tokenBucket, full, T0 + 0.01, fast, 100);
+    expect(later.decision.allowed).toBe(true);
+    expect(step(tokenBucket, later.state, T0 + 0.01, fast, 1).decision.allowed).toBe(false);
+  });
+
+  it("never admits beyond the burst at one instant, at any rate", () => {
+    for (const [limit, periodMs, burst] of [
+      [1e9, 60_000, 10],
+      [1e6, 1000, 1],
+      [1e6, 1000, 10],
+      [1e12, 60_000, 5],
+    ]) {
+      const s = bucket(limit, periodMs, burst);
+      let state: Float64Array | undefined;
+      let admitted = 0;
+      for (let i = 0; i < 50; i++) {
+        const r = step(tokenBucket, state, T0 + 0.5, s, 1);
+        state = r.state;
+        if (r.decision.allowed) admitted++;
+      }
+      expect(admitted, `limit ${limit} per ${periodMs} ms, burst ${burst}`).toBe(burst);
+    }
   });
 
   it("peeks with cost 0, and decides without writing when commit is false", () => {

@@ -2,7 +2,9 @@
  * Shared arithmetic for algorithms, mirrored by their Lua twins. Timestamps are epoch milliseconds near 1.7e12,
  * where a double's resolution is about 2.4e-4 ms, so exact comparisons of derived times would flip on rounding
  * noise. The rules:
- * - an allow check tolerates an excess of up to {@link TIME_TOLERANCE_MS} (1 µs worth of quota);
+ * - an allow check tolerates an excess of up to {@link TIME_TOLERANCE_MS} (1 µs worth of quota), and for the rate
+ *   algorithms never more than {@link UNIT_TOLERANCE} of one unit ({@link rateToleranceMs}): with an emission
+ *   interval below 1 ms, 1 µs of quota would be a whole unit or more (at 1e6/s, one extra unit per burst);
  * - a reported duration is rounded up to whole milliseconds after discarding {@link CEIL_SLACK_MS} of noise,
  *   which is smaller than the tolerance, so retrying at `now + retryAfterMs` always passes when nothing else
  *   happened;
@@ -11,6 +13,18 @@
 
 /** Largest excess, in milliseconds of quota, an allow check forgives. */
 export const TIME_TOLERANCE_MS = 1e-3;
+
+/** Largest excess, in units, an allow check of a rate algorithm (gcra, token_bucket, leaky_bucket) forgives. */
+export const UNIT_TOLERANCE = 1e-3;
+
+/**
+ * The excess, in ms of quota, that an allow check of a rate algorithm with emission interval `emissionMs` forgives:
+ * {@link TIME_TOLERANCE_MS}, capped at {@link UNIT_TOLERANCE} of one interval — `min(1e-3, 1e-3 · T)`. The kernels
+ * and their Lua twins compute it inline with this exact expression, so every store agrees bit for bit.
+ */
+export function rateToleranceMs(emissionMs: number): number {
+  return emissionMs < 1 ? UNIT_TOLERANCE * emissionMs : TIME_TOLERANCE_MS;
+}
 
 /** Noise discarded before rounding a duration up. Must stay below {@link TIME_TOLERANCE_MS}. */
 export const CEIL_SLACK_MS = 1e-4;

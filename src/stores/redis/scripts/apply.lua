@@ -108,6 +108,7 @@
 -- reused while equal), PSETEX (a little cheaper than SET ... PX), and the short statuses above.
 
 local TIME_TOLERANCE_MS = 1e-3 -- src/core/time-math.ts
+local UNIT_TOLERANCE = 1e-3 -- src/core/time-math.ts
 local CEIL_SLACK_MS = 1e-4 -- src/core/time-math.ts
 local WARNING_ENTER_REMAINING = 0.2 -- src/core/limit-state.ts
 local WARNING_LEAVE_REMAINING = 0.3 -- src/core/limit-state.ts
@@ -141,7 +142,9 @@ if nsets == 1 then
     local last = #P - 39 -- a group of one item is 5 doubles: op, now, m, set, cost
     local t = period / limit -- LimitSpec.emissionMs
     local tau = burst * t -- gcra
-    local tol_units = TIME_TOLERANCE_MS / t -- drain
+    local tol = TIME_TOLERANCE_MS -- rateToleranceMs (gcra, drain): min(1e-3, 1e-3 * T)
+    if t < 1 then tol = UNIT_TOLERANCE * t end
+    local tol_units = tol / t -- drain
     local enter, leave = WARNING_ENTER_REMAINING * limit, WARNING_LEAVE_REMAINING * limit
     local flags0 = code * 2
     local width2 = code ~= 1 -- gcra keeps 1 field, the others 2
@@ -193,27 +196,27 @@ if nsets == 1 then
         if w and not (x - now > 0) then
           w, dirty = false, true
         end
-        local base = now
-        if x > now then base = x end
-        local tat -- the TAT reported from: the next one when allowed, else the current one
+        local was = 0
+        if x > now then was = x - now end
+        local ahead -- how far ahead the key is, reported: after the cost when allowed
         if cost > burst then
-          allowed, retry, tat = false, INF, base
+          allowed, retry, ahead = false, INF, was
         else
-          local nx = base + cost * t
-          local excess = nx - now - tau
-          if excess <= TIME_TOLERANCE_MS then
-            allowed, retry, tat = true, 0, nx
-            x = nx
+          local after = was + cost * t
+          local excess = after - tau
+          if excess <= tol then
+            allowed, retry, ahead = true, 0, after
+            x = now + after
+            if t < 1 and x - now < after then x = x + x * 1.2e-16 end
           else
-            allowed, tat = false, base
-            retry = 0
+            allowed, ahead = false, was
+            retry = 1
             if not (excess <= CEIL_SLACK_MS) then retry = ceil(excess - CEIL_SLACK_MS) end
           end
         end
-        local ahead = tat - now
-        local free = tau - ahead + TIME_TOLERANCE_MS
+        local free = tau - ahead + tol
         remaining = 0
-        if free > 0 then remaining = floor(free / t) end
+        if free >= t then remaining = floor(free / t) end
         reset = 0
         if not (ahead <= CEIL_SLACK_MS) then reset = ceil(ahead - CEIL_SLACK_MS) end
       elseif code == 4 then
@@ -264,7 +267,7 @@ if nsets == 1 then
         else
           local after = level + cost
           local excess = (after - burst) * t
-          if excess <= TIME_TOLERANCE_MS then
+          if excess <= tol then
             allowed, retry, lvl = true, 0, after
             if cost > 0 then
               x = after
@@ -273,7 +276,7 @@ if nsets == 1 then
           else
             allowed = false
             local r = lag + excess
-            retry = 0
+            retry = 1 -- a wait under CEIL_SLACK_MS (T < 0.1 ms) passes at the next whole ms
             if not (r <= CEIL_SLACK_MS) then retry = ceil(r - CEIL_SLACK_MS) end
           end
         end

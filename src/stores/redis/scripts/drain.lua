@@ -3,7 +3,8 @@
 -- same outputs, same arithmetic, line for line; read drain.ts for the model, the tolerance and the edges.
 --
 -- A fragment: the loader pastes it, followed by token-bucket.lua or leaky-bucket.lua, into apply.lua as the
--- body of `kernel(2)` / `kernel(3)`, where TIME_TOLERANCE_MS, ceil_ms, floor_count and INF are in scope.
+-- body of `kernel(2)` / `kernel(3)`, where TIME_TOLERANCE_MS, UNIT_TOLERANCE,
+-- CEIL_SLACK_MS, ceil_ms, floor_count and INF are in scope.
 --
 -- State (2 fields, indices as in the TS Float64Array): s[0] = level (units), s[1] = lastMs (epoch ms of the
 -- last write; never moved back). Stored by apply.lua as one Redis string of 17 bytes: a flags byte (algorithm
@@ -45,7 +46,9 @@ end
 local function drain_apply(s, now, spec, cost, commit)
   local t = spec.t
   local burst = spec.burst
-  local tol_units = TIME_TOLERANCE_MS / t
+  local tol = TIME_TOLERANCE_MS -- rateToleranceMs of time-math.ts: min(1e-3, 1e-3 * T)
+  if t < 1 then tol = UNIT_TOLERANCE * t end
+  local tol_units = tol / t
   local level = drained_level(s, now, spec) -- a burst lowered since last touch keeps the level (no clamp)
   local last = s[1]
   local lag = 0
@@ -56,7 +59,7 @@ local function drain_apply(s, now, spec, cost, commit)
   end
   local after = level + cost
   local excess = (after - burst) * t
-  if excess <= TIME_TOLERANCE_MS then
+  if excess <= tol then
     local remaining, reset = report(after, lag, burst, t, tol_units)
     if commit and cost > 0 then
       s[0] = after
@@ -65,7 +68,9 @@ local function drain_apply(s, now, spec, cost, commit)
     return true, remaining, reset, 0, 0
   end
   local remaining, reset = report(level, lag, burst, t, tol_units)
-  return false, remaining, reset, ceil_ms(lag + excess), 0
+  local wait, retry = lag + excess, 1 -- a wait under CEIL_SLACK_MS (T < 0.1 ms) passes at the next whole ms
+  if not (wait <= CEIL_SLACK_MS) then retry = ceil(wait - CEIL_SLACK_MS) end
+  return false, remaining, reset, retry, 0
 end
 
 -- refund(s, now, spec, amount): level = max(0, level' - amount), last = max(last, now).

@@ -3,7 +3,7 @@
 -- edges (clock backwards, cost 0, cost > burst, a lowered burst keeps the debt).
 --
 -- This file is a fragment, not a standalone script: the loader (src/stores/redis/script.ts) pastes it into
--- apply.lua as the body of `kernel(1)`, where the helpers it uses are in scope: TIME_TOLERANCE_MS, ceil_ms,
+-- apply.lua as the body of `kernel(1)`, where the helpers it uses are in scope: TIME_TOLERANCE_MS, UNIT_TOLERANCE, CEIL_SLACK_MS, ceil_ms,
 -- floor, INF. It runs no Redis command; apply.lua loads and stores the state.
 --
 -- State (1 field, index 0 as in the TS Float64Array): s[0] = TAT, epoch ms; 0 (or any time <= now) is full.
@@ -26,35 +26,44 @@
 --   refund(s, now, spec, amount)      gives back up to amount units (apply.lua calls it on stored states only)
 --   idle(s, now, spec) -> ms          time until the state is indistinguishable from fresh (sets the key's TTL)
 
--- Reports remaining = floor((tau - ahead + tolerance) / T) and resetAfterMs = ceil_ms(ahead).
-local function report(tat, now, tau, t)
-  local ahead = tat - now
-  local free = tau - ahead + TIME_TOLERANCE_MS
+-- Reports remaining = floor((tau - ahead + tol) / T) and resetAfterMs = ceil_ms(ahead).
+local function report(ahead, tau, t, tol)
+  local free = tau - ahead + tol
   local remaining = 0
-  if free > 0 then remaining = floor(free / t) end
+  if free >= t then remaining = floor(free / t) end
   return remaining, ceil_ms(ahead)
 end
 
 -- apply(s, now, spec, cost, commit) -> allowed, remaining, resetAfterMs, retryAfterMs, leaseId
+-- Decides on how far ahead of schedule the key is (was, after: small numbers), as gcra.ts does; below T = 1 ms
+-- the new TAT is rounded up (one ulp, x + x * 1.2e-16) when now + after cannot hold it exactly.
 local function apply(s, now, spec, cost, commit)
   local t = spec.t
   local tau = spec.burst * t
+  local tol = TIME_TOLERANCE_MS -- rateToleranceMs of time-math.ts: min(1e-3, 1e-3 * T)
+  if t < 1 then tol = UNIT_TOLERANCE * t end
   local tat = s[0]
-  local base = now
-  if tat > now then base = tat end
+  local was = 0
+  if tat > now then was = tat - now end
   if cost > spec.burst then
-    local remaining, reset = report(base, now, tau, t)
+    local remaining, reset = report(was, tau, t, tol)
     return false, remaining, reset, INF, 0
   end
-  local nxt = base + cost * t
-  local excess = nxt - now - tau
-  if excess <= TIME_TOLERANCE_MS then
-    local remaining, reset = report(nxt, now, tau, t)
-    if commit then s[0] = nxt end
+  local after = was + cost * t
+  local excess = after - tau
+  if excess <= tol then
+    local remaining, reset = report(after, tau, t, tol)
+    if commit then
+      local nxt = now + after
+      if t < 1 and nxt - now < after then nxt = nxt + nxt * 1.2e-16 end
+      s[0] = nxt
+    end
     return true, remaining, reset, 0, 0
   end
-  local remaining, reset = report(base, now, tau, t)
-  return false, remaining, reset, ceil_ms(excess), 0
+  local remaining, reset = report(was, tau, t, tol)
+  local retry = 1
+  if not (excess <= CEIL_SLACK_MS) then retry = ceil(excess - CEIL_SLACK_MS) end
+  return false, remaining, reset, retry, 0
 end
 
 -- refund(s, now, spec, amount): moves the TAT back by amount * T, to 0 once it reaches now.
