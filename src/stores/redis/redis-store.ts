@@ -504,12 +504,16 @@ export class RedisStore implements OnceLedgerStore {
       for (const p of pending) p.reject(error);
       return;
     }
-    const done = sendBatch(this.#client, this.#script, batch).then(
+    // The handlers take the call off #inFlight themselves (they run after the add below: a reaction is never
+    // synchronous), rather than one more promise and closure per script call from `finally`.
+    const done: Promise<void> = sendBatch(this.#client, this.#script, batch).then(
       (reply) => {
+        this.#inFlight.delete(done);
         answered?.();
         settleBatch(reply, pending, groups);
       },
       (error: unknown) => {
+        this.#inFlight.delete(done);
         answered?.();
         const message = error instanceof Error ? error.message : String(error);
         const failure = new StoreUnavailableError("redis", message, error);
@@ -517,7 +521,6 @@ export class RedisStore implements OnceLedgerStore {
       },
     );
     this.#inFlight.add(done);
-    void done.finally(() => this.#inFlight.delete(done));
   }
 }
 
