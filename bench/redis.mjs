@@ -41,9 +41,20 @@
 //   per call), how often the main thread issued calls and how often the pacer had to wake it, and how long the
 //   client and redis-server waited for a CPU (/proc/<pid>/schedstat: the share of the time other load took from
 //   them). A run that fell behind its offered rate is marked overloaded: its latency then measures the backlog;
+// - beside each open-loop Sluice run, floor references at the same rate, with the same generator and schedule in
+//   the same kind of client process, making the cheapest Redis round trip instead of a decision: "floor-ping-
+//   batched", the calls coalesced by the store's own batching rule (2 commands in flight, 64 calls per command at
+//   most) and one PING per batch, so every cost of a batched decision but the decision itself (the one also run in
+//   the sweep below); and "floor-get-autopipelined", one GET of one missing key per call through ioredis with
+//   auto-pipelining (one pipeline in flight, each turn's calls queued behind it), what a plain ioredis client
+//   pays per call. A floor's p99 is what this machine, loaded as it is now, allows at that rate: each rate gets a
+//   "p99 sluice-batched/<floor>" ratio (per round, then median) with both p99s, flagged "floor misses p99 <= 2 ms"
+//   when the floor itself does. Every open-loop run also reports calls per socket read Redis processed (INFO stats
+//   total_reads_processed): how deep the batching the server saw was;
 // - when p99 <= 2 ms misses at 50 %, the highest offered load (as a fraction of the same best) at which it holds:
 //   the fractions of `--sweep` (default 0.4, 0.3, 0.2, 0.1, 0.05; empty: none), interleaved round by round, each
-//   printed with the same breakdown, and one "max_fraction_of_best" line with every fraction's median p99, and the
+//   printed with the same breakdown beside the floor at the same rate, and one "max_fraction_of_best" line with
+//   every fraction's median p99 (Sluice's and the floor's), the highest fraction at which the floor held, and the
 //   breakdown at 50 % and at the highest fraction that held. (On a machine shared with other load, Redis's or the
 //   client's CPU may be taken at any load, so p99 need not fall with the load: every fraction is measured.)
 //
@@ -104,8 +115,27 @@ const CLIENT_OPTIONS = {
   maxRetriesPerRequest: 0,
   autoResendUnfulfilledCommands: false,
 };
-/** Open-loop subjects: the store as shipped, and per-tick batching (every tick's calls leave at once). */
-const OPEN_SUBJECTS = ["sluice-batched", "sluice-batched-per-tick"];
+/**
+ * The open loop's floor references: the same client process, generator and schedule, issuing the cheapest Redis
+ * round trip instead of a decision, so that the p99 this machine allows at a given rate is measured beside
+ * Sluice's. FLOOR (also in the sweep): the calls coalesced by the store's own rule (at most 2 commands in flight,
+ * the others queued and sent together at the end of the turn, at most 64 per command), one PING per batch: every
+ * cost of a batched decision but the decision. GET_FLOOR: one GET of one missing key per call, through ioredis with
+ * auto-pipelining (one pipeline in flight, each turn's calls queued behind it), what a plain ioredis client pays.
+ */
+const FLOOR = "floor-ping-batched";
+const GET_FLOOR = "floor-get-autopipelined";
+const isFloor = (sub) => sub === FLOOR || sub === GET_FLOOR;
+/** FLOOR's batching: the store's defaults (maxInFlight, maxBatch). */
+const FLOOR_IN_FLIGHT = 2;
+const FLOOR_BATCH = 64;
+/** The key GET_FLOOR reads (never set: the reply is a nil, which its calls check). */
+const FLOOR_KEY = "floor";
+/**
+ * Open-loop subjects at 50 %: the store as shipped, per-tick batching (every tick's calls leave at once), and the
+ * two floors.
+ */
+const OPEN_SUBJECTS = ["sluice-batched", "sluice-batched-per-tick", FLOOR, GET_FLOOR];
 /** Sampling interval of the open loop's event-loop delay monitor, in ms. */
 const LOOP_DELAY_RESOLUTION_MS = 10;
 /** The latency target at half load (issue 3 §8): p99 <= 2 ms, in µs. */
@@ -129,22 +159,81 @@ function argText(name, fallback) {
 // ---------------------------------------------------------------- child: one subject over one connection
 async function makeSubject(name, port) {
   const { Redis } = await import("ioredis");
-  const client = new Redis({ host: "127.0.0.1", port, ...CLIENT_OPTIONS });
+  const client = new Redis({
+    host: "127.0.0.1",
+    port,
+    ...CLIENT_OPTIONS,
+    ...(name === GET_FLOOR ? { enableAutoPipelining: true } : {}),
+  });
   if (client.status !== "ready") await once(client, "ready"); // no offline queue: wait until it can send
   await client.ping();
-  // Script calls Redis has run (EVALSHA + EVAL, server-wide), read over a second connection.
+  // Commands Redis has run for the subject (EVALSHA + EVAL; PING or GET for a floor), and socket reads it has
+  // processed (every client's, server-wide), read over a second connection.
   const stats = new Redis({ host: "127.0.0.1", port, enableAutoPipelining: false });
+  const commands =
+    {
+      [FLOOR]: /^cmdstat_ping:calls=(\d+)/gm,
+      [GET_FLOOR]: /^cmdstat_get:calls=(\d+)/gm,
+    }[name] ?? /^cmdstat_(?:evalsha|eval):calls=(\d+)/gm;
   const scriptCalls = async () => {
     const info = await stats.info("commandstats");
     let n = 0;
-    for (const m of info.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)) n += Number(m[1]);
+    for (const m of info.matchAll(commands)) n += Number(m[1]);
     return n;
   };
+  const redisReads = async () => {
+    const m = /^total_reads_processed:(\d+)/m.exec(await stats.info("stats"));
+    return m ? Number(m[1]) : Number.NaN;
+  };
   const subject = await makeCall(name, client);
-  return { call: subject.call, scriptCalls };
+  return { call: subject.call, scriptCalls, redisReads };
 }
 
 async function makeCall(name, client) {
+  if (name === GET_FLOOR) {
+    // One GET of one missing key per call, auto-pipelined by ioredis (see GET_FLOOR).
+    return { call: (_k) => client.get(FLOOR_KEY).then((v) => v === null) };
+  }
+  if (name === FLOOR) {
+    // Calls coalesced by the store's rule, one PING per batch (see FLOOR): a whole batch leaves at once, a partial
+    // one at the end of the turn while fewer than 2 are in flight, else at the end of the turn an answer comes in.
+    const queue = [];
+    let inFlight = 0;
+    let scheduled = false;
+    const schedule = () => {
+      if (!scheduled && queue.length > 0 && inFlight < FLOOR_IN_FLIGHT) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    };
+    const send = () => {
+      const batch = queue.splice(0, FLOOR_BATCH);
+      inFlight++;
+      client.ping().then(
+        () => {
+          inFlight--;
+          for (const r of batch) r.resolve(true);
+          schedule();
+        },
+        (e) => {
+          inFlight--;
+          for (const r of batch) r.reject(e);
+        },
+      );
+    };
+    const flush = () => {
+      scheduled = false;
+      while (queue.length > 0 && inFlight < FLOOR_IN_FLIGHT) send();
+    };
+    return {
+      call: (_k) =>
+        new Promise((resolve, reject) => {
+          queue.push({ resolve, reject });
+          if (queue.length >= FLOOR_BATCH) send();
+          else schedule();
+        }),
+    };
+  }
   if (name.startsWith("sluice-")) {
     const { createLimiter } = await import("../dist/index.js");
     const { redisStore } = await import("../dist/stores/redis/index.js");
@@ -322,6 +411,7 @@ async function openChild(name, rate, seconds, port, redisPid, generator) {
   let rcs0;
   let t0m;
   let c0;
+  let reads0;
   let failure;
   let lastArrival = 0;
   let maxGap = 0; // longest gap between two arrivals of load in the measured phase (GC, a busy CPU, callbacks)
@@ -362,6 +452,7 @@ async function openChild(name, rate, seconds, port, redisPid, generator) {
           posts = 0;
           t0m = dueAtMs(n); // its due time: a loop running late shows as a lower achieved rate
           c0 = s.scriptCalls();
+          reads0 = s.redisReads();
           loopDelay.enable();
         }
         if (issued - completed > maxOutstanding) {
@@ -439,11 +530,13 @@ async function openChild(name, rate, seconds, port, redisPid, generator) {
   const rcs1 = contextSwitches(redisPid);
   const cpu = process.cpuUsage(cpu0);
   const scriptCalls = (await s.scriptCalls()) - (await c0);
+  const redisReads = (await s.redisReads()) - (await reads0);
   return {
     rate,
     generator,
     achievedPerS: measured / wallS,
     decisionsPerCall: measured / Math.max(1, scriptCalls),
+    callsPerRedisRead: measured / Math.max(1, redisReads),
     maxGapUs: Math.round(maxGap * 1000),
     issueGroupsPerS: groups / wallS,
     pacerPostsPerS: posts / wallS,
@@ -630,7 +723,8 @@ class RedisReport extends Report {
       if (!Number.isInteger(r.value)) return r.value.toFixed(1);
       return String(r.value);
     };
-    const fmt = (r) => `${value(r)}${r.target !== undefined ? `  (target ${r.target})` : ""}`;
+    const fmt = (r) =>
+      `${value(r)}${r.target !== undefined ? `  (target ${r.target})` : ""}${r.flag ? `  [${r.flag}]` : ""}`;
     const cols = [
       ["case", (r) => r.case],
       ["subject", (r) => r.subject],
@@ -665,7 +759,9 @@ function openRuns(configs, defaultRate, rounds, child, redis) {
           `${(res.achievedPerS / 1e3).toFixed(1)} k/s p50 ${res.p50} µs p99 ${res.p99} µs p99.9 ${res.p999} µs ` +
           `(generator lateness p99 ${res.latenessP99} µs, service p99 ${res.serviceP99} µs, loop delay p99 ` +
           `${res.loopDelayP99Us} µs max ${res.loopDelayMaxUs} µs) node ${res.nodeCpuPct.toFixed(0)} % ` +
-          `redis ${res.redisCpuPct.toFixed(0)} % ${res.decisionsPerCall.toFixed(1)} decisions/script call, ` +
+          `redis ${res.redisCpuPct.toFixed(0)} % ` +
+          `${isFloor(sub) ? "" : `${res.decisionsPerCall.toFixed(1)} decisions/script call, `}` +
+          `${res.callsPerRedisRead.toFixed(1)} calls/Redis socket read, ` +
           `GC ${res.gcPct.toFixed(1)} % (max ${res.gcMaxUs} µs), waiting for a CPU: node ` +
           `${res.nodeRunQueuePct.toFixed(1)} % redis ${res.redisRunQueuePct.toFixed(1)} %` +
           `, longest gap between arrivals ${(res.maxGapUs / 1e3).toFixed(1)} ms, ` +
@@ -683,9 +779,10 @@ function openRuns(configs, defaultRate, rounds, child, redis) {
 const overloaded = (res) => res.skipped > 0 || res.achievedPerS < res.rate * 0.97;
 
 /** The table rows of one open-loop configuration (medians over its rounds). */
-function addOpenRows(report, caseName, label, list, { offered, fractionOfBest, generator, target }) {
+function addOpenRows(report, caseName, label, list, { offered, fractionOfBest, generator, target, floor }) {
   const add = (metric, field, extra) =>
     report.add(caseName, label, metric, median(list.map((x) => x[field])), extra);
+  const p99 = median(list.map((x) => x.p99));
   add("ops_per_s", "achievedPerS", {
     offered,
     ...(fractionOfBest !== undefined ? { fractionOfBest } : {}),
@@ -695,7 +792,16 @@ function addOpenRows(report, caseName, label, list, { offered, fractionOfBest, g
     skipped: list.map((x) => x.skipped),
   });
   add("p50_us", "p50");
-  add("p99_us", "p99", { ...(target ? { target } : {}), rounds: list.map((x) => x.p99) });
+  add("p99_us", "p99", {
+    ...(target ? { target } : {}),
+    rounds: list.map((x) => x.p99),
+    // The floor's own p99 against the target: above it, this rate is out of reach on this machine now.
+    ...(floor
+      ? p99 > P99_TARGET_US
+        ? { flag: "floor misses p99 <= 2 ms here", floorMeetsTarget: false }
+        : { floorMeetsTarget: true }
+      : {}),
+  });
   add("p999_us", "p999");
   add("generator_lateness_p50_us", "latenessP50");
   add("generator_lateness_p99_us", "latenessP99");
@@ -710,12 +816,33 @@ function addOpenRows(report, caseName, label, list, { offered, fractionOfBest, g
   add("redis_cpu_pct", "redisCpuPct");
   add("node_run_queue_pct", "nodeRunQueuePct");
   add("redis_run_queue_pct", "redisRunQueuePct");
-  add("decisions_per_script_call", "decisionsPerCall");
+  if (!floor) add("decisions_per_script_call", "decisionsPerCall");
+  add("calls_per_redis_read", "callsPerRedisRead");
   add("issue_groups_per_s", "issueGroupsPerS");
   add("pacer_wakeups_per_s", "pacerPostsPerS");
   add("node_wakeups_per_s", "nodeWakeupsPerS");
   add("node_preemptions_per_s", "nodePreemptionsPerS");
   add("redis_wakeups_per_s", "redisWakeupsPerS");
+}
+
+/**
+ * Sluice's p99 over the floor's at the same rate, taken per round (median, min, max), with both medians; flagged
+ * when the floor itself misses the p99 target there (the machine, not Sluice, then rules that rate out).
+ */
+function floorRatio(report, caseName, sluiceLabel, sluiceP99s, floorLabel, floorP99s) {
+  const perRound = sluiceP99s.map((x, i) => x / floorP99s[i]);
+  const floorP99 = median(floorP99s);
+  const floorMisses = floorP99 > P99_TARGET_US;
+  report.add(caseName, `p99 ${sluiceLabel}/${floorLabel}`, "ratio", median(perRound), {
+    min: Math.min(...perRound),
+    max: Math.max(...perRound),
+    rounds: perRound.length,
+    sluiceP99Us: median(sluiceP99s),
+    floorP99Us: floorP99,
+    floorMeetsTarget: !floorMisses,
+    ...(floorMisses ? { flag: `floor p99 ${floorP99} µs: misses p99 <= 2 ms at this rate` } : {}),
+  });
+  if (floorMisses) progress(`${caseName}: the floor itself misses p99 <= 2 ms (${floorP99} µs)`);
 }
 
 // ---------------------------------------------------------------- main
@@ -968,7 +1095,7 @@ if (process.argv.includes("--child")) {
     }
 
     // Latency at half load: open loop at 50% of Sluice batched's best closed-loop throughput, for the store as
-    // shipped and for per-tick batching, interleaved round by round.
+    // shipped, for per-tick batching and for the floor reference, interleaved round by round.
     if (openRate || best.has("sluice-batched")) {
       const bestOps = openRate ? undefined : best.get("sluice-batched").value;
       const rate = openRate || Math.round(bestOps / 2);
@@ -984,6 +1111,7 @@ if (process.argv.includes("--child")) {
           ...(bestOps ? { fractionOfBest: 0.5 } : {}),
           generator: gen,
           target: sub === "sluice-batched" && gen === "thread" ? "<= 2000" : undefined,
+          floor: isFloor(sub),
         });
       }
       const p99s = (label) => runs.get(label).map((x) => x.p99);
@@ -992,6 +1120,10 @@ if (process.argv.includes("--child")) {
         const perTick = labelOf("sluice-batched-per-tick", gen);
         const adaptive = labelOf("sluice-batched", gen);
         ratio(caseName, `p99 ${perTick}`, p99s(perTick), adaptive, p99s(adaptive));
+        for (const sub of [FLOOR, GET_FLOOR]) {
+          const floor = labelOf(sub, gen);
+          floorRatio(report, caseName, adaptive, p99s(adaptive), floor, p99s(floor));
+        }
       }
       if (generators.length > 1) {
         const spin = labelOf("sluice-batched", "spin");
@@ -1000,41 +1132,68 @@ if (process.argv.includes("--child")) {
       }
 
       // When p99 <= 2 ms misses at 50 %: the highest offered load (fraction of the same best) at which it holds,
-      // over a grid of lower fractions (SWEEP), the store as shipped with the thread generator. The fractions are
-      // interleaved round by round, like every other comparison here, so load from outside falls on all of them
-      // alike; each one's median p99 decides, and each is printed with the same breakdown.
+      // over a grid of lower fractions (SWEEP), the store as shipped with the thread generator, each beside the
+      // floor at the same rate. The runs are interleaved round by round, like every other comparison here, so
+      // load from outside falls on all of them alike; each one's median p99 decides, and each is printed with the
+      // same breakdown.
       const shipped = generators.includes("thread") ? labelOf("sluice-batched", "thread") : undefined;
+      const floorAt50 = generators.includes("thread") ? labelOf(FLOOR, "thread") : undefined;
       const p99At50 = shipped ? median(p99s(shipped)) : undefined;
       if (bestOps && shipped && p99At50 > P99_TARGET_US && SWEEP.length > 0) {
         const sweepCase = "open loop: highest load with p99 <= 2 ms";
-        const steps = SWEEP.map((fraction) => ({
-          fraction,
-          sub: "sluice-batched",
-          gen: "thread",
-          label: `${(fraction * 100).toFixed(0)}%`,
-          rate: Math.round(bestOps * fraction),
-        }));
+        const steps = SWEEP.flatMap((fraction) =>
+          ["sluice-batched", FLOOR].map((sub) => ({
+            fraction,
+            sub,
+            gen: "thread",
+            label: `${(fraction * 100).toFixed(0)}%${sub === FLOOR ? " floor" : ""}`,
+            rate: Math.round(bestOps * fraction),
+          })),
+        );
         const sweep = openRuns(steps, undefined, rounds, child, redis);
+        const p99Of = (label) => median(sweep.get(label).map((x) => x.p99));
         const held = [];
+        const floorHeld = [];
         for (const step of steps) {
           const list = sweep.get(step.label);
-          addOpenRows(report, `open loop at ${step.label} of best`, "sluice-batched", list, {
+          const caseOf = `open loop at ${(step.fraction * 100).toFixed(0)}% of best`;
+          addOpenRows(report, caseOf, step.sub, list, {
             offered: step.rate,
             fractionOfBest: step.fraction,
             generator: "thread",
-            target: "<= 2000",
+            target: step.sub === FLOOR ? undefined : "<= 2000",
+            floor: step.sub === FLOOR,
           });
-          if (median(list.map((x) => x.p99)) <= P99_TARGET_US) held.push(step);
+          if (median(list.map((x) => x.p99)) <= P99_TARGET_US)
+            (step.sub === FLOOR ? floorHeld : held).push(step);
+          if (step.sub === FLOOR) {
+            const own = steps.find((st) => st.fraction === step.fraction && st.sub !== FLOOR);
+            const sluiceP99s = sweep.get(own.label).map((x) => x.p99);
+            floorRatio(
+              report,
+              caseOf,
+              "sluice-batched",
+              sluiceP99s,
+              FLOOR,
+              list.map((x) => x.p99),
+            );
+          }
         }
-        const top = held.length > 0 ? held.reduce((x, y) => (y.fraction > x.fraction ? y : x)) : undefined;
+        const highest = (list) =>
+          list.length > 0 ? list.reduce((x, y) => (y.fraction > x.fraction ? y : x)) : undefined;
+        const top = highest(held);
+        const floorTop = highest(floorHeld);
         const at = (label, field) =>
-          median((label === shipped ? runs : sweep).get(label).map((x) => x[field]));
+          median((label === shipped || label === floorAt50 ? runs : sweep).get(label).map((x) => x[field]));
         const breakdown = (label, suffix) =>
           Object.fromEntries(
             ["p99", "latenessP99", "serviceP99", "loopDelayP99Us", "gcPct", "gcMaxUs", "nodeRunQueuePct"]
               .concat(["redisRunQueuePct", "nodeCpuPct", "decisionsPerCall"])
               .map((f) => [`${f}${suffix}`, at(label, f)]),
           );
+        const sluiceSteps = steps.filter((st) => st.sub !== FLOOR);
+        const floorSteps = steps.filter((st) => st.sub === FLOOR);
+        const floorP99At50 = floorAt50 ? median(p99s(floorAt50)) : undefined;
         report.add(sweepCase, "sluice-batched", "max_fraction_of_best", top ? top.fraction : 0, {
           offered: top ? top.rate : 0,
           best: bestOps,
@@ -1042,8 +1201,13 @@ if (process.argv.includes("--child")) {
           tried: [0.5, ...SWEEP],
           p99ByFractionUs: Object.fromEntries([
             [0.5, p99At50],
-            ...steps.map((st) => [st.fraction, at(st.label, "p99")]),
+            ...sluiceSteps.map((st) => [st.fraction, p99Of(st.label)]),
           ]),
+          floorP99ByFractionUs: Object.fromEntries([
+            [0.5, floorP99At50],
+            ...floorSteps.map((st) => [st.fraction, p99Of(st.label)]),
+          ]),
+          floorMaxFractionOfBest: floorP99At50 <= P99_TARGET_US ? 0.5 : floorTop ? floorTop.fraction : 0,
           ...(top ? breakdown(top.label, "AtMax") : {}),
           ...breakdown(shipped, "At50Pct"),
           note: top
@@ -1051,9 +1215,12 @@ if (process.argv.includes("--child")) {
             : `median p99 <= ${P99_TARGET_US} µs at none of ${SWEEP.join(", ")} of best`,
         });
         progress(
-          `open loop: median p99 by fraction of best: 50 %: ${p99At50} µs, ` +
-            steps.map((st) => `${st.label}: ${at(st.label, "p99")} µs`).join(", ") +
-            `; p99 <= ${P99_TARGET_US} µs holds up to ${top ? top.label : "none"}`,
+          `open loop: median p99 by fraction of best (Sluice / floor): 50 %: ${p99At50} / ${floorP99At50} µs, ` +
+            sluiceSteps
+              .map((st, i) => `${st.label}: ${p99Of(st.label)} / ${p99Of(floorSteps[i].label)} µs`)
+              .join(", ") +
+            `; p99 <= ${P99_TARGET_US} µs holds up to ${top ? top.label : "none"} ` +
+            `(the floor's: up to ${floorP99At50 <= P99_TARGET_US ? "50%" : floorTop ? floorTop.label : "none"})`,
         );
       }
     }

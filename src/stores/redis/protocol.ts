@@ -94,53 +94,74 @@ function setArgs(set: LimitSet): readonly number[] {
   return args;
 }
 
-/** Builds the KEYS and ARGV that apply `groups` in order in one call. */
+/**
+ * Builds the KEYS and ARGV that apply `groups` in order in one call.
+ *
+ * Two passes over the groups, so that nothing grows while it is built: the first counts the keys and the doubles
+ * and numbers the distinct limit sets (a batch holds few: a linear search beats a Map), the second writes the
+ * keys into an array of their final length and the doubles straight into the ARGV buffer.
+ */
 export function encodeBatch(groups: readonly Group[], keysOf: KeyNamer, ttlMarginMs: number): EncodedBatch {
-  const keys: string[] = [];
-  const setIndex = new Map<LimitSet, number>();
-  const setPart: number[] = [];
-  const groupPart: number[] = [groups.length];
-  for (const g of groups) {
-    const once = g.once;
-    if (once === undefined)
-      groupPart.push(OP_CODES[g.op], g.now === "" ? SERVER_CLOCK : g.now, g.items.length);
-    else {
-      groupPart.push(
-        CONSUME_ONCE,
-        g.now === "" ? SERVER_CLOCK : g.now,
-        g.items.length,
-        once.ttlMs,
-        once.atMs,
-      );
-      keys.push(once.key);
-    }
-    for (const item of g.items) {
-      const set = item.limits;
-      let index = setIndex.get(set);
-      if (index === undefined) {
-        index = setIndex.size + 1;
-        setIndex.set(set, index);
-        for (const n of setArgs(set)) setPart.push(n);
-      }
-      groupPart.push(index, item.cost);
-      for (const k of keysOf(set, item.key)) keys.push(k);
-      if (g.op === "release") {
-        for (const s of set.specs) groupPart.push(g.leases?.[s.name] ?? 0);
+  const sets: LimitSet[] = [];
+  let nkeys = 0;
+  let count = 3; // ttlMarginMs, S, G
+  for (let gi = 0; gi < groups.length; gi++) {
+    const g = groups[gi];
+    const items = g.items;
+    count += g.once === undefined ? 3 : 5;
+    if (g.once !== undefined) nkeys++;
+    for (let i = 0; i < items.length; i++) {
+      const set = items[i].limits;
+      const n = set.specs.length;
+      nkeys += n;
+      count += g.op === "release" ? 2 + n : 2;
+      if (sets.indexOf(set) === -1) {
+        sets.push(set);
+        count += setArgs(set).length;
       }
     }
   }
-  const count = 2 + setPart.length + groupPart.length;
   const buf = Buffer.allocUnsafe(count * 8);
   buf.writeDoubleLE(ttlMarginMs, 0);
-  buf.writeDoubleLE(setIndex.size, 8);
+  buf.writeDoubleLE(sets.length, 8);
   let at = 16;
-  for (const n of setPart) {
-    buf.writeDoubleLE(n, at);
-    at += 8;
+  for (let si = 0; si < sets.length; si++) {
+    const args = setArgs(sets[si]);
+    for (let j = 0; j < args.length; j++) at = buf.writeDoubleLE(args[j], at);
   }
-  for (const n of groupPart) {
-    buf.writeDoubleLE(n, at);
-    at += 8;
+  at = buf.writeDoubleLE(groups.length, at);
+  const keys: string[] = new Array(nkeys);
+  let ki = 0;
+  for (let gi = 0; gi < groups.length; gi++) {
+    const g = groups[gi];
+    const once = g.once;
+    const items = g.items;
+    if (once === undefined) {
+      at = buf.writeDoubleLE(OP_CODES[g.op], at);
+      at = buf.writeDoubleLE(g.now === "" ? SERVER_CLOCK : g.now, at);
+      at = buf.writeDoubleLE(items.length, at);
+    } else {
+      at = buf.writeDoubleLE(CONSUME_ONCE, at);
+      at = buf.writeDoubleLE(g.now === "" ? SERVER_CLOCK : g.now, at);
+      at = buf.writeDoubleLE(items.length, at);
+      at = buf.writeDoubleLE(once.ttlMs, at);
+      at = buf.writeDoubleLE(once.atMs, at);
+      keys[ki++] = once.key;
+    }
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      const set = item.limits;
+      at = buf.writeDoubleLE(sets.indexOf(set) + 1, at);
+      at = buf.writeDoubleLE(item.cost, at);
+      const names = keysOf(set, item.key);
+      for (let j = 0; j < names.length; j++) keys[ki++] = names[j];
+      if (g.op === "release") {
+        for (const s of set.specs) at = buf.writeDoubleLE(g.leases?.[s.name] ?? 0, at);
+      }
+    }
+  }
+  if (at !== buf.length || ki !== nkeys) {
+    throw new TypeError(`encodeBatch: wrote ${at} of ${buf.length} bytes, ${ki} of ${nkeys} keys`);
   }
   return { keys, args: [buf] };
 }
@@ -180,20 +201,28 @@ export function decodeBatch(
   const r = reply as number[];
   const n = r.length;
   let p = 0;
-  const out: Decision[][] = [];
+  const out: Decision[][] = new Array(groups.length);
   for (let gi = 0; gi < groups.length; gi++) {
     const g = groups[gi];
     if (g.op === "release") {
       if (r[p++] !== 1) throw new TypeError(`unexpected script reply at ${p - 1}: ${String(r[p - 1])}`);
-      out.push([]);
+      out[gi] = [];
+      continue;
+    }
+    if (g.once === undefined) {
+      const items = g.items;
+      if (items.length === 1) {
+        // The common call (one item): its one decision, in an array of length one.
+        out[gi] = [decodeItem(r, n, p, items[0])];
+        p = decodedTo;
+      } else {
+        const decisions: Decision[] = [];
+        p = decodeItems(r, n, p, items, decisions);
+        out[gi] = decisions;
+      }
       continue;
     }
     const decisions: Decision[] = [];
-    if (g.once === undefined) {
-      p = decodeItems(r, n, p, g.items, decisions);
-      out.push(decisions);
-      continue;
-    }
     const state = r[p];
     const end = p + 3 + r[p + 1];
     if (!(end <= n) || !(state === 0 || state === 1 || state === 2)) {
@@ -203,7 +232,7 @@ export function decodeBatch(
     if (state === 2) {
       p = end;
       if (replays !== undefined) replays[gi] = PENDING_ANSWER;
-      out.push(decisions);
+      out[gi] = decisions;
       continue;
     }
     let at = -1;
@@ -215,13 +244,13 @@ export function decodeBatch(
     p = end;
     if (at !== end) {
       if (replays !== undefined) replays[gi] = new IdempotencyMismatchError(g.once.key);
-      out.push([]);
+      out[gi] = [];
       continue;
     }
     if (replays !== undefined) {
       replays[gi] = state === 0 ? FRESH_ANSWER : { state: "replayed", decidedAtMs: instantOf(recordedAt) };
     }
-    out.push(decisions);
+    out[gi] = decisions;
   }
   if (p !== n) throw new TypeError(`unexpected script reply: ${n} values, expected ${p}`);
   return out;
@@ -350,6 +379,9 @@ export function decodeRecord(
   return { decisions, decidedAtMs: semi === -1 ? undefined : instantOf(value.slice(0, semi)) };
 }
 
+/** Where {@link decodeItem} stopped: the position after the statuses it read (a module cursor: no tuple per call). */
+let decodedTo = 0;
+
 /** Decodes the statuses of `items` from `r[p…]` (up to `n`) into `decisions`; returns the position after them. */
 function decodeItems(
   r: readonly number[],
@@ -359,94 +391,101 @@ function decodeItems(
   decisions: Decision[],
 ): number {
   for (const item of items) {
-    const specs = item.limits.specs;
-    if (specs.length === 1) {
-      // The common case, without intermediate objects: one limit, whose verdict is the item's unless another
-      // item of the group denied (then this limit allowed but nothing was committed).
-      const spec = specs[0];
-      const head = r[p];
-      const own = (head & 1) === 1;
-      const committed = (head & 4) === 4;
-      const remaining = r[p + 1];
-      const resetAfterMs = r[p + 2];
-      p += 3;
-      const retryAfterMs = own ? 0 : retryOf(r[p++]);
-      const lease = (head & 8) === 8 ? r[p++] : 0;
-      if (p > n) throw new TypeError(`unexpected script reply: ${n} values, more expected`);
-      const state = limitStateOf(own, (head & 2) === 2);
-      if (committed || !own) {
-        decisions.push(
-          committed && lease !== 0
-            ? singleDecision(
-                {
-                  policy: spec.name,
-                  allowed: own,
-                  limit: spec.limit,
-                  remaining,
-                  resetAfterMs,
-                  retryAfterMs,
-                  state,
-                  periodMs: spec.periodMs,
-                },
-                "store",
-                { [spec.name]: lease },
-              )
-            : decisionOf(
-                spec.name,
-                own,
-                spec.limit,
-                remaining,
-                resetAfterMs,
-                retryAfterMs,
-                state,
-                spec.periodMs,
-                "store",
-              ),
-        );
-      } else {
-        const status: PolicyStatus = {
-          policy: spec.name,
-          allowed: own,
-          limit: spec.limit,
-          remaining,
-          resetAfterMs,
-          retryAfterMs,
-          state,
-          periodMs: spec.periodMs,
-        };
-        decisions.push(combineDecision([status], "store", undefined, false));
-      }
-      continue;
-    }
-    const statuses: PolicyStatus[] = [];
-    let leases: Record<string, number> | undefined;
-    let committed = false;
-    for (const spec of specs) {
-      const head = r[p];
-      const own = (head & 1) === 1;
-      committed = (head & 4) === 4;
-      const remaining = r[p + 1];
-      const resetAfterMs = r[p + 2];
-      p += 3;
-      const retryAfterMs = own ? 0 : retryOf(r[p++]);
-      const lease = (head & 8) === 8 ? r[p++] : 0;
-      if (committed && lease !== 0) {
-        leases ??= {};
-        leases[spec.name] = lease;
-      }
-      statuses.push({
-        policy: spec.name,
-        allowed: own,
-        limit: spec.limit,
-        remaining,
-        resetAfterMs,
-        retryAfterMs,
-        state: limitStateOf(own, (head & 2) === 2),
-        periodMs: spec.periodMs,
-      });
-    }
-    // Allowed only when consumed: an item whose own limits allowed is denied when another item denied.
-    decisions.push(combineDecision(statuses, "store", leases, committed));
+    decisions.push(decodeItem(r, n, p, item));
+    p = decodedTo;
   }
   return p;
+}
+
+/**
+ * Decodes the statuses of one item from `r[p…]` (up to `n`): its decision; sets {@link decodedTo} to the position
+ * after them.
+ */
+function decodeItem(r: readonly number[], n: number, p: number, item: StoreItem): Decision {
+  const specs = item.limits.specs;
+  if (specs.length === 1) {
+    // The common case, without intermediate objects: one limit, whose verdict is the item's unless another
+    // item of the group denied (then this limit allowed but nothing was committed).
+    const spec = specs[0];
+    const head = r[p];
+    const own = (head & 1) === 1;
+    const committed = (head & 4) === 4;
+    const remaining = r[p + 1];
+    const resetAfterMs = r[p + 2];
+    p += 3;
+    const retryAfterMs = own ? 0 : retryOf(r[p++]);
+    const lease = (head & 8) === 8 ? r[p++] : 0;
+    if (p > n) throw new TypeError(`unexpected script reply: ${n} values, more expected`);
+    decodedTo = p;
+    const state = limitStateOf(own, (head & 2) === 2);
+    if (committed || !own) {
+      return committed && lease !== 0
+        ? singleDecision(
+            {
+              policy: spec.name,
+              allowed: own,
+              limit: spec.limit,
+              remaining,
+              resetAfterMs,
+              retryAfterMs,
+              state,
+              periodMs: spec.periodMs,
+            },
+            "store",
+            { [spec.name]: lease },
+          )
+        : decisionOf(
+            spec.name,
+            own,
+            spec.limit,
+            remaining,
+            resetAfterMs,
+            retryAfterMs,
+            state,
+            spec.periodMs,
+            "store",
+          );
+    }
+    const status: PolicyStatus = {
+      policy: spec.name,
+      allowed: own,
+      limit: spec.limit,
+      remaining,
+      resetAfterMs,
+      retryAfterMs,
+      state,
+      periodMs: spec.periodMs,
+    };
+    return combineDecision([status], "store", undefined, false);
+  }
+  const statuses: PolicyStatus[] = [];
+  let leases: Record<string, number> | undefined;
+  let committed = false;
+  for (const spec of specs) {
+    const head = r[p];
+    const own = (head & 1) === 1;
+    committed = (head & 4) === 4;
+    const remaining = r[p + 1];
+    const resetAfterMs = r[p + 2];
+    p += 3;
+    const retryAfterMs = own ? 0 : retryOf(r[p++]);
+    const lease = (head & 8) === 8 ? r[p++] : 0;
+    if (committed && lease !== 0) {
+      leases ??= {};
+      leases[spec.name] = lease;
+    }
+    statuses.push({
+      policy: spec.name,
+      allowed: own,
+      limit: spec.limit,
+      remaining,
+      resetAfterMs,
+      retryAfterMs,
+      state: limitStateOf(own, (head & 2) === 2),
+      periodMs: spec.periodMs,
+    });
+  }
+  decodedTo = p;
+  // Allowed only when consumed: an item whose own limits allowed is denied when another item denied.
+  return combineDecision(statuses, "store", leases, committed);
 }

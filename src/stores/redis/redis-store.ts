@@ -171,7 +171,7 @@ export class RedisStore implements OnceLedgerStore {
   readonly #keysOf: KeyNamer;
   readonly #prefix: string;
   readonly #keyOf: RedisStoreOptions["keyOf"];
-  readonly #suffixes = new WeakMap<LimitSet, readonly string[]>();
+  readonly #tails = new WeakMap<LimitSet, readonly string[]>();
   readonly #inFlight = new Set<Promise<void>>();
   readonly #router: ClusterRouter | undefined;
   /** The single node's queue when batching (a Cluster's queues are the router's). */
@@ -252,13 +252,15 @@ export class RedisStore implements OnceLedgerStore {
     this.#prefix = prefix;
     const keyOf = options.keyOf;
     this.#keyOf = keyOf;
+    const open = `${prefix}:{`;
     this.#keysOf =
       keyOf !== undefined
         ? (set, key) => set.specs.map((s) => keyOf(key, set.namespace, s.name))
         : (set, key) => {
-            const head = `${prefix}:{${escapeIdentity(key)}}`;
-            const suffixes = this.#suffixesOf(set);
-            return suffixes.length === 1 ? [head + suffixes[0]] : suffixes.map((s) => head + s);
+            // Two concatenations per key (`<prefix>:{` + identity, then `}:<namespace>:<policy>`), the rest cached.
+            const head = open + escapeIdentity(key);
+            const tails = this.#tailsOf(set);
+            return tails.length === 1 ? [head + tails[0]] : tails.map((t) => head + t);
           };
     this.#router = isClusterClient(client)
       ? new ClusterRouter({
@@ -468,12 +470,13 @@ export class RedisStore implements OnceLedgerStore {
     if (this.#closed) throw new SluiceError("ERR_SLUICE_STORE_CLOSED", "redisStore: used after close()");
   }
 
-  #suffixesOf(set: LimitSet): readonly string[] {
-    let s = this.#suffixes.get(set);
+  /** The end of each key of `set` after the identity, `}:<namespace>:<policy>` per limit (cached per set). */
+  #tailsOf(set: LimitSet): readonly string[] {
+    let s = this.#tails.get(set);
     if (s === undefined) {
       const ns = escapePart(set.namespace);
-      s = Object.freeze(set.specs.map((spec) => `:${ns}:${escapePart(spec.name)}`));
-      this.#suffixes.set(set, s);
+      s = Object.freeze(set.specs.map((spec) => `}:${ns}:${escapePart(spec.name)}`));
+      this.#tails.set(set, s);
     }
     return s;
   }
@@ -501,12 +504,16 @@ export class RedisStore implements OnceLedgerStore {
       for (const p of pending) p.reject(error);
       return;
     }
-    const done = sendBatch(this.#client, this.#script, batch).then(
+    // The handlers take the call off #inFlight themselves (they run after the add below: a reaction is never
+    // synchronous), rather than one more promise and closure per script call from `finally`.
+    const done: Promise<void> = sendBatch(this.#client, this.#script, batch).then(
       (reply) => {
+        this.#inFlight.delete(done);
         answered?.();
         settleBatch(reply, pending, groups);
       },
       (error: unknown) => {
+        this.#inFlight.delete(done);
         answered?.();
         const message = error instanceof Error ? error.message : String(error);
         const failure = new StoreUnavailableError("redis", message, error);
@@ -514,34 +521,39 @@ export class RedisStore implements OnceLedgerStore {
       },
     );
     this.#inFlight.add(done);
-    void done.finally(() => this.#inFlight.delete(done));
   }
+}
+
+/** How an error names item `i` of a call of `op`. */
+function whereOf(op: StoreOp | "release", i: number): string {
+  return `redisStore.${op === "release" ? "release" : `apply: items[${i}]`}`;
 }
 
 /** Validates one item without touching Redis; throws `ERR_SLUICE_INVALID_ARGUMENT` naming the field. */
 function checkItem(item: StoreItem, i: number, op: StoreOp | "release"): void {
-  const where = `redisStore.${op === "release" ? "release" : `apply: items[${i}]`}`;
-  if (item === null || typeof item !== "object") throw new InvalidArgumentError(`${where} must be an object`);
+  // The item's name is built only for an error (whereOf), never on the path every call takes.
+  if (item === null || typeof item !== "object")
+    throw new InvalidArgumentError(`${whereOf(op, i)} must be an object`);
   const { limits, key, cost } = item;
   if (limits === null || typeof limits !== "object" || !Array.isArray(limits.specs)) {
-    throw new InvalidArgumentError(`${where}.limits must be a LimitSet (createLimitSet)`);
+    throw new InvalidArgumentError(`${whereOf(op, i)}.limits must be a LimitSet (createLimitSet)`);
   }
   if (limits.specs.length === 0 || limits.specs.length > MAX_LIMITS_PER_SET) {
-    throw new InvalidArgumentError(`${where}.limits must hold 1 to ${MAX_LIMITS_PER_SET} limits`);
+    throw new InvalidArgumentError(`${whereOf(op, i)}.limits must hold 1 to ${MAX_LIMITS_PER_SET} limits`);
   }
   if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH) {
     throw new InvalidArgumentError(
-      `${where}.key must be a non-empty string of at most ${MAX_KEY_LENGTH} characters, got ${typeof key === "string" ? `${key.length} characters` : typeof key}`,
+      `${whereOf(op, i)}.key must be a non-empty string of at most ${MAX_KEY_LENGTH} characters, got ${typeof key === "string" ? `${key.length} characters` : typeof key}`,
     );
   }
   if (typeof cost !== "number" || !(cost >= 0 && cost <= Number.MAX_SAFE_INTEGER)) {
     throw new InvalidArgumentError(
-      `${where}.cost must be a number from 0 to Number.MAX_SAFE_INTEGER, got ${String(cost)}`,
+      `${whereOf(op, i)}.cost must be a number from 0 to Number.MAX_SAFE_INTEGER, got ${String(cost)}`,
     );
   }
   if (!Number.isInteger(cost) && limits.specs.some((s) => WINDOW_ALGORITHMS.has(s.algorithm))) {
     throw new InvalidArgumentError(
-      `${where}.cost must be a whole number for ${limits.specs.map((s) => s.algorithm).join(", ")}, got ${cost}`,
+      `${whereOf(op, i)}.cost must be a whole number for ${limits.specs.map((s) => s.algorithm).join(", ")}, got ${cost}`,
     );
   }
 }
