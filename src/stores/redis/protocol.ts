@@ -418,33 +418,20 @@ function decodeItem(r: readonly number[], n: number, p: number, item: StoreItem)
     if (p > n) throw new TypeError(`unexpected script reply: ${n} values, more expected`);
     decodedTo = p;
     const state = limitStateOf(own, (head & 2) === 2);
-    if (committed || !own) {
-      return committed && lease !== 0
-        ? singleDecision(
-            {
-              policy: spec.name,
-              allowed: own,
-              limit: spec.limit,
-              remaining,
-              resetAfterMs,
-              retryAfterMs,
-              state,
-              periodMs: spec.periodMs,
-            },
-            "store",
-            { [spec.name]: lease },
-          )
-        : decisionOf(
-            spec.name,
-            own,
-            spec.limit,
-            remaining,
-            resetAfterMs,
-            retryAfterMs,
-            state,
-            spec.periodMs,
-            "store",
-          );
+    // A verdict without a lease: the flat decision. Otherwise one status, with the lease when committed, or (this
+    // limit allowed, another item denied) as not committed.
+    if ((committed || !own) && !(committed && lease !== 0)) {
+      return decisionOf(
+        spec.name,
+        own,
+        spec.limit,
+        remaining,
+        resetAfterMs,
+        retryAfterMs,
+        state,
+        spec.periodMs,
+        "store",
+      );
     }
     const status: PolicyStatus = {
       policy: spec.name,
@@ -456,6 +443,7 @@ function decodeItem(r: readonly number[], n: number, p: number, item: StoreItem)
       state,
       periodMs: spec.periodMs,
     };
+    if (committed) return singleDecision(status, "store", { [spec.name]: lease });
     return combineDecision([status], "store", undefined, false);
   }
   const statuses: PolicyStatus[] = [];
