@@ -16,6 +16,7 @@ import {
   singleDecision,
 } from "../../core/decision.js";
 import { SluiceError, StoreUnavailableError } from "../../core/errors.js";
+import type { LimitSpec } from "../../core/limit-spec.js";
 import { limitStateOf } from "../../core/limit-state.js";
 import type { StoreItem, StoreOp } from "../store.js";
 import { ALGORITHM_CODES, type RedisScript, type RedisScriptClient, runScript } from "./script.js";
@@ -397,6 +398,19 @@ function decodeItems(
   return p;
 }
 
+/** One limit's status as the script reported it. */
+function statusOf(
+  spec: LimitSpec,
+  allowed: boolean,
+  remaining: number,
+  resetAfterMs: number,
+  retryAfterMs: number,
+  state: PolicyStatus["state"],
+): PolicyStatus {
+  const { name: policy, limit, periodMs } = spec;
+  return { policy, allowed, limit, remaining, resetAfterMs, retryAfterMs, state, periodMs };
+}
+
 /**
  * Decodes the statuses of one item from `r[p…]` (up to `n`): its decision; sets {@link decodedTo} to the position
  * after them.
@@ -433,16 +447,7 @@ function decodeItem(r: readonly number[], n: number, p: number, item: StoreItem)
         "store",
       );
     }
-    const status: PolicyStatus = {
-      policy: spec.name,
-      allowed: own,
-      limit: spec.limit,
-      remaining,
-      resetAfterMs,
-      retryAfterMs,
-      state,
-      periodMs: spec.periodMs,
-    };
+    const status = statusOf(spec, own, remaining, resetAfterMs, retryAfterMs, state);
     if (committed) return singleDecision(status, "store", { [spec.name]: lease });
     return combineDecision([status], "store", undefined, false);
   }
@@ -462,16 +467,9 @@ function decodeItem(r: readonly number[], n: number, p: number, item: StoreItem)
       leases ??= {};
       leases[spec.name] = lease;
     }
-    statuses.push({
-      policy: spec.name,
-      allowed: own,
-      limit: spec.limit,
-      remaining,
-      resetAfterMs,
-      retryAfterMs,
-      state: limitStateOf(own, (head & 2) === 2),
-      periodMs: spec.periodMs,
-    });
+    statuses.push(
+      statusOf(spec, own, remaining, resetAfterMs, retryAfterMs, limitStateOf(own, (head & 2) === 2)),
+    );
   }
   decodedTo = p;
   // Allowed only when consumed: an item whose own limits allowed is denied when another item denied.
