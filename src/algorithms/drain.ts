@@ -20,14 +20,16 @@
  * wrote), the lag `last − now` is added, so retrying at `now + retryAfterMs` passes.
  */
 import type { LimitSpec } from "../core/limit-spec.js";
-import { CEIL_SLACK_MS, TIME_TOLERANCE_MS, UNIT_TOLERANCE } from "../core/time-math.js";
+import { CEIL_SLACK_MS, TIME_TOLERANCE_MS } from "../core/time-math.js";
 import type { StepOut } from "./algorithm.js";
 
 // Module-local copies of the shared constants: V8 folds these into the kernel's optimised code as constants, while
 // an imported binding is read from its cell and checked on every use.
 const TOLERANCE_MS = TIME_TOLERANCE_MS;
 const SLACK_MS = CEIL_SLACK_MS;
-const UNIT_TOL = UNIT_TOLERANCE;
+
+// Math's functions as module constants (see gcra.ts): shorter bytecode than `Math.x(…)` in the kernel.
+const { ceil, floor } = Math;
 
 /** The level drained to `nowMs`, not yet clamped (never negative). */
 function drainedLevel(s: Float64Array, o: number, nowMs: number, spec: LimitSpec): number {
@@ -55,7 +57,7 @@ export function drainApply(
   const lag = last > nowMs ? last - nowMs : 0;
   const after = level + cost;
   const excess = (after - burst) * t;
-  const tol = t < 1 ? UNIT_TOL * t : TOLERANCE_MS; // rateToleranceMs(t), written out
+  const tol = t < 1 ? 1e-3 * t : 1e-3; // rateToleranceMs(t), literals as in gcra.ts
   const allowed = cost <= burst && excess <= tol;
   if (allowed && commit && cost > 0) {
     s[o] = after;
@@ -68,20 +70,13 @@ export function drainApply(
   const kept = allowed ? after : level;
   const free = burst - kept;
   out.allowed = allowed;
-  out.remaining = free < 0.5 ? 0 : Math.floor(free + tol / t);
+  out.remaining = free < 0.5 ? 0 : floor(free + tol / t);
   // Durations round as `ceilMs` does, written out (a call here can cost the JIT its room to inline the whole
-  // consume). A denial within the burst waits lag + excess > tolerance, which is below CEIL_SLACK_MS when T < 0.1 ms:
-  // the wait is then under 0.1 µs, and the next whole millisecond passes.
-  const drainMs = lag + kept * t;
-  out.resetAfterMs = kept > 0 ? (drainMs <= SLACK_MS ? 0 : Math.ceil(drainMs - SLACK_MS)) : 0;
-  const waitMs = lag + excess;
-  out.retryAfterMs = allowed
-    ? 0
-    : cost > burst
-      ? Infinity
-      : waitMs <= SLACK_MS
-        ? 1
-        : Math.ceil(waitMs - SLACK_MS);
+  // consume; 1e-4 is CEIL_SLACK_MS, see gcra.ts): ⌈d − slack⌉ of a d ≥ 0 is −0 or more, and `+ 0` makes −0 a 0.
+  // A denial within the burst waits lag + excess > tolerance, which is below CEIL_SLACK_MS when T < 0.1 ms: the wait
+  // is then under 0.1 µs, ⌈·⌉ gives ±0, and `|| 1` the next whole millisecond, which passes.
+  out.resetAfterMs = kept > 0 ? ceil(lag + kept * t - 1e-4) + 0 : 0;
+  out.retryAfterMs = allowed ? 0 : cost > burst ? Infinity : ceil(lag + excess - 1e-4) || 1;
   out.leaseId = 0;
 }
 

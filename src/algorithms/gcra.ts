@@ -32,19 +32,27 @@
  * Pro: O(1) time, one float per key, smooth admission with exact bursts. Con: no notion of a calendar window,
  * so "1000 per day" refills continuously rather than at midnight (use fixed_window for that).
  */
-import { CEIL_SLACK_MS, TIME_TOLERANCE_MS, UNIT_TOLERANCE } from "../core/time-math.js";
 import type { Algorithm } from "./algorithm.js";
 
-// Module-local copies of the shared constants: V8 folds these into the kernel's optimised code as constants, while
-// an imported binding is read from its cell and checked on every use.
-const TOLERANCE_MS = TIME_TOLERANCE_MS;
-const SLACK_MS = CEIL_SLACK_MS;
-const UNIT_TOL = UNIT_TOLERANCE;
+// The constants of src/core/time-math.ts are written as literals in `apply` (a module constant costs a hole check
+// in bytecode, and the kernel must stay small enough to be inlined with the store's consumer): 1e-3 is both
+// TIME_TOLERANCE_MS and UNIT_TOLERANCE (rateToleranceMs(T) = min(1e-3, 1e-3 · T)), 1e-4 is CEIL_SLACK_MS, and
+// 1.2e-16 is between half an ulp and one ulp of any positive double x relative to x (2⁻⁵² · x is one to two ulps),
+// so x + x · 1.2e-16 is the next double above x. The tests of time-math.ts hold the literals to the constants.
+
+// Math's functions as module constants: a call through one is a few bytes of bytecode shorter than `Math.x(…)`,
+// which keeps the kernel within V8's inlining budget; the JIT still sees the builtin through the call's feedback.
+const { ceil, floor } = Math;
+
 /**
- * Times `x` this is between half an ulp and one ulp of `x` (2⁻⁵² · x is one ulp or up to two below): `x + x · ULP_UP`
- * is the next double above `x`, for every positive normal `x`.
+ * `now + ahead` as a double not below the exact sum: rounded to nearest, then up one ulp when that lost some of
+ * `ahead` (the difference of two doubles within a factor of 2 is exact). Out of `apply`'s body, which it would
+ * make too large to inline; it runs only for T < 1 ms.
  */
-const ULP_UP = 1.2e-16;
+function tatRoundedUp(nowMs: number, ahead: number): number {
+  const next = nowMs + ahead;
+  return next - nowMs < ahead ? next + next * 1.2e-16 : next;
+}
 
 /** GCRA over one float (the theoretical arrival time) per key. */
 export const gcra: Algorithm = {
@@ -58,7 +66,7 @@ export const gcra: Algorithm = {
     const t = spec.emissionMs;
     const burst = spec.burst;
     const tau = burst * t;
-    const tol = t < 1 ? UNIT_TOL * t : TOLERANCE_MS; // rateToleranceMs(t), written out
+    const tol = t < 1 ? 1e-3 * t : 1e-3; // rateToleranceMs(t)
     const tat = s[o];
     // How far ahead of schedule the key is, before and after this cost: small numbers, free of the rounding of
     // epoch times (TAT − now is exact: both are within a factor of 2).
@@ -71,8 +79,7 @@ export const gcra: Algorithm = {
       // nearest could drop up to half an ulp of debt on every write — all of it when T is below half an ulp,
       // admitting without bound. From 1 ms on, half an ulp is at most 1.2e-4 of a unit, below the tolerance, and
       // rounding to nearest keeps whole-ms durations exact.
-      const next = nowMs + then;
-      s[o] = t < 1 && next - nowMs < then ? next + next * ULP_UP : next;
+      s[o] = t < 1 ? tatRoundedUp(nowMs, then) : nowMs + then;
     }
     // remaining = ⌊(τ − ahead + tolerance) / T⌋ after the step. The division is skipped when `free < T`, which
     // is exact: for positive doubles a < b the correctly rounded a / b is at most 1 − 2⁻⁵³, whose floor is 0.
@@ -80,18 +87,13 @@ export const gcra: Algorithm = {
     const ahead = allowed ? then : was;
     const free = tau - ahead + tol;
     out.allowed = allowed;
-    out.remaining = free >= t ? Math.floor(free / t) : 0;
+    out.remaining = free >= t ? floor(free / t) : 0;
     // Durations round as `ceilMs` does, written out (a call here can cost the JIT its room to inline the whole
-    // consume). A denial within the burst has excess > tolerance, which is below CEIL_SLACK_MS when T < 0.1 ms:
-    // its wait is then under 0.1 µs, and the next whole millisecond passes.
-    out.resetAfterMs = ahead <= SLACK_MS ? 0 : Math.ceil(ahead - SLACK_MS);
-    out.retryAfterMs = allowed
-      ? 0
-      : cost > burst
-        ? Infinity
-        : excess <= SLACK_MS
-          ? 1
-          : Math.ceil(excess - SLACK_MS);
+    // consume): ahead ≥ 0, so ⌈ahead − slack⌉ is −0 or more, and `+ 0` makes −0 a 0. A denial within the burst has
+    // excess > tolerance, which is below CEIL_SLACK_MS when T < 0.1 ms: its wait is then under 0.1 µs, ⌈·⌉ gives
+    // ±0, and `|| 1` the next whole millisecond, which passes.
+    out.resetAfterMs = ceil(ahead - 1e-4) + 0;
+    out.retryAfterMs = allowed ? 0 : cost > burst ? Infinity : ceil(excess - 1e-4) || 1;
     out.leaseId = 0;
   },
 
