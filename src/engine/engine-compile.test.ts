@@ -2,10 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseLimitSpec } from "../core/limit-spec.js";
 import { createRandom } from "../core/random.js";
+import { valueKey } from "../rules/matcher.js";
 import type { Descriptor } from "../rules/rule.js";
 import { any, exact, makeConfig, makeOverride, makeRule, path } from "../rules/testing-rules.js";
 import { memoryStore } from "../stores/memory/memory-store.js";
-import { compileConfig, TierIndex, valueHash } from "./engine-compile.js";
+import { compileConfig, HOT_BY_TIER, HOT_NONE, TierIndex, valueHash } from "./engine-compile.js";
 
 describe("TierIndex", () => {
   it("finds every indexed value with its tier, and no other value, whatever the filter lets through", () => {
@@ -118,6 +119,33 @@ describe("RuleState: the hot path's match and entry", () => {
     expect(deferred.sort()).toEqual(
       ["tiered:f", ...["g", "s", "f", "n", "o", "", "%p"].map((u) => `overridden:${u}`)].sort(),
     );
+  });
+
+  it("a hot record gives matchOf's match and entryOf's entry, or defers to the rule state", () => {
+    let hot = 0;
+    for (const desc of descs) {
+      const i = c.rules.find("default", desc);
+      const h = c.hotAt[i];
+      const rs = c.stateAt[i];
+      expect(h.state).toBe(rs);
+      expect(h.rule).toBe(rs.rule);
+      if (h.mode === HOT_NONE) continue;
+      hot++;
+      const e = rs.entryOf(desc);
+      const tier = h.mode === HOT_BY_TIER ? h.tierOf?.get(desc[h.identityIndex].value) : undefined;
+      const entry = tier === undefined ? h.entry : h.tierEntries[tier];
+      expect(entry).toBe(e);
+      if (tier === undefined) {
+        expect([h.specs, h.source, h.delayBaseMs]).toEqual([e?.specs, e?.source, e?.delayBaseMs]);
+      }
+      const ii = h.identityIndex;
+      expect({
+        rule: h.rule,
+        counterKey: valueKey(desc[h.keyEntry].value),
+        identity: ii === -1 ? undefined : h.identityPrefix + desc[ii].value,
+      }).toEqual(rs.matchOf(desc));
+    }
+    expect(hot).toBeGreaterThan(0);
   });
 
   it("a tier of the rule's shape counts in the rule's namespace, another shape apart", () => {

@@ -100,7 +100,7 @@ import type { LimitSpec } from "../core/limit-spec.js";
 import { ceilMs } from "../core/time-math.js";
 import { dynamicLimit } from "../rules/dynamic-limit.js";
 import { effectiveLimits, type LimitSource } from "../rules/effective-limits.js";
-import { descriptorKey, type RuleMatch } from "../rules/matcher.js";
+import { descriptorKey, type RuleMatch, valueKey } from "../rules/matcher.js";
 import type { Descriptor, Rule, RuleFailurePolicy, SluiceConfig } from "../rules/rule.js";
 import { type MemoryStore, memoryStore } from "../stores/memory/memory-store.js";
 import { type ResilientOptions, ResilientStore, resilientStore } from "../stores/resilient-store.js";
@@ -108,10 +108,14 @@ import { isSyncStore, type OnceResult, type Store, type StoreItem, type SyncStor
 import {
   type CompiledConfig,
   compileConfig,
+  HOT_BY_TIER,
+  HOT_NONE,
+  type HotRule,
   type Resolved,
   type RuleState,
   type SetEntry,
   type TargetSpec,
+  type TierIndex,
 } from "./engine-compile.js";
 import { Emitter, IdempotencyRecords, validateRequest } from "./engine-support.js";
 
@@ -722,10 +726,10 @@ class SluiceEngine implements Engine {
 
   /**
    * The hot path: one descriptor whose rule is neither shadow nor dynamic, on a synchronous store — no plan, no
-   * item, one bound store call. The rule's state is found by its position (`find`), its limits without the
-   * identity string when no override can apply (`RuleState.resolve`), and the counter key is, for a rule with one
-   * variable entry, the caller's value string itself. Undefined when the general path must decide (it matches
-   * again; those are rare).
+   * item, one bound store call. The rule is found by its position (`find`) and read from its hot record (`HotRule`)
+   * alone when it can be (its limits resolved ahead without the identity string, its counter key the caller's
+   * value string itself); else from its `RuleState` (`#oneSyncState`). Undefined when the general path must decide
+   * (it matches again; those are rare).
    */
   #oneSync(
     sync: SyncStore,
@@ -736,6 +740,65 @@ class SluiceEngine implements Engine {
     const desc = request.descriptors[0];
     const index = c.rules.find(request.domain, desc);
     if (index === -1) return this.#answer([NO_MATCH], NO_LIMIT_DECISION, true, 0);
+    const h = c.hotAt[index];
+    const mode = h.mode;
+    if (mode === HOT_NONE) return this.#oneSyncState(sync, c, request, nowMs, index);
+    const ii = h.identityIndex;
+    if (mode === HOT_BY_TIER) {
+      const tier = (h.tierOf as TierIndex).get(desc[ii].value);
+      if (tier !== undefined) {
+        const entry = h.tierEntries[tier];
+        if (entry === undefined) return this.#oneSyncState(sync, c, request, nowMs, index); // unlimited
+        return this.#consumeOne(sync, request, nowMs, h.rule, this.#hotMatch(h, desc), entry, entry.source);
+      }
+    }
+    // The rule's own entry (every identity's, or that of the identities in no tier), read from `h` alone.
+    const m = this.#hotMatch(h, desc);
+    const costs = request.costs;
+    const cost = (costs === undefined ? undefined : costs[0]) ?? request.cost ?? 1;
+    if (!Number.isInteger(cost))
+      checkFractional(h.entry as SetEntry, h.rule, cost, costs?.[0] === undefined ? "cost" : "costs[0]");
+    let consume = h.consume;
+    if (consume === undefined) {
+      const entry = h.entry as SetEntry;
+      consume = entry.consume ?? sync.bindSync(entry.set);
+      entry.consume = consume;
+      h.consume = consume;
+    }
+    const d = consume(m.counterKey, cost, nowMs);
+    const allowed = d.allowed;
+    const delayMs = allowed && h.delayBaseMs !== undefined ? delayOf(h.entry as SetEntry, d) : 0;
+    const r: DescriptorResult = {
+      code: allowed ? "OK" : "OVER_LIMIT",
+      match: m,
+      limits: h.specs,
+      source: h.source,
+      decision: d,
+      shadowed: false,
+      delayMs,
+    };
+    return this.#answer([r], d, allowed, delayMs);
+  }
+
+  /** The {@link RuleMatch} of `desc` under hot record `h` (equal to `RuleState.matchOf`). */
+  #hotMatch(h: HotRule, desc: Descriptor): RuleMatch {
+    const ii = h.identityIndex;
+    return {
+      rule: h.rule,
+      counterKey: valueKey(desc[h.keyEntry].value),
+      identity: ii === -1 ? undefined : h.identityPrefix + desc[ii].value,
+    };
+  }
+
+  /** {@link SluiceEngine.#oneSync} from the rule's `RuleState` (the rule at `index`, which is `simple` or not). */
+  #oneSyncState(
+    sync: SyncStore,
+    c: CompiledConfig,
+    request: CheckRequest,
+    nowMs: number,
+    index: number,
+  ): CheckResult | undefined {
+    const desc = request.descriptors[0];
     const rs = c.stateAt[index];
     if (!rs.simple) return undefined;
     const m = rs.matchOf(desc) ?? c.rules.matchAt(index, desc);
@@ -758,10 +821,23 @@ class SluiceEngine implements Engine {
       entry = res.entry;
       source = res.source;
     }
+    return this.#consumeOne(sync, request, nowMs, rs.rule, m, entry, source);
+  }
+
+  /** The last step of the hot path: the cost checked, one consume of `entry` under `m`'s counter key, the answer. */
+  #consumeOne(
+    sync: SyncStore,
+    request: CheckRequest,
+    nowMs: number,
+    rule: Rule,
+    m: RuleMatch,
+    entry: SetEntry,
+    source: LimitSource,
+  ): CheckResult {
     const costs = request.costs;
     const cost = (costs === undefined ? undefined : costs[0]) ?? request.cost ?? 1;
     if (!Number.isInteger(cost))
-      checkFractional(entry, rs.rule, cost, costs?.[0] === undefined ? "cost" : "costs[0]");
+      checkFractional(entry, rule, cost, costs?.[0] === undefined ? "cost" : "costs[0]");
     let consume = entry.consume;
     if (consume === undefined) {
       consume = sync.bindSync(entry.set);
