@@ -20,8 +20,10 @@
  *
  * **Per-request cost.** The data plane's routes carry no fastify hook: the arrival instant is stamped on the raw
  * request by the `node:http` server itself (`serverFactory`; requests injected with `app.inject`, which bypass
- * the server, are timed from their handler), and the per-request logger fastify creates is a
- * {@link LazyRequestLogger} that builds the pino child (with its `reqId`) only when something logs.
+ * the server, are timed from their handler). fastify is given no logger instance (with one, it timestamps every
+ * reply and listens to its `finish`, for request logs that are disabled anyway); the per-request logger it
+ * creates is a {@link LazyRequestLogger} over the service's `http` logger, which builds the pino child (with its
+ * `reqId`) only when something logs.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
@@ -190,11 +192,13 @@ export function createHttpServer(ctx: ServiceContext, options: HttpServerOptions
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const logLevel = ctx.log.levelVal > 40 ? ctx.log.level : "warn";
   const stopwatch = ctx.stopwatch;
+  // No `loggerInstance`: with one, fastify also stamps and listens to every response (for request logs, which are
+  // disabled here). Requests still log fastify's own warnings, lazily, on the `http` logger.
+  const httpLog = ctx.log.child({ component: "http" }, { level: logLevel });
   const app = Fastify({
-    loggerInstance: ctx.log.child({ component: "http" }, { level: logLevel }),
     logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: (logger, bindings, childOptions) =>
-      new LazyRequestLogger(logger, bindings, childOptions),
+    childLoggerFactory: (_nullLogger, bindings, childOptions) =>
+      new LazyRequestLogger(httpLog, bindings, childOptions),
     // fastify's own server (http.createServer and the same four settings), plus the arrival stamp.
     serverFactory: (handler, opts) => {
       const server = createServer((req: StampedRequest, res: ServerResponse) => {
