@@ -1,5 +1,6 @@
-import type { Clock, Scheduler } from "./clock.js";
+import type { CancelTimer, Clock, Scheduler } from "./clock.js";
 
+/** A sleep or a timer waiting for the clock: `resolve` runs when the clock reaches `wakeAtMs`. */
 interface Sleeper {
   readonly wakeAtMs: number;
   readonly resolve: () => void;
@@ -53,7 +54,36 @@ export class ManualClock implements Clock, Scheduler {
     });
   }
 
-  /** How many sleeps are waiting for the clock. */
+  /**
+   * Calls `callback` once the clock has been moved to at least now + `delayMs` (on a microtask after that
+   * `advance` / `set`, as a sleep's continuation would run), unless cancelled first; `delayMs` <= 0 fires on a
+   * microtask. Counted in {@link ManualClock.pendingSleeps} until it fires or is cancelled.
+   */
+  timer(delayMs: number, callback: () => void): CancelTimer {
+    let live = true;
+    const fire = (): void => {
+      queueMicrotask(() => {
+        if (live) {
+          live = false;
+          callback();
+        }
+      });
+    };
+    if (delayMs <= 0) {
+      fire();
+      return () => {
+        live = false;
+      };
+    }
+    const sleeper: Sleeper = { wakeAtMs: this.#nowMs + delayMs, resolve: fire };
+    this.#sleepers.push(sleeper);
+    return () => {
+      live = false;
+      this.#sleepers = this.#sleepers.filter((s) => s !== sleeper);
+    };
+  }
+
+  /** How many sleeps and timers are waiting for the clock. */
   get pendingSleeps(): number {
     return this.#sleepers.length;
   }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
+import type { Clock, Scheduler } from "../core/clock.js";
 import type { Decision } from "../core/decision.js";
 import { ConfigError, InvalidArgumentError, StoreUnavailableError } from "../core/errors.js";
 import { type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
@@ -95,13 +96,16 @@ afterEach(async () => {
   expect(unhandled).toEqual([]);
 });
 
-function setup(options: ResilientOptions = {}) {
+function setup({
+  schedulerOf = (clock: ManualClock): Scheduler => clock,
+  ...options
+}: ResilientOptions & { schedulerOf?: (clock: ManualClock) => Scheduler } = {}) {
   const clock = new ManualClock(T0);
   const inner = new FlakyStore();
   const changes: BreakerStateChange[] = [];
   const store = resilientStore(inner, {
     clock,
-    scheduler: clock,
+    scheduler: schedulerOf(clock),
     onStateChange: (c) => changes.push(c),
     ...options,
   });
@@ -208,50 +212,64 @@ describe("resilientStore", () => {
     expect(allowed).toBe(1); // never below 1
   });
 
-  it("times out each of many overlapping calls at its own deadline, with one timer at a time", async () => {
-    const { clock, inner, store, consume } = setup({
-      onError: "fail_open",
-      timeoutMs: 50,
-      breaker: { failures: 1000 },
-    });
-    inner.mode = "hang";
-    const done: number[] = [];
-    // Calls issued at 0, 10, 20, 30 ms; the one issued at 10 ms is answered at 25 ms.
-    const calls: Promise<unknown>[] = [];
-    for (let i = 0; i < 4; i++) {
-      const issued = i * 10;
-      calls.push(consume(`k${i}`).then((d) => done.push(issued) && d));
+  // The scheduler's cheap `timer` when it has one; `sleep` aborted through an AbortSignal when it has only that.
+  it.each([
+    ["a scheduler with timer", (clock: ManualClock): Scheduler => clock],
+    [
+      "a scheduler with only sleep",
+      (clock: ManualClock): Scheduler & Clock => ({
+        sleep: (ms, signal) => clock.sleep(ms, signal),
+        nowMs: () => clock.nowMs(),
+      }),
+    ],
+  ])(
+    "times out each of many overlapping calls at its own deadline, with one timer at a time (%s)",
+    async (_name, schedulerOf) => {
+      const { clock, inner, store, consume } = setup({
+        onError: "fail_open",
+        timeoutMs: 50,
+        breaker: { failures: 1000 },
+        schedulerOf,
+      });
+      inner.mode = "hang";
+      const done: number[] = [];
+      // Calls issued at 0, 10, 20, 30 ms; the one issued at 10 ms is answered at 25 ms.
+      const calls: Promise<unknown>[] = [];
+      for (let i = 0; i < 4; i++) {
+        const issued = i * 10;
+        calls.push(consume(`k${i}`).then((d) => done.push(issued) && d));
+        await flush();
+        expect(clock.pendingSleeps).toBe(1);
+        if (i < 3) clock.advance(10);
+      }
+      // now 30
+      expect(done).toEqual([]);
+      inner.hung[1].resolve(); // answered in time
       await flush();
+      expect(done).toEqual([10]);
+      clock.advance(19); // 49: nothing due yet
+      await flush();
+      expect(done).toEqual([10]);
+      clock.advance(1); // 50: the first call's deadline
+      await flush();
+      expect(done).toEqual([10, 0]);
       expect(clock.pendingSleeps).toBe(1);
-      if (i < 3) clock.advance(10);
-    }
-    // now 30
-    expect(done).toEqual([]);
-    inner.hung[1].resolve(); // answered in time
-    await flush();
-    expect(done).toEqual([10]);
-    clock.advance(19); // 49: nothing due yet
-    await flush();
-    expect(done).toEqual([10]);
-    clock.advance(1); // 50: the first call's deadline
-    await flush();
-    expect(done).toEqual([10, 0]);
-    expect(clock.pendingSleeps).toBe(1);
-    clock.advance(20); // 70: the third (issued at 20)
-    await flush();
-    expect(done).toEqual([10, 0, 20]);
-    clock.advance(9);
-    await flush();
-    expect(done).toEqual([10, 0, 20]);
-    clock.advance(1); // 80: the last
-    await flush();
-    expect(done).toEqual([10, 0, 20, 30]);
-    await Promise.all(calls);
-    expect(clock.pendingSleeps).toBe(0); // nothing pending: no timer left
-    expect(store.stats).toMatchObject({ storeCalls: 4, failures: 3, timeouts: 3, failOpen: 3 });
-    inner.settleHung("reject"); // late answers are ignored, their errors handled
-    await flush();
-  });
+      clock.advance(20); // 70: the third (issued at 20)
+      await flush();
+      expect(done).toEqual([10, 0, 20]);
+      clock.advance(9);
+      await flush();
+      expect(done).toEqual([10, 0, 20]);
+      clock.advance(1); // 80: the last
+      await flush();
+      expect(done).toEqual([10, 0, 20, 30]);
+      await Promise.all(calls);
+      expect(clock.pendingSleeps).toBe(0); // nothing pending: no timer left
+      expect(store.stats).toMatchObject({ storeCalls: 4, failures: 3, timeouts: 3, failOpen: 3 });
+      inner.settleHung("reject"); // late answers are ignored, their errors handled
+      await flush();
+    },
+  );
 
   it("times out a hung call, applies the policy, and ignores the late answer without unhandled rejections", async () => {
     const { clock, inner, store, consume } = setup({ onError: "fail_open", timeoutMs: 50 });

@@ -3,7 +3,7 @@
  * that turns an unreachable store into decisions instead of errors.
  *
  * - **Timeout** — every call to the inner store gets `timeoutMs`; a call not answered by then counts as a
- *   failure, and its late answer (or late error) is ignored. The deadlines share one sleep on the injected
+ *   failure, and its late answer (or late error) is ignored. The deadlines share one timer on the injected
  *   {@link Scheduler} (see {@link DeadlineQueue}): every call has the same timeout, so deadlines fall in the
  *   order calls are issued, and one timer armed for the oldest unanswered call serves them all, instead of a
  *   timer, an `AbortController` and a `Promise.race` per call (about a tenth of the CPU of a Redis-backed check).
@@ -40,7 +40,14 @@
  * there and by the policy. That is inherent to timeouts; the fallback share bounds the excess.
  */
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
-import { type Clock, monotonicClock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
+import {
+  type CancelTimer,
+  type Clock,
+  monotonicClock,
+  type Scheduler,
+  systemClock,
+  systemScheduler,
+} from "../core/clock.js";
 import { combineDecision, type Decision, type DecisionReason, type PolicyStatus } from "../core/decision.js";
 import {
   InvalidArgumentError,
@@ -164,14 +171,18 @@ interface PendingCall {
 
 /**
  * The deadlines of a store's calls, all `timeoutMs` long, so due in the order the calls were issued: a FIFO of
- * pending calls and at most one sleep, armed for the oldest unsettled one. When it wakes, that call and every
- * later one whose deadline has passed time out, and the sleep is re-armed for the next unsettled call; when no
- * call is pending the sleep is cancelled (nothing keeps a timer alive). Under a steady load that is one sleep
- * per `timeoutMs`, whatever the call rate.
+ * pending calls and at most one timer, armed for the oldest unsettled one. When it fires, that call and every
+ * later one whose deadline has passed time out, and the timer is re-armed for the next unsettled call; when no
+ * call is pending the timer is cancelled (nothing keeps a timer alive). Under a steady load with calls always
+ * in flight that is one timer per `timeoutMs`, whatever the call rate; when the calls in flight often drop to
+ * none (light load, or answers arriving in batches) it is one timer armed and cancelled per such lull, which
+ * is why the timer is the scheduler's cheap {@link Scheduler.timer} when it has one (a `setTimeout` armed and
+ * cleared: well under 1 µs) rather than a `sleep` aborted through an `AbortSignal` (~15 µs, more than the rest
+ * of a Redis-backed check's own CPU).
  *
  * Time base: the scheduler's own time when it tells time (a `ManualClock` in tests), else the monotonic clock
- * (what `setTimeout` measures), never the wall clock, which may step. A sleep is never longer than `timeoutMs`,
- * and the call it was armed for times out when it wakes whatever the time base says, so a sleep always ends
+ * (what `setTimeout` measures), never the wall clock, which may step. A timer is never longer than `timeoutMs`,
+ * and the call it was armed for times out when it fires whatever the time base says, so a timer always ends
  * the wait of at least one call.
  */
 class DeadlineQueue {
@@ -183,8 +194,8 @@ class DeadlineQueue {
   #head = 0;
   /** Unsettled calls in the queue. */
   #pending = 0;
-  /** Cancels the armed sleep; undefined when none is armed. */
-  #abort: AbortController | undefined;
+  /** Cancels the armed timer; undefined when none is armed. */
+  #cancel: CancelTimer | undefined;
 
   constructor(timeoutMs: number, scheduler: Scheduler) {
     this.#timeoutMs = timeoutMs;
@@ -198,7 +209,7 @@ class DeadlineQueue {
     const call: PendingCall = { deadlineMs: this.#time.nowMs() + this.#timeoutMs, settled: false, timeOut };
     this.#queue.push(call);
     this.#pending++;
-    if (this.#abort === undefined) this.#arm();
+    if (this.#cancel === undefined) this.#arm();
     return call;
   }
 
@@ -209,13 +220,14 @@ class DeadlineQueue {
     if (--this.#pending === 0) {
       this.#queue = [];
       this.#head = 0;
-      this.#abort?.abort();
-      this.#abort = undefined;
+      const cancel = this.#cancel;
+      this.#cancel = undefined;
+      cancel?.();
     }
     return true;
   }
 
-  /** Arms the sleep for the oldest unsettled call (dropping the settled ones before it). */
+  /** Arms the timer for the oldest unsettled call (dropping the settled ones before it). */
   #arm(): void {
     const q = this.#queue;
     while (this.#head < q.length && q[this.#head].settled) this.#head++;
@@ -226,14 +238,22 @@ class DeadlineQueue {
     }
     const target = this.#queue[this.#head];
     const delayMs = Math.min(this.#timeoutMs, Math.max(0, target.deadlineMs - this.#time.nowMs()));
-    const abort = new AbortController();
-    this.#abort = abort;
-    this.#scheduler.sleep(delayMs, abort.signal).then(() => {
-      if (this.#abort === abort) {
-        this.#abort = undefined;
+    let cancel: CancelTimer;
+    const fire = (): void => {
+      if (this.#cancel === cancel) {
+        this.#cancel = undefined;
         this.#expire(target);
       }
-    }, noop);
+    };
+    const scheduler = this.#scheduler;
+    if (scheduler.timer !== undefined) cancel = scheduler.timer(delayMs, fire);
+    else {
+      // A scheduler with `sleep` only: the same timer, dearer to cancel.
+      const abort = new AbortController();
+      cancel = () => abort.abort();
+      scheduler.sleep(delayMs, abort.signal).then(fire, noop);
+    }
+    this.#cancel = cancel;
   }
 
   /** Times out `target` and every unsettled call whose deadline has passed, then re-arms. */
@@ -249,7 +269,7 @@ class DeadlineQueue {
       }
       this.#head++;
     }
-    if (this.#abort === undefined) this.#arm();
+    if (this.#cancel === undefined) this.#arm();
   }
 }
 

@@ -103,7 +103,7 @@ export function registerCheckRoute(
           }
           const input = withIdempotencyHeader(request.body, request.headers[IDEMPOTENCY_HEADER]);
           checkRequest = parseCheckRequest(input, ctx, defaultDomain);
-          return ctx.engine.check(checkRequest);
+          return kit.check(checkRequest);
         },
         (result) => {
           ctx.metrics.recordDecision(checkRequest.domain, result);

@@ -171,9 +171,6 @@ export function forwardAuthDescriptors(headers: Headers, setup: ForwardAuthSetup
   return out;
 }
 
-/** The engine call of a subrequest without descriptors: none. */
-const NOTHING_TO_CHECK: Promise<undefined> = Promise.resolve(undefined);
-
 /** Registers `/v1/auth` for every method, in a context that reads and ignores any body. */
 export function registerForwardAuthRoute(app: FastifyInstance, kit: RouteKit, setup: ForwardAuthSetup): void {
   const { ctx } = kit;
@@ -192,9 +189,7 @@ export function registerForwardAuthRoute(app: FastifyInstance, kit: RouteKit, se
         () => {
           const descriptors = forwardAuthDescriptors(request.headers, setup);
           // With no descriptor there is nothing to check: allowed, without a call to the engine.
-          return descriptors.length === 0
-            ? NOTHING_TO_CHECK
-            : ctx.engine.check({ domain: setup.domain, descriptors });
+          return descriptors.length === 0 ? undefined : kit.check({ domain: setup.domain, descriptors });
         },
         (result) => {
           if (result === undefined) {

@@ -7,6 +7,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { SluiceError } from "../../core/errors.js";
+import type { CheckRequest, CheckResult } from "../../engine/engine.js";
 import {
   invalidRequestProblem,
   PROBLEM_CONTENT_TYPE,
@@ -106,18 +107,23 @@ export interface RouteKit {
   /** Records one served request of `api` with its outcome, timed from when the request arrived. */
   record(api: ServiceApi, outcome: ServiceOutcome, request: FastifyRequest): void;
   /**
+   * Checks `request` with the engine: synchronously (`engine.checkSync`) when its store has a synchronous path
+   * (memory), else `engine.check`'s promise.
+   */
+  check(request: CheckRequest): CheckResult | Promise<CheckResult>;
+  /**
    * Serves one request holding a slot of the in-flight gate: `start` (validation, then the engine call) and, with
-   * its value, `finish` (which sends the answer; a promise when it must wait, e.g. a `delay` rule). The slot is
-   * given back once `finish` has sent (or its promise settled). When the gate refuses, answers 503 at once
-   * (recorded as `overloaded`). Any error `start` or `finish` throws or rejects with is answered as a problem
-   * and recorded with its outcome. Plain callbacks, not an async function: a check answered from memory costs no
-   * promise beyond the engine's.
+   * its value, `finish` (which sends the answer; a promise when it must wait, e.g. a `delay` rule). When `start`
+   * returns a value rather than a promise, `finish` runs at once, in the same turn. The slot is given back once
+   * `finish` has sent (or its promise settled). When the gate refuses, answers 503 at once (recorded as
+   * `overloaded`). Any error `start` or `finish` throws or rejects with is answered as a problem and recorded
+   * with its outcome. Plain callbacks, not an async function: a check answered from memory costs no promise.
    */
   gated<T>(
     api: ServiceApi,
     request: FastifyRequest,
     reply: FastifyReply,
-    start: () => Promise<T>,
+    start: () => T | Promise<T>,
     finish: (value: T) => Promise<void> | undefined,
   ): void;
 }

@@ -6,6 +6,8 @@ import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../core/errors.js";
 import type { Engine } from "../../engine/engine.js";
+import { MemoryStore } from "../../stores/memory/memory-store.js";
+import { isSyncStore, type Store } from "../../stores/store.js";
 import { QUOTA_EXCEEDED_TYPE } from "../problem-details.js";
 import {
   createHttpServer,
@@ -103,6 +105,39 @@ describe("POST /v1/check", () => {
     expect(await metric('sluice_requests_total{api="http_check",code="over_limit"}')).toBe(1);
     expect(await metric('sluice_decisions_total{domain="api",rule="per-user",outcome="denied"}')).toBe(1);
     expect(await metric('sluice_request_duration_seconds_count{api="http_check"}')).toBe(3);
+  });
+
+  it("answers the same through a store without a synchronous path (checked on the engine's promise)", async () => {
+    // A memory store seen through its asynchronous interface only: the route takes engine.check's promise.
+    const memory = new MemoryStore({ capacity: 1000 });
+    const asyncOnly: Store = {
+      name: "async-memory",
+      shared: false,
+      apply: (items, op, nowMs) => memory.apply(items, op, nowMs),
+      release: (limits, key, leases, nowMs) => memory.release(limits, key, leases, nowMs),
+      close: () => memory.close(),
+    };
+    const sync = setup();
+    const viaPromise = setup({}, { store: asyncOnly });
+    expect(isSyncStore(viaPromise.engine.store)).toBe(false);
+    for (const t of [sync, viaPromise]) t.clock.set(TEST_T0_MS);
+    const answers = async (t: typeof sync) => {
+      const out: unknown[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await t.check(user("1"));
+        out.push([r.statusCode, r.headers.ratelimit, r.headers["ratelimit-policy"], r.body]);
+      }
+      for (let i = 0; i < 3; i++) {
+        const r = await t.auth({ "x-real-ip": "192.0.2.1", "x-user-id": "u" });
+        out.push([r.statusCode, r.headers.ratelimit, r.headers["retry-after"], r.body]);
+      }
+      out.push(await t.metric('sluice_requests_total{api="http_check",code="over_limit"}'));
+      out.push(await t.metric('sluice_requests_total{api="http_auth",code="over_limit"}'));
+      return out;
+    };
+    const expected = await answers(sync);
+    expect(expected.slice(-2)).toEqual([1, 1]); // a denial seen on both routes
+    expect(await answers(viaPromise)).toEqual(expected);
   });
 
   it("sends the legacy trio when asked, and no headers when no limit applied", async () => {
@@ -229,7 +264,12 @@ describe("POST /v1/check", () => {
         engine: (real: Engine) =>
           new Proxy(real, {
             get(target, key) {
+              // The memory store's engine is called synchronously: both paths fail alike.
               if (key === "check") return () => Promise.reject(fail);
+              if (key === "checkSync")
+                return () => {
+                  throw fail;
+                };
               const v: unknown = Reflect.get(target, key, target);
               return typeof v === "function" ? v.bind(target) : v;
             },

@@ -3,9 +3,18 @@
  * request id (`reqId`); building a pino child serialises its bindings, a cost every request paid although the
  * data plane logs only failures. A {@link LazyRequestLogger} holds the parent and the bindings and builds the
  * child on the first log call, so the logs of a request are what they were (same bindings, same level).
+ *
+ * **Per-request cost.** One object of three fields: the log methods live on the prototype (closures per instance
+ * were seven allocations per request).
  */
 import type { FastifyBaseLogger } from "fastify";
-import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString, LogFn } from "pino";
+import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString } from "pino";
+
+/** The arguments of a pino log call (any of `LogFn`'s overloads). */
+type LogArgs = [unknown, ...unknown[]];
+
+/** A log method taking any of `LogFn`'s overloads. */
+type AnyLogFn = (...args: LogArgs) => void;
 
 /**
  * The logger fastify gives each request: the pino child with the request's bindings (`reqId`) is built on first
@@ -37,19 +46,39 @@ export class LazyRequestLogger implements FastifyBaseLogger {
   }
 
   /** Logs at `fatal`. */
-  fatal: LogFn = (...args: Parameters<LogFn>) => this.logger.fatal(...args);
+  fatal(...args: LogArgs): void {
+    (this.logger.fatal as AnyLogFn)(...args);
+  }
+
   /** Logs at `error`. */
-  error: LogFn = (...args: Parameters<LogFn>) => this.logger.error(...args);
+  error(...args: LogArgs): void {
+    (this.logger.error as AnyLogFn)(...args);
+  }
+
   /** Logs at `warn`. */
-  warn: LogFn = (...args: Parameters<LogFn>) => this.logger.warn(...args);
+  warn(...args: LogArgs): void {
+    (this.logger.warn as AnyLogFn)(...args);
+  }
+
   /** Logs at `info`. */
-  info: LogFn = (...args: Parameters<LogFn>) => this.logger.info(...args);
+  info(...args: LogArgs): void {
+    (this.logger.info as AnyLogFn)(...args);
+  }
+
   /** Logs at `debug`. */
-  debug: LogFn = (...args: Parameters<LogFn>) => this.logger.debug(...args);
+  debug(...args: LogArgs): void {
+    (this.logger.debug as AnyLogFn)(...args);
+  }
+
   /** Logs at `trace`. */
-  trace: LogFn = (...args: Parameters<LogFn>) => this.logger.trace(...args);
+  trace(...args: LogArgs): void {
+    (this.logger.trace as AnyLogFn)(...args);
+  }
+
   /** Logs nothing. */
-  silent: LogFn = (...args: Parameters<LogFn>) => this.logger.silent(...args);
+  silent(...args: LogArgs): void {
+    (this.logger.silent as AnyLogFn)(...args);
+  }
 
   /** A child of the request's logger. */
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
