@@ -31,6 +31,10 @@ export interface Scheduler {
    * Optional: for callers that arm and cancel a timer per call, where `sleep` with an `AbortSignal` is too dear
    * (aborting costs an `abort` event and a rejected promise: ~15 µs, against well under 1 µs for a cancelled
    * `setTimeout`). Callers fall back to `sleep` when a scheduler lacks it.
+   *
+   * {@link systemScheduler} runs the callback only after the event loop has read the I/O that is ready when the
+   * delay has passed: a deadline that fell due while the process was stalled (a long GC pause, a busy CPU) must not
+   * beat an answer that arrived meanwhile — Node runs due timers before it reads sockets.
    */
   timer?(delayMs: number, callback: () => void): CancelTimer;
 }
@@ -58,8 +62,18 @@ export const systemScheduler: Scheduler = Object.freeze({
     });
   },
   timer(delayMs: number, callback: () => void): CancelTimer {
-    const timer = setTimeout(callback, Math.max(0, delayMs));
-    return () => clearTimeout(timer);
+    // setTimeout, then setImmediate: the check phase, which comes after the poll phase has read ready sockets.
+    let immediate: NodeJS.Immediate | undefined;
+    const timer = setTimeout(
+      () => {
+        immediate = setImmediate(callback);
+      },
+      Math.max(0, delayMs),
+    );
+    return () => {
+      clearTimeout(timer);
+      if (immediate !== undefined) clearImmediate(immediate);
+    };
   },
 });
 
