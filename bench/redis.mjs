@@ -578,12 +578,18 @@ async function sluiceCeilingCall(port) {
   const { redisStore } = await import(STORE_DIST);
   const client = new Redis({ host: "127.0.0.1", port, enableAutoPipelining: false });
   let sent;
+  // With the Buffer forms, as the store sends with an ioredis client (apply.lua's binary reply).
   const recorder = {
     evalsha: (sha, numKeys, ...rest) => {
       sent ??= { sha, numKeys, rest };
       return client.evalsha(sha, numKeys, ...rest);
     },
     eval: (...a) => client.eval(...a),
+    evalshaBuffer: (sha, numKeys, ...rest) => {
+      sent ??= { sha, numKeys, rest };
+      return client.evalshaBuffer(sha, numKeys, ...rest);
+    },
+    evalBuffer: (...a) => client.evalBuffer(...a),
   };
   try {
     const store = redisStore({ client: recorder, batch: false });

@@ -1,6 +1,6 @@
 // `node bench/lib/lua-cost.mjs [--scripts DIR[,DIR2...]] [--calls N] [--rounds R]
 //   [--algos gcra,token_bucket,...] [--items 1,64] [--regime allow|deny] [--clock server|client]
-//   [--shape groups|group] [--json]`
+//   [--shape groups|group] [--replies binary|array|binary,array] [--json]`
 //
 // Micro-harness (not a test) for the cost of the Redis store's Lua script INSIDE Redis: starts a private
 // redis-server (bench/lib/redis-server.mjs, pinned to CPU 1), loads the script assembled as script.ts assembles
@@ -14,6 +14,10 @@
 // CPU time per decision (/proc utime + stime: it adds the request parsing and reply writing, and it does not
 // count time the server lost to other processes, which the usec figure does on a busy machine), the nested
 // redis.call count per decision and the wall-clock decisions/s (client-bound, for context only).
+//
+// --replies: the reply forms asked for (apply.lua's ARGV[2], see its header): binary (the store's, with a client
+// that has evalshaBuffer; the default) or array (integers; the store's with other clients); both: each script is
+// measured with each form, as separate variants.
 //
 // Several comma-separated --scripts directories (say, a copy of the `.lua` files before a change, and the
 // current ones) are measured in the same run, round by round in turn, so machine noise falls on each alike;
@@ -49,6 +53,7 @@ const ITEMS = arg("items", "1,64").split(",").map(Number);
 const REGIME = arg("regime", "allow");
 const CLOCK = arg("clock", "server");
 const SHAPE = arg("shape", "groups");
+const REPLIES = arg("replies", "binary").split(",");
 const KEYS = 10_000;
 const PIPELINE = 64; // EVALSHA calls per pipeline; several pipelines in flight
 const IN_FLIGHT = 4;
@@ -59,8 +64,11 @@ const { createLimitSet } = await import(join(root, "dist/algorithms/limit-set.js
 const { parseLimitSpec } = await import(join(root, "dist/core/limit-spec.js"));
 const { Redis } = await import("ioredis");
 
+// The variants: every script directory with every reply form.
+const variants = scriptDirs.flatMap((dir) => REPLIES.map((reply) => ({ dir, binary: reply === "binary" })));
 const sources = scriptDirs.map((dir) => assembleScript((name) => readFileSync(join(dir, name), "utf8")));
-const label = (i) => (scriptDirs.length === 1 ? "" : ` [${scriptDirs[i]}]`);
+const label = (i) =>
+  variants.length === 1 ? "" : ` [${variants[i].dir}, ${variants[i].binary ? "binary" : "array"} reply]`;
 
 /** The limit set of `algorithms` ("gcra", or "gcra+fixed_window" for a set of two limits). */
 function limitsOf(algorithms) {
@@ -95,14 +103,15 @@ const client = new Redis({ host: "127.0.0.1", port: redis.port, enableAutoPipeli
 const tck = clockTicks();
 const results = [];
 try {
-  const shas = [];
-  for (const source of sources) shas.push(await client.script("LOAD", source));
+  const loaded = [];
+  for (const source of sources) loaded.push(await client.script("LOAD", source));
+  const shas = variants.map((v) => loaded[scriptDirs.indexOf(v.dir)]);
   const keyOf = (set, key) => set.specs.map((spec) => `rl:{${key}}:ns:${spec.name}`);
 
   /** The KEYS and ARGV of one call of `items` items from key number `k` (cached with the server clock). */
   const encoded = new Map();
-  function encode(set, items, k) {
-    const cacheKey = `${items}:${k}`;
+  function encode(set, items, k, binary) {
+    const cacheKey = `${items}:${k}:${binary}`;
     let enc = CLOCK === "server" ? encoded.get(cacheKey) : undefined;
     if (enc === undefined) {
       const now = CLOCK === "client" ? Date.now() : "";
@@ -111,7 +120,7 @@ try {
         SHAPE === "groups"
           ? Array.from({ length: items }, (_, i) => ({ op: "consume", items: [item(i)], now }))
           : [{ op: "consume", items: Array.from({ length: items }, (_, i) => item(i)), now }];
-      const e = encodeBatch(groups, keyOf, 1000);
+      const e = encodeBatch(groups, keyOf, 1000, binary);
       enc = [e.keys.length, ...e.keys, ...e.args];
       if (CLOCK === "server") encoded.set(cacheKey, enc);
     }
@@ -119,13 +128,14 @@ try {
   }
 
   /** Sends `calls` EVALSHA calls of `items` items each, keys round-robin from cursor.k. */
-  async function run(sha, set, items, calls, cursor) {
+  async function run(sha, set, items, calls, cursor, binary) {
     let sent = 0;
     const one = () => {
       const p = client.pipeline();
       const n = Math.min(PIPELINE, calls - sent);
       for (let c = 0; c < n; c++) {
-        p.evalsha(sha, ...encode(set, items, cursor.k));
+        if (binary) p.evalshaBuffer(sha, ...encode(set, items, cursor.k, true));
+        else p.evalsha(sha, ...encode(set, items, cursor.k, false));
         cursor.k = (cursor.k + items) % KEYS;
       }
       sent += n;
@@ -146,8 +156,9 @@ try {
       const set = limitsOf(algorithm);
       const cursor = { k: 0 };
       const calls = Math.max(1, Math.round(CALL_DECISIONS / items));
-      for (const sha of shas) {
-        await run(sha, set, items, Math.max(Math.ceil(KEYS / items) * 2, Math.round(calls / 4)), cursor); // warm-up
+      for (let v = 0; v < shas.length; v++) {
+        const warm = Math.max(Math.ceil(KEYS / items) * 2, Math.round(calls / 4));
+        await run(shas[v], set, items, warm, cursor, variants[v].binary); // warm-up
       }
       const m = shas.map(() => ({ usec: [], cpu: [], nested: [], rate: [] }));
       for (let r = 0; r < ROUNDS; r++) {
@@ -155,7 +166,7 @@ try {
           await client.config("RESETSTAT");
           const c0 = procCpuSeconds(redis.pid, tck);
           const t0 = performance.now();
-          await run(shas[v], set, items, calls, cursor);
+          await run(shas[v], set, items, calls, cursor, variants[v].binary);
           const wall = (performance.now() - t0) / 1000;
           const c1 = procCpuSeconds(redis.pid, tck);
           const stats = commandStats(await client.info("commandstats"));
@@ -172,7 +183,8 @@ try {
       }
       for (let v = 0; v < shas.length; v++) {
         const row = {
-          script: scriptDirs[v],
+          script: variants[v].dir,
+          reply: variants[v].binary ? "binary" : "array",
           algorithm,
           items,
           regime: REGIME,

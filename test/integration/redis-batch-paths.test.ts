@@ -3,7 +3,8 @@
 // small-state paths), with denials, warnings, backwards clocks, and some batches that mix in peeks, refunds,
 // resets and other limit sets (so the fast path gives up and the general path redoes the batch). Every decision must equal the reference store's, and after
 // each round the stored state must be byte for byte the one sequential unbatched calls leave, with a TTL no
-// longer than the unbatched one's.
+// longer than the unbatched one's. A third store, over a client without Buffer replies (no `evalshaBuffer`), gets
+// the script's array reply instead of its binary one: its decisions must be the same.
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLimitSet, type LimitSet } from "../../src/algorithms/limit-set.js";
@@ -85,6 +86,15 @@ describe("redis store: coalesced batches take the fast or the general path with 
         prefix: uniqueKeyPrefix(`paths-s-${c.name}`).slice(0, -1),
         ttlMarginMs: 60_000,
       });
+      const arrays: RedisStore = redisStore({
+        client: {
+          evalsha: (sha, numKeys, ...args) => client.evalsha(sha, numKeys, ...args),
+          eval: (script, numKeys, ...args) => client.eval(script, numKeys, ...args),
+        },
+        clock: "client",
+        prefix: uniqueKeyPrefix(`paths-a-${c.name}`).slice(0, -1),
+        ttlMarginMs: 60_000,
+      });
       const reference = new ReferenceStore();
       const specs = c.limits.map((l, i) => parseLimitSpec({ name: `p${i}`, ...l }));
       const one = createLimitSet("ns", specs);
@@ -138,6 +148,9 @@ describe("redis store: coalesced batches take the fast or the general path with 
         const concurrent = await Promise.all(
           calls.map((x) => batched.apply([{ limits: x.set, key: x.key, cost: x.cost }], x.op, x.now)),
         );
+        const concurrentArrays = await Promise.all(
+          calls.map((x) => arrays.apply([{ limits: x.set, key: x.key, cost: x.cost }], x.op, x.now)),
+        );
         for (let i = 0; i < calls.length; i++) {
           const x = calls[i];
           const items = [{ limits: x.set, key: x.key, cost: x.cost }];
@@ -145,6 +158,7 @@ describe("redis store: coalesced batches take the fast or the general path with 
           const alone = await single.apply(items, x.op, x.now);
           const where = `round ${round} call ${i} (${x.op} ${x.cost} of ${x.key} at +${x.now - T0}, ${calls.length} calls${mixed ? ", mixed" : ""})`;
           expect(concurrent[i].map(plain), where).toEqual(want.map(plain));
+          expect(concurrentArrays[i].map(plain), `${where}, array reply`).toEqual(want.map(plain));
           expect(alone.map(plain), where).toEqual(want.map(plain));
         }
         for (const key of KEYS) {
@@ -164,6 +178,7 @@ describe("redis store: coalesced batches take the fast or the general path with 
       }
       await batched.close();
       await single.close();
+      await arrays.close();
     });
   }
 });

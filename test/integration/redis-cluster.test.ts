@@ -10,7 +10,7 @@ import { type LimitSpecInput, parseLimitSpec } from "../../src/core/limit-spec.j
 import { ManualClock } from "../../src/core/manual-clock.js";
 import { createLimiter } from "../../src/engine/limiter.js";
 import { keySlot, loadClusterScript } from "../../src/stores/redis/cluster-router.js";
-import { type RedisStoreOptions, redisStore } from "../../src/stores/redis/index.js";
+import { type RedisScriptClient, type RedisStoreOptions, redisStore } from "../../src/stores/redis/index.js";
 import { resilientStore } from "../../src/stores/resilient-store.js";
 import type { StoreItem, StoreOp } from "../../src/stores/store.js";
 import { ReferenceStore } from "../../src/testing/index.js";
@@ -269,25 +269,27 @@ describe("redis cluster store: calls in flight per master", () => {
     const [[held, heldIds], [free, freeIds]] = [...byMaster];
     // The store's client: the shared Cluster, but EVALSHA answers of the `held` master wait while the gate is
     // closed (the commands reach Redis at once). The cluster script declares one key, and the count of the others.
+    // The store sends with `evalshaBuffer` (binary replies) when the client has it, so both are gated.
     const sent = new Map<string, number[]>();
     const waiting: (() => Promise<void>)[] = [];
     let closed = false;
-    const evalsha = (
-      sha: string,
-      numKeys: number,
-      ...args: (string | number | Buffer)[]
-    ): Promise<unknown> => {
-      const node = masterOf(client, String(args[0]));
-      sent.set(node, [...(sent.get(node) ?? []), 1 + Number(args[1])]);
-      const reply = client.evalsha(sha, numKeys, ...args);
-      if (!closed || node !== held) return reply;
-      return new Promise((resolve, reject) => {
-        waiting.push(() => reply.then(resolve, reject));
-      });
-    };
+    const gate =
+      (method: "evalsha" | "evalshaBuffer") =>
+      (sha: string, numKeys: number, ...args: (string | number | Buffer)[]): Promise<unknown> => {
+        const node = masterOf(client, String(args[0]));
+        sent.set(node, [...(sent.get(node) ?? []), 1 + Number(args[1])]);
+        // ioredis has `evalshaBuffer` at run time (every command has its Buffer form) but not in its types.
+        const send = (client as unknown as Record<typeof method, RedisScriptClient["evalsha"]>)[method];
+        const reply = send.call(client, sha, numKeys, ...args);
+        if (!closed || node !== held) return reply;
+        return new Promise((resolve, reject) => {
+          waiting.push(() => reply.then(resolve, reject));
+        });
+      };
+    const gates = { evalsha: gate("evalsha"), evalshaBuffer: gate("evalshaBuffer") };
     const gated = new Proxy(client, {
       get(target, property) {
-        if (property === "evalsha") return evalsha;
+        if (property === "evalsha" || property === "evalshaBuffer") return gates[property];
         const value: unknown = Reflect.get(target, property, target);
         return typeof value === "function" ? value.bind(target) : value;
       },

@@ -147,7 +147,10 @@ export function loadClusterScript(): RedisScript {
   return clusterScript;
 }
 
-/** Sends one encoded batch as the cluster script: its first key declared, the others in ARGV. */
+/**
+ * Sends one encoded batch as the cluster script: its first key declared, the others in ARGV; as `evalshaBuffer`
+ * when its reply is binary.
+ */
 export function sendClusterBatch(
   client: RedisScriptClient,
   script: RedisScript,
@@ -158,7 +161,7 @@ export function sendClusterBatch(
   argv[0] = keys.length - 1;
   for (let i = 1; i < keys.length; i++) argv[i] = keys[i];
   for (let i = 0; i < args.length; i++) argv[keys.length + i] = args[i];
-  return runScript(client, script, [keys[0]], argv);
+  return runScript(client, script, [keys[0]], argv, batch.binary);
 }
 
 /** Redis replies that mean "this node no longer serves that slot" or "the cluster is reconfiguring". */
@@ -186,6 +189,8 @@ export interface ClusterRouterOptions {
   readonly checkKeys: boolean;
   /** `ttlMarginMs` of the store. */
   readonly ttlMarginMs: number;
+  /** Ask for binary replies (the client has `evalshaBuffer`). */
+  readonly binary: boolean;
   /** Queue calls per master (`false`: one script call per call and master). */
   readonly batch: boolean;
   /** Most items per script call. */
@@ -217,6 +222,7 @@ export class ClusterRouter {
   readonly #keysOf: KeyNamer;
   readonly #checkKeys: boolean;
   readonly #margin: number;
+  readonly #binary: boolean;
   readonly #batch: boolean;
   readonly #maxBatch: number;
   readonly #maxInFlight: number;
@@ -234,6 +240,7 @@ export class ClusterRouter {
     this.#keysOf = options.keysOf;
     this.#checkKeys = options.checkKeys;
     this.#margin = options.ttlMarginMs;
+    this.#binary = options.binary;
     this.#batch = options.batch;
     this.#maxBatch = options.maxBatch;
     this.#maxInFlight = options.maxInFlight;
@@ -418,7 +425,7 @@ export class ClusterRouter {
     const groups = pending.map((p) => p.group);
     let batch: EncodedBatch;
     try {
-      batch = encodeBatch(groups, this.#keysOf, this.#margin);
+      batch = encodeBatch(groups, this.#keysOf, this.#margin, this.#binary);
     } catch (error) {
       answered?.();
       for (const p of pending) p.reject(error);

@@ -1,6 +1,7 @@
 /**
  * The wire format of `scripts/apply.lua`: encoding a batch of groups into KEYS and ARGV, and decoding the flat
- * integer reply into decisions. Pure functions with no I/O, so that a Cluster store can group the same batches by
+ * reply (one binary string of doubles, or an array of integers for a client without Buffer replies) into
+ * decisions. Pure functions with no I/O, so that a Cluster store can group the same batches by
  * node and send each with {@link runScript}. The layout is documented line by line at the top of `apply.lua`.
  *
  * Decisions are built exactly as the memory and reference stores build them: per-limit statuses; with several
@@ -74,8 +75,13 @@ export type KeyNamer = (set: LimitSet, key: string) => readonly string[];
 export interface EncodedBatch {
   /** Every state key, in batch order. */
   readonly keys: string[];
-  /** ARGV: one binary string of little-endian doubles, as documented in `apply.lua`. */
-  readonly args: [Buffer];
+  /**
+   * ARGV: one binary string of little-endian doubles, as documented in `apply.lua`; then `"b"` when the reply is
+   * asked for in binary.
+   */
+  readonly args: [Buffer] | [Buffer, "b"];
+  /** Whether the reply comes as one binary string (sent with `evalshaBuffer`), else as an array of integers. */
+  readonly binary: boolean;
 }
 
 /** `now` of a group that asks for the server's clock. */
@@ -100,9 +106,15 @@ function setArgs(set: LimitSet): readonly number[] {
  *
  * Two passes over the groups, so that nothing grows while it is built: the first counts the keys and the doubles
  * and numbers the distinct limit sets (a batch holds few: a linear search beats a Map), the second writes the
- * keys into an array of their final length and the doubles straight into the ARGV buffer.
+ * keys into an array of their final length and the doubles straight into the ARGV buffer. With `binary`, the
+ * script is asked for its binary reply (the client must send it with `evalshaBuffer`: {@link sendBatch} does).
  */
-export function encodeBatch(groups: readonly Group[], keysOf: KeyNamer, ttlMarginMs: number): EncodedBatch {
+export function encodeBatch(
+  groups: readonly Group[],
+  keysOf: KeyNamer,
+  ttlMarginMs: number,
+  binary = false,
+): EncodedBatch {
   const sets: LimitSet[] = [];
   let nkeys = 0;
   let count = 3; // ttlMarginMs, S, G
@@ -164,16 +176,60 @@ export function encodeBatch(groups: readonly Group[], keysOf: KeyNamer, ttlMargi
   if (at !== buf.length || ki !== nkeys) {
     throw new TypeError(`encodeBatch: wrote ${at} of ${buf.length} bytes, ${ki} of ${nkeys} keys`);
   }
-  return { keys, args: [buf] };
+  return { keys, args: binary ? [buf, "b"] : [buf], binary };
 }
 
-/** Sends one encoded batch with EVALSHA (EVAL on NOSCRIPT) and returns the raw reply. */
+/**
+ * Sends one encoded batch with EVALSHA (EVAL on NOSCRIPT), as `evalshaBuffer` when its reply is binary, and returns
+ * the raw reply.
+ */
 export function sendBatch(
   client: RedisScriptClient,
   script: RedisScript,
   batch: EncodedBatch,
 ): Promise<unknown> {
-  return runScript(client, script, batch.keys, batch.args);
+  return runScript(client, script, batch.keys, batch.args, batch.binary);
+}
+
+/** Whether Float64Array stores little-endian doubles here (it uses the platform's byte order). */
+const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
+
+/** The doubles of the reply being decoded: reused by every call ({@link decodeBatch} is synchronous). */
+let scratch = new Float64Array(256);
+let scratchBytes = new Uint8Array(scratch.buffer);
+
+/**
+ * The reply as doubles, in {@link scratch} (grown as needed), and their number: a binary reply copied (a Buffer
+ * from the socket has any alignment), an array reply converted (a recorded instant, a string, to its number; ""
+ * to NaN).
+ */
+function valuesOf(reply: unknown): number {
+  if (reply instanceof Uint8Array) {
+    const bytes = reply.length;
+    if (bytes % 8 !== 0) throw new TypeError(`unexpected script reply: ${bytes} bytes`);
+    const n = bytes / 8;
+    if (scratch.length < n) {
+      scratch = new Float64Array(Math.max(n, 2 * scratch.length));
+      scratchBytes = new Uint8Array(scratch.buffer);
+    }
+    if (LITTLE_ENDIAN) scratchBytes.set(reply);
+    else {
+      const view = new DataView(reply.buffer, reply.byteOffset, bytes);
+      for (let i = 0; i < n; i++) scratch[i] = view.getFloat64(8 * i, true);
+    }
+    return n;
+  }
+  if (!Array.isArray(reply)) throw new TypeError(`unexpected script reply: ${typeof reply}`);
+  const n = reply.length;
+  if (scratch.length < n) {
+    scratch = new Float64Array(Math.max(n, 2 * scratch.length));
+    scratchBytes = new Uint8Array(scratch.buffer);
+  }
+  for (let i = 0; i < n; i++) {
+    const v: unknown = reply[i];
+    scratch[i] = typeof v === "number" ? v : typeof v === "string" && v !== "" ? Number(v) : Number.NaN;
+  }
+  return n;
 }
 
 /** A retryAfterMs from the reply: -1 stands for Infinity (the cost can never pass). */
@@ -184,23 +240,22 @@ function retryOf(ms: number): number {
 /**
  * Per group, the decisions of its items (empty for release). Throws when the reply does not fit the batch.
  *
- * The reply (documented in `apply.lua`): for a release group one integer (1); otherwise, per item and per limit,
- * a status of 3 to 5 integers: `head` (1 allowed, 2 warning, 4 committed, 8 a lease id follows), remaining,
- * resetAfterMs, then retryAfterMs when not allowed (-1: never) and the lease id when head has 8. A group with
- * `once` is preceded by three values: its state (0 fresh, 1 replayed, 2 pending: a claim holds the record, no
- * status follows), how many integers its statuses take, and the recorded instant as a string ("" unless
- * replayed). With `replays`, `replays[i]` is set for every group with `once`: its {@link OnceAnswer}, or the error
- * of a record that does not fit the group's items (recorded for other limits), in which case its decisions are
- * empty.
+ * The reply (documented in `apply.lua`), a Buffer of little-endian doubles or an array of integers: for a release
+ * group one value (1); otherwise, per item and per limit, a status of 3 to 5 values: `head` (1 allowed, 2 warning,
+ * 4 committed, 8 a lease id follows), remaining, resetAfterMs, then retryAfterMs when not allowed (-1: never) and
+ * the lease id when head has 8. A group with `once` is preceded by three values: its state (0 fresh, 1 replayed,
+ * 2 pending: a claim holds the record, no status follows), how many values its statuses take, and the recorded
+ * instant (a number in a binary reply, NaN for none; a string in an array reply, "" for none). With `replays`,
+ * `replays[i]` is set for every group with `once`: its {@link OnceAnswer}, or the error of a record that does not
+ * fit the group's items (recorded for other limits, or not numbers), in which case its decisions are empty.
  */
 export function decodeBatch(
   reply: unknown,
   groups: readonly Group[],
   replays?: (OnceAnswer | Error | undefined)[],
 ): Decision[][] {
-  if (!Array.isArray(reply)) throw new TypeError(`unexpected script reply: ${typeof reply}`);
-  const r = reply as number[];
-  const n = r.length;
+  const n = valuesOf(reply);
+  const r = scratch;
   let p = 0;
   const out: Decision[][] = new Array(groups.length);
   for (let gi = 0; gi < groups.length; gi++) {
@@ -229,7 +284,7 @@ export function decodeBatch(
     if (!(end <= n) || !(state === 0 || state === 1 || state === 2)) {
       throw new TypeError(`unexpected script reply at ${p}: ${String(state)}, ${String(r[p + 1])} of ${n}`);
     }
-    const recordedAt = (reply as unknown[])[p + 2];
+    const recordedAt = r[p + 2];
     if (state === 2) {
       p = end;
       if (replays !== undefined) replays[gi] = PENDING_ANSWER;
@@ -239,6 +294,7 @@ export function decodeBatch(
     let at = -1;
     try {
       at = decodeItems(r, end, p + 3, g.items, decisions);
+      for (let i = p + 3; i < end; i++) if (Number.isNaN(r[i])) at = -1; // a recorded value that is no number
     } catch {
       // a record that does not fit these items: reported below
     }
@@ -249,7 +305,10 @@ export function decodeBatch(
       continue;
     }
     if (replays !== undefined) {
-      replays[gi] = state === 0 ? FRESH_ANSWER : { state: "replayed", decidedAtMs: instantOf(recordedAt) };
+      replays[gi] =
+        state === 0
+          ? FRESH_ANSWER
+          : { state: "replayed", decidedAtMs: Number.isFinite(recordedAt) ? recordedAt : undefined };
     }
     out[gi] = decisions;
   }
@@ -368,7 +427,7 @@ export function decodeRecord(
 ): { decisions: Decision[]; decidedAtMs: number | undefined } {
   const semi = value.indexOf(";");
   const body = semi === -1 ? value : value.slice(semi + 1);
-  const r = body === "" ? [] : body.split(",").map(Number);
+  const r = body === "" ? new Float64Array(0) : Float64Array.from(body.split(","), Number);
   const decisions: Decision[] = [];
   let end = -1;
   try {
@@ -385,7 +444,7 @@ let decodedTo = 0;
 
 /** Decodes the statuses of `items` from `r[p…]` (up to `n`) into `decisions`; returns the position after them. */
 function decodeItems(
-  r: readonly number[],
+  r: Float64Array,
   n: number,
   p: number,
   items: readonly StoreItem[],
@@ -415,7 +474,7 @@ function statusOf(
  * Decodes the statuses of one item from `r[p…]` (up to `n`): its decision; sets {@link decodedTo} to the position
  * after them.
  */
-function decodeItem(r: readonly number[], n: number, p: number, item: StoreItem): Decision {
+function decodeItem(r: Float64Array, n: number, p: number, item: StoreItem): Decision {
   const specs = item.limits.specs;
   if (specs.length === 1) {
     // The common case, without intermediate objects: one limit, whose verdict is the item's unless another

@@ -82,7 +82,14 @@ import {
   sendBatch,
   settleBatch,
 } from "./protocol.js";
-import { loadOnceScript, loadScript, type RedisScript, type RedisScriptClient, runScript } from "./script.js";
+import {
+  hasBufferReplies,
+  loadOnceScript,
+  loadScript,
+  type RedisScript,
+  type RedisScriptClient,
+  runScript,
+} from "./script.js";
 
 /** Longest identity accepted, in UTF-16 code units (the Limiter's limit too). */
 export const MAX_KEY_LENGTH = 1024;
@@ -168,6 +175,8 @@ export class RedisStore implements OnceLedgerStore {
   readonly #script: RedisScript;
   readonly #serverClock: boolean;
   readonly #margin: number;
+  /** Whether replies of `apply.lua` come binary (the client has `evalshaBuffer`), else as integer arrays. */
+  readonly #binary: boolean;
   readonly #keysOf: KeyNamer;
   readonly #prefix: string;
   readonly #keyOf: RedisStoreOptions["keyOf"];
@@ -249,6 +258,7 @@ export class RedisStore implements OnceLedgerStore {
     this.#script = loadScript();
     this.#serverClock = clock === "redis";
     this.#margin = margin;
+    this.#binary = hasBufferReplies(client);
     this.#prefix = prefix;
     const keyOf = options.keyOf;
     this.#keyOf = keyOf;
@@ -268,6 +278,7 @@ export class RedisStore implements OnceLedgerStore {
           keysOf: this.#keysOf,
           checkKeys: keyOf !== undefined,
           ttlMarginMs: margin,
+          binary: this.#binary,
           batch,
           maxBatch,
           maxInFlight,
@@ -498,7 +509,7 @@ export class RedisStore implements OnceLedgerStore {
     const groups = pending.map((p) => p.group);
     let batch: ReturnType<typeof encodeBatch>;
     try {
-      batch = encodeBatch(groups, this.#keysOf, this.#margin);
+      batch = encodeBatch(groups, this.#keysOf, this.#margin, this.#binary);
     } catch (error) {
       answered?.();
       for (const p of pending) p.reject(error);

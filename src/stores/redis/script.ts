@@ -54,6 +54,18 @@ export interface RedisScriptClient {
   evalsha(sha: string, numKeys: number, ...args: (string | number | Buffer)[]): Promise<unknown>;
   /** `EVAL script numKeys key… arg…`. */
   eval(script: string, numKeys: number, ...args: (string | number | Buffer)[]): Promise<unknown>;
+  /**
+   * `EVALSHA`, bulk strings answered as Buffers (ioredis `evalshaBuffer`). Optional: with it and
+   * {@link RedisScriptClient.evalBuffer}, the store asks `apply.lua` for its binary reply.
+   */
+  evalshaBuffer?(sha: string, numKeys: number, ...args: (string | number | Buffer)[]): Promise<unknown>;
+  /** `EVAL`, bulk strings answered as Buffers (ioredis `evalBuffer`); see {@link RedisScriptClient.evalshaBuffer}. */
+  evalBuffer?(script: string, numKeys: number, ...args: (string | number | Buffer)[]): Promise<unknown>;
+}
+
+/** Whether `client` can answer bulk strings as Buffers (both `evalshaBuffer` and `evalBuffer`). */
+export function hasBufferReplies(client: RedisScriptClient): boolean {
+  return typeof client.evalshaBuffer === "function" && typeof client.evalBuffer === "function";
 }
 
 /** Reads one `.lua` file shipped next to this module. */
@@ -107,18 +119,25 @@ function isNoScript(error: unknown): boolean {
 
 /**
  * Runs `script` with `keys` and `args` on `client`: EVALSHA, and EVAL when the server has lost the script
- * (NOSCRIPT). The two are separate from encoding so a Cluster store can send each node its own batch.
+ * (NOSCRIPT). The two are separate from encoding so a Cluster store can send each node its own batch. With
+ * `buffers` (the client must have them: {@link hasBufferReplies}), `evalshaBuffer` / `evalBuffer`: bulk strings
+ * of the reply arrive as Buffers.
  */
 export async function runScript(
   client: RedisScriptClient,
   script: RedisScript,
   keys: readonly string[],
   args: readonly (string | number | Buffer)[],
+  buffers = false,
 ): Promise<unknown> {
   try {
-    return await client.evalsha(script.sha, keys.length, ...keys, ...args);
+    return await (buffers && client.evalshaBuffer !== undefined
+      ? client.evalshaBuffer(script.sha, keys.length, ...keys, ...args)
+      : client.evalsha(script.sha, keys.length, ...keys, ...args));
   } catch (error) {
     if (!isNoScript(error)) throw error;
-    return client.eval(script.source, keys.length, ...keys, ...args);
+    return buffers && client.evalBuffer !== undefined
+      ? client.evalBuffer(script.source, keys.length, ...keys, ...args)
+      : client.eval(script.source, keys.length, ...keys, ...args);
   }
 }

@@ -37,6 +37,13 @@
 --         cost           consume / peek: units asked for; refund: units given back; reset / release: 0
 --         lease ids      release only: one per limit of the set (0: none for that limit)
 --
+-- ARGV[2]: optional, the reply's form: absent, the flat array below; present (the store sends "b", when its client
+--   can receive a reply as bytes: ioredis `evalshaBuffer`), the same values as ONE binary string of little-endian
+--   IEEE-754 doubles (struct '<d', 8 bytes per value, packed 32 at a time at the end of the call). Binary, so that
+--   the client decodes one bulk string instead of one integer per value (with ioredis, a bound function and a
+--   number each) and every value arrives exactly. An `at` string below is then its number (NaN for ""), and a
+--   recorded status that is not a number is NaN (the client refuses such a record).
+--
 -- Reply: a flat array of integers (and one string per consume once group), variable-length (each Redis integer of
 -- a reply costs ~100 ns to convert, so a status carries only what it needs); per group:
 --   release: one integer, 1
@@ -54,6 +61,8 @@
 --     resetAfterMs       whole ms until the key is back to fresh
 --     retryAfterMs       only when not allowed: whole ms until the cost could pass (-1 when it never can)
 --     leaseId            only when head has 8: the concurrency lease taken (committed consume)
+-- Every value but `at` is a whole number below 2^53 (or -1), so the array's integers and the binary doubles are
+-- the same numbers.
 --
 -- State: one Redis string per limit and identity. Byte 1 is a flags byte, `code * 2 + warning`: the algorithm
 -- (a key written by another algorithm reads as fresh, as in the reference store) and the warning bit. Then the
@@ -117,13 +126,15 @@ local MAX_TTL_MS = 1e13 -- Redis formats a Lua number >= 1e14 with an exponent, 
 local floor, ceil = math.floor, math.ceil
 local INF = math.huge
 local call = redis.call
-local spack, sunpack = struct.pack, struct.unpack
+local spack, sunpack, unpack = struct.pack, struct.unpack, unpack
 local byte, sub, format = string.byte, string.sub, string.format
 local KEYS = KEYS
 
 local CONSUME, PEEK, REFUND, RESET, RELEASE, CONSUME_ONCE = 1, 2, 3, 4, 5, 6
 local REPLAYED = 0 -- a CONSUME_ONCE group answered from its record: its items are skipped (never read)
 local P = ARGV[1]
+local BINARY = ARGV[2] ~= nil -- the reply's form (see the header)
+local F32 = "<dddddddddddddddddddddddddddddddd" -- struct format of 32 doubles: the binary reply's chunk
 local margin, nsets, sets_at = sunpack("<dd", P)
 local server_now -- the server clock (TIME), read at most once per call
 local px_ttl, px_str -- the last TTL written and its decimal string (see px_of)
@@ -356,7 +367,18 @@ if nsets == 1 then
       for i = 1, npend, 3 do
         call("PSETEX", pend[i], pend[i + 2], pend[i + 1])
       end
-      return out
+      if not BINARY then return out end
+      -- The binary reply, as reply() below (no function is created on this path).
+      if nout <= 32 then return spack(sub(F32, 1, nout + 1), unpack(out, 1, nout)) end
+      local parts, np, i = {}, 0, 1
+      while i <= nout do
+        local j = i + 31
+        if j > nout then j = nout end
+        np = np + 1
+        parts[np] = spack(sub(F32, 1, j - i + 2), unpack(out, i, j))
+        i = j + 1
+      end
+      return table.concat(parts)
     end
     -- Another shape: nothing was written; the general path below redoes the batch (TIME is kept).
   end
@@ -401,6 +423,21 @@ local function px_of(ms)
 end
 
 local out, nout = {}, 0 -- the reply (see emit)
+
+-- The script's answer: `out` as it is, or packed as little-endian doubles, 32 per struct.pack (see the header).
+local function reply()
+  if not BINARY then return out end
+  if nout <= 32 then return spack(sub(F32, 1, nout + 1), unpack(out, 1, nout)) end
+  local parts, np, i = {}, 0, 1
+  while i <= nout do
+    local j = i + 31
+    if j > nout then j = nout end
+    np = np + 1
+    parts[np] = spack(sub(F32, 1, j - i + 2), unpack(out, i, j))
+    i = j + 1
+  end
+  return table.concat(parts)
+end
 
 -- Appends one limit's status to the reply (the layout is in the header).
 local function emit(allowed, remaining, reset, retry, warning, lease, committed)
@@ -607,7 +644,7 @@ if nsets == 1 and not inline_tried then
       for i = 1, npend, 4 do
         call("PSETEX", pend[i], pend[i + 2], pend[i + 1])
       end
-      return out
+      return reply()
     end
     out, nout = {}, 0 -- another shape: nothing was written; the general path redoes the batch
   end
@@ -845,6 +882,8 @@ ngroups, pos = sunpack("<d", P, pos)
 -- Idempotency records (CONSUME_ONCE, see the header) written by this call, by key: { value, PX ttl string }.
 -- A later group of the same call with the same record replays it from here.
 local onces, nonces = {}, 0
+local NO_AT = "" -- `at` of a group without a recorded instant: "" in the array reply, NaN in the binary one
+if BINARY then NO_AT = 0 / 0 end
 for _ = 1, ngroups do
   local op, now, nitems
   op, now, nitems, pos = sunpack("<ddd", P, pos)
@@ -862,16 +901,17 @@ for _ = 1, ngroups do
     end
     if stored and byte(stored, 1) == 126 then
       -- `~`: a claim of once.lua holds the record (a call spread over nodes is deciding it): nothing is done.
-      out[nout + 1], out[nout + 2], out[nout + 3] = 2, 0, ""
+      out[nout + 1], out[nout + 2], out[nout + 3] = 2, 0, NO_AT
       nout = nout + 3
       op = REPLAYED
     elseif stored then
       -- Replay: `<atMs>;<statuses>` (no `;` in a record older than atMs); nothing is counted.
       local semi = string.find(stored, ";", 1, true)
       local body = stored
-      out[nout + 1], out[nout + 3] = 1, ""
+      out[nout + 1], out[nout + 3] = 1, NO_AT
       if semi then
         out[nout + 3] = sub(stored, 1, semi - 1)
+        if BINARY then out[nout + 3] = tonumber(out[nout + 3]) or NO_AT end
         body = sub(stored, semi + 1)
       end
       local count = nout + 2
@@ -879,11 +919,12 @@ for _ = 1, ngroups do
       for v in string.gmatch(body, "[^,]+") do
         nout = nout + 1
         out[nout] = tonumber(v)
+        if BINARY and out[nout] == nil then out[nout] = NO_AT end
       end
       out[count] = nout - count - 1
       op = REPLAYED
     else
-      out[nout + 1], out[nout + 3] = 0, ""
+      out[nout + 1], out[nout + 3] = 0, NO_AT
       mark = nout + 2
       nout = nout + 3
       op = CONSUME
@@ -1071,4 +1112,4 @@ if nonces > 0 then
   end
 end
 
-return out
+return reply()
