@@ -70,9 +70,8 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
 import { runChild } from "./lib/child.mjs";
-import { COMPLETED, ISSUED, POSTED, SHARED_LENGTH, schedule } from "./lib/pacer-worker.mjs";
+import { COMPLETED, ISSUED, SHARED_LENGTH, schedule, startPacer } from "./lib/pacer-worker.mjs";
 import {
   benchTempDir,
   clockTicks,
@@ -87,7 +86,6 @@ import { median, Report } from "./lib/report.mjs";
 
 const self = fileURLToPath(import.meta.url);
 const STORE_DIST = fileURLToPath(new URL("../dist/stores/redis/index.js", import.meta.url));
-const PACER = new URL("./lib/pacer-worker.mjs", import.meta.url);
 /**
  * How long the first call not yet issued may wait, in ms, before the open-loop pacer thread wakes the client's
  * main thread for it (bench/lib/pacer-worker.mjs): when no call is outstanding, and while calls are (their
@@ -498,9 +496,8 @@ async function openChild(name, rate, seconds, port, redisPid, generator) {
       };
       setTimeout(pump, 50);
     } else {
-      const pacer = new Worker(PACER, {
-        workerData: {
-          pacer: true,
+      const pacer = startPacer(
+        {
           startMs: start,
           perS: rate,
           rampMs: RAMP_MS,
@@ -509,12 +506,11 @@ async function openChild(name, rate, seconds, port, redisPid, generator) {
           busyLagMs: PACER_BUSY_LAG_MS,
           shared,
         },
-      });
-      pacer.on("message", () => {
-        posts++;
-        Atomics.store(shared, POSTED, 0);
-        issueDue();
-      });
+        () => {
+          posts++;
+          issueDue();
+        },
+      );
       pacer.on("error", reject);
     }
   });

@@ -56,8 +56,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
-import { COMPLETED, ISSUED, POSTED, SHARED_LENGTH, schedule } from "./lib/pacer-worker.mjs";
+import { COMPLETED, ISSUED, SHARED_LENGTH, schedule, startPacer } from "./lib/pacer-worker.mjs";
 import {
   benchTempDir,
   clockTicks,
@@ -74,8 +73,7 @@ const DIST = (p) => join(ROOT, "dist", p);
 const DOMAIN = "bench";
 const HTTP_IDENTITIES = 10_000;
 const WARMUP_S = 2;
-/** The open-loop pacer thread (bench/lib/pacer-worker.mjs) and its lags: see there, and bench/redis.mjs. */
-const PACER = new URL("./lib/pacer-worker.mjs", import.meta.url);
+/** The lags of the open-loop pacer thread (startPacer of bench/lib/pacer-worker.mjs): see there, and bench/redis.mjs. */
 const PACER_IDLE_LAG_MS = 0.1;
 const PACER_BUSY_LAG_MS = 0.5;
 /** The open loop's rate ramps up from 0 over its first RAMP_MS (inside the warm-up, not measured). */
@@ -442,9 +440,8 @@ async function openLoopChild(kind, base, target, rate, seconds, connections, pro
       Atomics.store(shared, ISSUED, issued);
     };
     // Across idle gaps the pacer thread wakes this one (bench/lib/pacer-worker.mjs, as bench/redis.mjs uses it).
-    pacer = new Worker(PACER, {
-      workerData: {
-        pacer: true,
+    pacer = startPacer(
+      {
         startMs,
         perS,
         rampMs: RAMP_MS,
@@ -453,12 +450,11 @@ async function openLoopChild(kind, base, target, rate, seconds, connections, pro
         busyLagMs: PACER_BUSY_LAG_MS,
         shared,
       },
-    });
-    pacer.on("message", () => {
-      posts++;
-      Atomics.store(shared, POSTED, 0);
-      issueDue();
-    });
+      () => {
+        posts++;
+        issueDue();
+      },
+    );
     pacer.on("error", (e) => {
       console.error(`pacer failed: ${e.message}`);
       process.exit(1);

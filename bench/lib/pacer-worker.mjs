@@ -17,7 +17,7 @@
 // CPU per futex wake-up of this thread alone, ~35 µs per message with the main thread's wake-up (16 % of a CPU
 // at 4.8 k messages/s) — and each message was its own event-loop turn. Each call's latency is still measured
 // from its own due time, so a call that waits for the main thread to wake counts that wait.
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort, Worker, workerData } from "node:worker_threads";
 
 /** Indices into the shared Int32Array: the futex word this thread sleeps on, calls issued, answered, posted. */
 export const FUTEX = 0;
@@ -46,6 +46,20 @@ export function schedule({ startMs, perS, rampMs }) {
     return Math.floor(rampCalls + (dt - rampMs) * perMs) + 1;
   };
   return { dueAtMs, dueBy };
+}
+
+/**
+ * Starts this module as the pacer thread of the calling (main) thread: `options` are the schedule
+ * (`startMs`, `perS`, `rampMs`), `total` calls, the lags and the shared Int32Array. Each message it posts counts a
+ * wake-up (`onWake`, after POSTED is cleared, so the pacer may post again), then the caller issues what is due.
+ */
+export function startPacer(options, onWake) {
+  const pacer = new Worker(new URL(import.meta.url), { workerData: { pacer: true, ...options } });
+  pacer.on("message", () => {
+    Atomics.store(options.shared, POSTED, 0);
+    onWake();
+  });
+  return pacer;
 }
 
 if (parentPort !== null && workerData?.pacer === true) {

@@ -397,6 +397,11 @@ function ownAllowed(d: Decision): boolean {
   return true;
 }
 
+/** The result of a descriptor whose limits resolved to unlimited: allowed, nothing counted. */
+function unlimitedResult(match: RuleMatch, source: LimitSource): DescriptorResult {
+  return { code: "OK", match, limits: "unlimited", source, shadowed: false, delayMs: 0 };
+}
+
 /** The wait of an admitted delay item: max over its limits of `resetAfterMs − B·T`. */
 function delayOf(entry: SetEntry, d: Decision): number {
   const base = entry.delayBaseMs;
@@ -807,17 +812,8 @@ class SluiceEngine implements Engine {
     if (entry !== undefined) source = entry.source;
     else {
       const res = resolveLimits(c, rs, m, desc, nowMs);
-      if (res.entry === undefined) {
-        const r: DescriptorResult = {
-          code: "OK",
-          match: m,
-          limits: "unlimited",
-          source: res.source,
-          shadowed: false,
-          delayMs: 0,
-        };
-        return this.#answer([r], NO_LIMIT_DECISION, true, 0);
-      }
+      if (res.entry === undefined)
+        return this.#answer([unlimitedResult(m, res.source)], NO_LIMIT_DECISION, true, 0);
       entry = res.entry;
       source = res.source;
     }
@@ -1049,14 +1045,7 @@ class SluiceEngine implements Engine {
       const res = resolveLimits(c, rs, m, descriptors[i], nowMs);
       const entry = res.entry;
       if (entry === undefined) {
-        results[i] = {
-          code: "OK",
-          match: m,
-          limits: "unlimited",
-          source: res.source,
-          shadowed: false,
-          delayMs: 0,
-        };
+        results[i] = unlimitedResult(m, res.source);
         continue;
       }
       const cost = costs === undefined ? defaultCost : (costs[i] ?? defaultCost);
