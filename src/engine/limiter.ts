@@ -18,6 +18,9 @@ export const MAX_KEY_LENGTH = 1024;
 // cell and checked on every use.
 const KEY_LENGTH_LIMIT = MAX_KEY_LENGTH;
 
+/** The decision of a one-item store call. */
+const firstDecision = (decisions: readonly Decision[]): Decision => decisions[0];
+
 /** Options of {@link createLimiter}. */
 export interface LimiterOptions {
   /** The limits every key is held to; several apply all-or-nothing. */
@@ -210,13 +213,14 @@ class BoundLimiter implements Limiter {
     }
   }
 
-  async #one(op: StoreOp, key: string, cost: number, nowMs: number | undefined): Promise<Decision> {
-    const [decision] = await this.store.apply(
-      [{ limits: this.#set, key, cost }],
-      op,
-      nowMs ?? this.#clock.nowMs(),
-    );
-    return decision;
+  /**
+   * One store call for one key. Not an `async` function: its frame, its promise and the reaction of an `await`
+   * would be ~600 B more garbage per decision on an asynchronous store (measured with the sampling heap profiler).
+   */
+  #one(op: StoreOp, key: string, cost: number, nowMs: number | undefined): Promise<Decision> {
+    return this.store
+      .apply([{ limits: this.#set, key, cost }], op, nowMs ?? this.#clock.nowMs())
+      .then(firstDecision);
   }
 
   #check(key: string, cost: number, method: string): void {
