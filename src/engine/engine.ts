@@ -634,7 +634,13 @@ class SluiceEngine implements Engine {
     validateRequest("check", request);
     const nowMs = request.nowMs ?? this.#clock.nowMs();
     const c = this.#compiled;
-    if (request.idempotencyKey === undefined) return this.#decideAsync(c, request, nowMs);
+    if (request.idempotencyKey === undefined) {
+      if (request.descriptors.length === 1 && request.limitOverrides === undefined) {
+        const one = this.#oneAsync(c, request, nowMs);
+        if (one !== undefined) return one;
+      }
+      return this.#decideAsync(c, request, nowMs);
+    }
     const key = `${request.domain}\u0000${request.idempotencyKey}`;
     const rec = this.#idem.get(key, nowMs);
     if (rec !== undefined) return this.#replay(rec.value ?? (await (rec.pending as Promise<CheckResult>)));
@@ -783,6 +789,70 @@ class SluiceEngine implements Engine {
       delayMs,
     };
     return this.#answer([r], d, allowed, delayMs);
+  }
+
+  /**
+   * The asynchronous hot path (a store without a synchronous path, e.g. Redis): one descriptor whose rule is neither
+   * shadow nor dynamic, no idempotency key, no limit override — one store call of one item, with none of the
+   * general path's plan, groups, `Promise.all` and per-item closures (~2 KB of garbage and ~1 µs less per check).
+   * The answer is the general path's ({@link SluiceEngine.#decideAsync} with its `#finish`) for such a request, field
+   * for field. Undefined when the general path must decide (a rule that is not `simple`, an unlimited tier).
+   */
+  #oneAsync(c: CompiledConfig, request: CheckRequest, nowMs: number): Promise<CheckResult> | undefined {
+    const desc = request.descriptors[0];
+    const index = c.rules.find(request.domain, desc);
+    if (index === -1) return Promise.resolve(this.#answer([NO_MATCH], NO_LIMIT_DECISION, true, 0));
+    const rs = c.stateAt[index];
+    if (!rs.simple) return undefined;
+    const h = c.hotAt[index];
+    let m: RuleMatch;
+    let entry: SetEntry | undefined;
+    let source: LimitSource;
+    if (h.mode !== HOT_NONE) {
+      m = this.#hotMatch(h, desc);
+      entry = h.entry as SetEntry;
+      source = h.source;
+      if (h.mode === HOT_BY_TIER) {
+        const tier = (h.tierOf as TierIndex).get(desc[h.identityIndex].value);
+        if (tier !== undefined) {
+          entry = h.tierEntries[tier];
+          if (entry === undefined) return undefined; // an unlimited tier
+          source = entry.source;
+        }
+      }
+    } else {
+      m = rs.matchOf(desc) ?? c.rules.matchAt(index, desc);
+      entry = rs.entryOf(desc);
+      if (entry !== undefined) source = entry.source;
+      else {
+        const res = resolveLimits(c, rs, m, desc, nowMs);
+        if (res.entry === undefined)
+          return Promise.resolve(this.#answer([unlimitedResult(m, res.source)], NO_LIMIT_DECISION, true, 0));
+        entry = res.entry;
+        source = res.source;
+      }
+    }
+    const costs = request.costs;
+    const cost = (costs === undefined ? undefined : costs[0]) ?? request.cost ?? 1;
+    if (!Number.isInteger(cost))
+      checkFractional(entry, rs.rule, cost, costs?.[0] === undefined ? "cost" : "costs[0]");
+    const e = entry;
+    const src = source;
+    return rs.target.apply([{ limits: e.set, key: m.counterKey, cost }], "consume", nowMs).then((ds) => {
+      const d = ds[0];
+      const allowed = d.allowed;
+      const delayMs = allowed && e.delayBaseMs !== undefined ? delayOf(e, d) : 0;
+      const r: DescriptorResult = {
+        code: ownAllowed(d) ? "OK" : "OVER_LIMIT",
+        match: m,
+        limits: e.specs,
+        source: src,
+        decision: d,
+        shadowed: false,
+        delayMs,
+      };
+      return this.#answer([r], d, allowed, delayMs);
+    });
   }
 
   /** The {@link RuleMatch} of `desc` under hot record `h` (equal to `RuleState.matchOf`). */

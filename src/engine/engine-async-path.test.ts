@@ -1,0 +1,193 @@
+import { describe, expect, it } from "vitest";
+import type { LimitSet } from "../algorithms/limit-set.js";
+import type { Decision } from "../core/decision.js";
+import { type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
+import { ManualClock } from "../core/manual-clock.js";
+import type { Descriptor } from "../rules/rule.js";
+import { any, exact, makeConfig, makeOverride, makeRule, path } from "../rules/testing-rules.js";
+import { MemoryStore } from "../stores/memory/memory-store.js";
+import type { Store, StoreItem, StoreOp } from "../stores/store.js";
+import { type CheckRequest, type CheckResult, createEngine } from "./engine.js";
+
+// The asynchronous hot path (one descriptor on a store without a synchronous path, as Redis) must answer exactly
+// what the general path answers. Three engines see the same requests at the same instants, each on its own store:
+// the in-process store (synchronous path), an asynchronous store asked with the request as is (the hot path), and
+// the same asynchronous store asked with one more descriptor that matches no rule (which takes the general path and
+// changes neither the decision nor the first descriptor's result).
+
+const T0 = 1_700_000_000_000;
+const spec = (input: LimitSpecInput) => parseLimitSpec(input);
+
+/** The in-process store behind an asynchronous interface only (no `applySync`): the engine takes its async paths. */
+class AsyncOnlyStore implements Store {
+  readonly name = "async-only";
+  readonly shared = true;
+  readonly memory = new MemoryStore({ capacity: 1000 });
+  /** Items per `apply` call, in order. */
+  readonly calls: number[] = [];
+
+  apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
+    this.calls.push(items.length);
+    return Promise.resolve(this.memory.applySync(items, op, nowMs));
+  }
+
+  release(limits: LimitSet, key: string, leases: Readonly<Record<string, number>>, nowMs: number) {
+    this.memory.releaseSync(limits, key, leases, nowMs);
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    return this.memory.close();
+  }
+}
+
+const config = makeConfig({
+  rules: [
+    makeRule({
+      id: "per-user",
+      domain: "api",
+      match: [any("user")],
+      limits: [spec({ name: "rule", algorithm: "fixed_window", limit: 3, periodMs: 1000 })],
+      tiers: {
+        premium: [spec({ name: "rule", algorithm: "fixed_window", limit: 5, periodMs: 1000 })],
+        internal: "unlimited",
+      },
+    }),
+    makeRule({
+      id: "orders",
+      domain: "api",
+      match: [any("user"), path("endpoint", "/orders/:id")],
+      limits: [
+        spec({ name: "rate", algorithm: "gcra", limit: 2, periodMs: 1000, burst: 2 }),
+        spec({ name: "daily", algorithm: "token_bucket", limit: 4, periodMs: 86_400_000 }),
+      ],
+    }),
+    makeRule({
+      id: "shaped",
+      domain: "api",
+      match: [exact("kind", "upload"), any("tenant")],
+      limits: [spec({ name: "shape", algorithm: "gcra", limit: 10, periodMs: 1000, burst: 2 })],
+      behaviour: "delay",
+      maxDelayMs: 300,
+    }),
+    makeRule({
+      id: "watch",
+      domain: "api",
+      match: [any("ip")],
+      limits: [spec({ name: "watch", algorithm: "fixed_window", limit: 1, periodMs: 1000 })],
+      behaviour: "shadow",
+    }),
+    makeRule({
+      id: "free",
+      domain: "api",
+      match: [exact("plan", "free")],
+      unlimited: true,
+    }),
+  ],
+  identities: { "user:p": "premium", "user:i": "internal", "user:o": "premium" },
+  overrides: [
+    makeOverride({
+      identity: "user:o",
+      limits: [spec({ name: "override", algorithm: "fixed_window", limit: 1, periodMs: 1000 })],
+      expiresAtMs: T0 + 1500,
+    }),
+  ],
+});
+
+const requests: Omit<CheckRequest, "domain" | "nowMs">[] = [
+  { descriptors: [[{ key: "user", value: "a" }]] },
+  { descriptors: [[{ key: "user", value: "p" }]] },
+  { descriptors: [[{ key: "user", value: "i" }]] },
+  { descriptors: [[{ key: "user", value: "o" }]] },
+  { descriptors: [[{ key: "user", value: "" }]] },
+  { descriptors: [[{ key: "user", value: "%x" }]], cost: 2 },
+  {
+    descriptors: [
+      [
+        { key: "user", value: "a" },
+        { key: "endpoint", value: "/orders/7" },
+      ],
+    ],
+  },
+  {
+    descriptors: [
+      [
+        { key: "user", value: "b" },
+        { key: "endpoint", value: "/orders/8?x=1" },
+      ],
+    ],
+    costs: [2],
+  },
+  {
+    descriptors: [
+      [
+        { key: "kind", value: "upload" },
+        { key: "tenant", value: "t1" },
+      ],
+    ],
+  },
+  { descriptors: [[{ key: "ip", value: "10.0.0.1" }]] },
+  { descriptors: [[{ key: "plan", value: "free" }]] },
+  { descriptors: [[{ key: "nothing", value: "matches" }]] },
+  { descriptors: [[{ key: "user", value: "a" }]], cost: 0 },
+];
+
+/** A descriptor no rule matches: added to a request, it sends the request down the general path. */
+const NO_RULE: Descriptor = [{ key: "unmatched", value: "x" }];
+
+function engines() {
+  const clock = new ManualClock(T0);
+  const sync = createEngine({ config, store: new MemoryStore({ capacity: 1000 }), clock, scheduler: clock });
+  const hotStore = new AsyncOnlyStore();
+  const hot = createEngine({ config, store: hotStore, clock, scheduler: clock });
+  const general = createEngine({ config, store: new AsyncOnlyStore(), clock, scheduler: clock });
+  return { clock, sync, hot, hotStore, general };
+}
+
+/** The result as the first descriptor alone would have it (for the general path's two-descriptor request). */
+function firstOnly(r: CheckResult): CheckResult {
+  return { ...r, descriptors: r.descriptors.slice(0, 1) };
+}
+
+describe("engine — the asynchronous hot path", () => {
+  it("answers as the general path and the synchronous path do, request by request, over time", async () => {
+    const { clock, sync, hot, general } = engines();
+    // Rounds 300 ms apart: windows roll over, the override expires at T0 + 1500 ms, GCRA and the buckets refill.
+    for (let round = 0; round < 8; round++) {
+      for (const req of requests) {
+        const request: CheckRequest = { domain: "api", ...req };
+        const viaHot = await hot.check(request);
+        const viaGeneral = await general.check({
+          ...request,
+          descriptors: [...request.descriptors, NO_RULE],
+          ...(request.costs !== undefined ? { costs: [...request.costs, undefined] } : {}),
+        });
+        const viaSync = sync.checkSync(request);
+        expect(viaHot).toEqual(viaSync);
+        expect(viaHot).toEqual(firstOnly(viaGeneral));
+      }
+      clock.advance(300);
+    }
+    expect(hot.stats).toEqual(sync.stats);
+  });
+
+  it("makes one store call of one item per counted check, and none for unlimited or unmatched ones", async () => {
+    const { hot, hotStore } = engines();
+    await hot.check({ domain: "api", descriptors: [[{ key: "user", value: "a" }]] });
+    await hot.check({ domain: "api", descriptors: [[{ key: "user", value: "i" }]] }); // unlimited tier
+    await hot.check({ domain: "api", descriptors: [[{ key: "plan", value: "free" }]] }); // unlimited rule
+    await hot.check({ domain: "api", descriptors: [[{ key: "nothing", value: "x" }]] });
+    expect(hotStore.calls).toEqual([1]);
+  });
+
+  it("rejects a fractional cost on whole-unit limits, naming the field, and counts nothing", async () => {
+    const { hot, hotStore } = engines();
+    await expect(
+      hot.check({ domain: "api", descriptors: [[{ key: "user", value: "a" }]], cost: 1.5 }),
+    ).rejects.toThrow(/cost/);
+    await expect(
+      hot.check({ domain: "api", descriptors: [[{ key: "user", value: "a" }]], costs: [0.5] }),
+    ).rejects.toThrow(/costs\[0\]/);
+    expect(hotStore.calls).toEqual([]);
+  });
+});
