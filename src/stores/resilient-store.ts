@@ -447,23 +447,52 @@ export class ResilientStore implements Store {
     }
     const epoch = this.#epoch;
     const probe = gate === Gate.Probe;
-    return this.#timed(() => this.inner.apply(items, op, nowMs)).then(
-      (decisions) => {
-        this.#succeeded(epoch, probe);
-        if (op === "reset" && this.#fallbackStore !== undefined) {
-          this.#fallbackStore.applySync(this.#fallbackItems(items), "reset", nowMs);
+    this.#n.storeCalls++;
+    let call: Promise<Decision[]>;
+    try {
+      call = Promise.resolve(this.inner.apply(items, op, nowMs));
+    } catch (error) {
+      call = Promise.reject(error);
+    }
+    // The answer, or the policy's: one settlement layer over the inner call (the deadline's and the policy's in
+    // one), not a timed promise and then a `.then` on it — a promise, a reaction and four closures less per call.
+    const succeeded = (decisions: Decision[]): Decision[] => {
+      this.#succeeded(epoch, probe);
+      if (op === "reset" && this.#fallbackStore !== undefined) {
+        this.#fallbackStore.applySync(this.#fallbackItems(items), "reset", nowMs);
+      }
+      return decisions;
+    };
+    const failed = (error: unknown): Decision[] => {
+      if (isCallerError(error)) {
+        this.#neutral(epoch, probe);
+        throw error;
+      }
+      this.#failed(epoch, probe, error);
+      return this.#answer(items, op, nowMs, error);
+    };
+    const deadlines = this.#deadlines;
+    if (deadlines === undefined) return call.then(succeeded, failed);
+    return new Promise<Decision[]>((resolve, reject) => {
+      const settle = (outcome: (value: never) => Decision[], value: unknown): void => {
+        try {
+          resolve(outcome(value as never));
+        } catch (error) {
+          reject(error);
         }
-        return decisions;
-      },
-      (error: unknown) => {
-        if (isCallerError(error)) {
-          this.#neutral(epoch, probe);
-          throw error;
-        }
-        this.#failed(epoch, probe, error);
-        return this.#answer(items, op, nowMs, error);
-      },
-    );
+      };
+      const timeoutMs = this.#timeoutMs;
+      const pending = deadlines.add(() => settle(failed, new StoreTimeoutError(this.name, timeoutMs)));
+      // Handled either way: a late answer or rejection after the timeout is dropped, never left unhandled.
+      call.then(
+        (decisions) => {
+          if (deadlines.settle(pending)) settle(succeeded, decisions);
+        },
+        (error: unknown) => {
+          if (deadlines.settle(pending)) settle(failed, error);
+        },
+      );
+    });
   }
 
   /** Releases leases on the inner store; a failure is counted and dropped, never thrown (leases expire). */
