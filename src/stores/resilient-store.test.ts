@@ -69,6 +69,29 @@ class FlakyStore implements Store {
   }
 }
 
+/**
+ * The same store answering through {@link Store.applyTo} callbacks (as the Redis store does), so that every test
+ * below also covers the wrapper's callback path: a synchronous throw of `apply` becomes a synchronous throw of
+ * `applyTo`, a rejection an `onError`.
+ */
+class CallbackFlakyStore extends FlakyStore {
+  applyToCalls = 0;
+
+  applyTo(
+    items: readonly StoreItem[],
+    op: StoreOp,
+    nowMs: number,
+    onDecisions: (decisions: Decision[]) => void,
+    onError: (error: unknown) => void,
+  ): void {
+    this.applyToCalls++;
+    this.apply(items, op, nowMs).then(onDecisions, onError);
+  }
+}
+
+/** Which inner store `setup` makes (set per run of the suite below). */
+let innerKind: "apply" | "applyTo" = "apply";
+
 const setOf = (namespace: string, ...specs: LimitSpecInput[]): LimitSet =>
   createLimitSet(
     namespace,
@@ -101,7 +124,7 @@ function setup({
   ...options
 }: ResilientOptions & { schedulerOf?: (clock: ManualClock) => Scheduler } = {}) {
   const clock = new ManualClock(T0);
-  const inner = new FlakyStore();
+  const inner = innerKind === "apply" ? new FlakyStore() : new CallbackFlakyStore();
   const changes: BreakerStateChange[] = [];
   const store = resilientStore(inner, {
     clock,
@@ -114,7 +137,18 @@ function setup({
   return { clock, inner, store, changes, consume };
 }
 
-describe("resilientStore", () => {
+describe.each(["apply", "applyTo"] as const)("resilientStore (inner store answering by %s)", (kind) => {
+  beforeEach(() => {
+    innerKind = kind;
+  });
+
+  it("calls the inner store's applyTo when it has one, else its apply", async () => {
+    const { inner, consume } = setup();
+    expect((await consume()).allowed).toBe(true);
+    expect(inner.applyCalls).toBe(1);
+    expect(inner instanceof CallbackFlakyStore ? inner.applyToCalls : 0).toBe(kind === "applyTo" ? 1 : 0);
+  });
+
   it("passes calls through to a healthy store, reason store, and cancels its timeout timer", async () => {
     const { clock, inner, store, consume } = setup();
     expect(await consume()).toMatchObject({ allowed: true, remaining: 9, reason: "store" });

@@ -448,14 +448,9 @@ export class ResilientStore implements Store {
     const epoch = this.#epoch;
     const probe = gate === Gate.Probe;
     this.#n.storeCalls++;
-    let call: Promise<Decision[]>;
-    try {
-      call = Promise.resolve(this.inner.apply(items, op, nowMs));
-    } catch (error) {
-      call = Promise.reject(error);
-    }
     // The answer, or the policy's: one settlement layer over the inner call (the deadline's and the policy's in
-    // one), not a timed promise and then a `.then` on it — a promise, a reaction and four closures less per call.
+    // one), not a timed promise and then a `.then` on it — a promise, a reaction and four closures less per call;
+    // and through the inner store's callbacks when it has them (`applyTo`), not through a promise of its own.
     const succeeded = (decisions: Decision[]): Decision[] => {
       this.#succeeded(epoch, probe);
       if (op === "reset" && this.#fallbackStore !== undefined) {
@@ -471,8 +466,10 @@ export class ResilientStore implements Store {
       this.#failed(epoch, probe, error);
       return this.#answer(items, op, nowMs, error);
     };
+    const inner = this.inner;
     const deadlines = this.#deadlines;
-    if (deadlines === undefined) return call.then(succeeded, failed);
+    if (deadlines === undefined && inner.applyTo === undefined)
+      return this.#innerApply(items, op, nowMs).then(succeeded, failed);
     return new Promise<Decision[]>((resolve, reject) => {
       const settle = (outcome: (value: never) => Decision[], value: unknown): void => {
         try {
@@ -482,17 +479,36 @@ export class ResilientStore implements Store {
         }
       };
       const timeoutMs = this.#timeoutMs;
-      const pending = deadlines.add(() => settle(failed, new StoreTimeoutError(this.name, timeoutMs)));
-      // Handled either way: a late answer or rejection after the timeout is dropped, never left unhandled.
-      call.then(
-        (decisions) => {
-          if (deadlines.settle(pending)) settle(succeeded, decisions);
-        },
-        (error: unknown) => {
-          if (deadlines.settle(pending)) settle(failed, error);
-        },
-      );
+      const pending =
+        deadlines === undefined
+          ? undefined
+          : deadlines.add(() => settle(failed, new StoreTimeoutError(this.name, timeoutMs)));
+      // Either way, a late answer or failure after the timeout is dropped (and never left unhandled).
+      const onDecisions = (decisions: Decision[]): void => {
+        if (pending === undefined || (deadlines as DeadlineQueue).settle(pending))
+          settle(succeeded, decisions);
+      };
+      const onError = (error: unknown): void => {
+        if (pending === undefined || (deadlines as DeadlineQueue).settle(pending)) settle(failed, error);
+      };
+      if (inner.applyTo === undefined) this.#innerApply(items, op, nowMs).then(onDecisions, onError);
+      else {
+        try {
+          inner.applyTo(items, op, nowMs, onDecisions, onError);
+        } catch (error) {
+          onError(error); // a store breaking its contract: still one answer
+        }
+      }
     });
+  }
+
+  /** The inner store's `apply`, a synchronous throw turned into a rejection. */
+  #innerApply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
+    try {
+      return Promise.resolve(this.inner.apply(items, op, nowMs));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Releases leases on the inner store; a failure is counted and dropped, never thrown (leases expire). */

@@ -123,6 +123,19 @@ export interface Store {
    * without a shared state (memory) do not offer it: their callers keep records in process.
    */
   applyOnce?(items: readonly StoreItem[], nowMs: number, once: IdempotencyClaim): Promise<OnceResult>;
+  /**
+   * Optional: {@link Store.apply} answering through callbacks instead of a promise, for a wrapper that settles a
+   * promise of its own (`resilientStore`): a promise, its resolving functions and a reaction less per call. Exactly
+   * one of `onDecisions` / `onError` is called, once (`onError` may be called before `applyTo` returns, for bad
+   * input); neither may throw.
+   */
+  applyTo?(
+    items: readonly StoreItem[],
+    op: StoreOp,
+    nowMs: number,
+    onDecisions: (decisions: Decision[]) => void,
+    onError: (error: unknown) => void,
+  ): void;
   /** Releases concurrency leases taken by an earlier consume of `item` (lease ids by policy name). */
   release(
     limits: LimitSet,

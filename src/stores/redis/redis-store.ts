@@ -308,6 +308,18 @@ export class RedisStore implements OnceLedgerStore {
 
   /** Applies `op` to every item in one script call (batched with concurrent calls); see {@link Store.apply}. */
   apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
+    return new Promise<Decision[]>((resolve, reject) => this.applyTo(items, op, nowMs, resolve, reject));
+  }
+
+  /** {@link RedisStore.apply} answering through callbacks (see {@link Store.applyTo}). */
+  applyTo(
+    items: readonly StoreItem[],
+    op: StoreOp,
+    nowMs: number,
+    onDecisions: (decisions: Decision[]) => void,
+    onError: (error: unknown) => void,
+  ): void {
+    let group: Group | undefined;
     try {
       this.#assertOpen();
       if (!OPS.has(op)) {
@@ -317,11 +329,13 @@ export class RedisStore implements OnceLedgerStore {
       }
       if (!Array.isArray(items)) throw new InvalidArgumentError("redisStore.apply: items must be an array");
       for (let i = 0; i < items.length; i++) checkItem(items[i], i, op);
-      if (items.length === 0) return Promise.resolve([]);
-      return this.#enqueue({ op, items, now: this.#now(nowMs) });
+      if (items.length > 0) group = { op, items, now: this.#now(nowMs) };
     } catch (error) {
-      return Promise.reject(error);
+      onError(error);
+      return;
     }
+    if (group === undefined) onDecisions([]);
+    else this.#submit({ group, resolve: onDecisions, reject: onError });
   }
 
   /**
