@@ -1,12 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { LimitSet } from "../algorithms/limit-set.js";
-import type { Decision } from "../core/decision.js";
+import { AsyncMemoryStore } from "../../test/support/async-memory-store.js";
 import { type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
 import { ManualClock } from "../core/manual-clock.js";
 import type { Descriptor } from "../rules/rule.js";
 import { any, exact, makeConfig, makeOverride, makeRule, path } from "../rules/testing-rules.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
-import type { Store, StoreItem, StoreOp } from "../stores/store.js";
 import { type CheckRequest, type CheckResult, createEngine } from "./engine.js";
 
 // The asynchronous hot path (one descriptor on a store without a synchronous path, as Redis) must answer exactly
@@ -17,29 +15,6 @@ import { type CheckRequest, type CheckResult, createEngine } from "./engine.js";
 
 const T0 = 1_700_000_000_000;
 const spec = (input: LimitSpecInput) => parseLimitSpec(input);
-
-/** The in-process store behind an asynchronous interface only (no `applySync`): the engine takes its async paths. */
-class AsyncOnlyStore implements Store {
-  readonly name = "async-only";
-  readonly shared = true;
-  readonly memory = new MemoryStore({ capacity: 1000 });
-  /** Items per `apply` call, in order. */
-  readonly calls: number[] = [];
-
-  apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
-    this.calls.push(items.length);
-    return Promise.resolve(this.memory.applySync(items, op, nowMs));
-  }
-
-  release(limits: LimitSet, key: string, leases: Readonly<Record<string, number>>, nowMs: number) {
-    this.memory.releaseSync(limits, key, leases, nowMs);
-    return Promise.resolve();
-  }
-
-  close(): Promise<void> {
-    return this.memory.close();
-  }
-}
 
 const config = makeConfig({
   rules: [
@@ -138,9 +113,9 @@ const NO_RULE: Descriptor = [{ key: "unmatched", value: "x" }];
 function engines() {
   const clock = new ManualClock(T0);
   const sync = createEngine({ config, store: new MemoryStore({ capacity: 1000 }), clock, scheduler: clock });
-  const hotStore = new AsyncOnlyStore();
+  const hotStore = new AsyncMemoryStore();
   const hot = createEngine({ config, store: hotStore, clock, scheduler: clock });
-  const general = createEngine({ config, store: new AsyncOnlyStore(), clock, scheduler: clock });
+  const general = createEngine({ config, store: new AsyncMemoryStore(), clock, scheduler: clock });
   return { clock, sync, hot, hotStore, general };
 }
 
@@ -177,7 +152,7 @@ describe("engine — the asynchronous hot path", () => {
     await hot.check({ domain: "api", descriptors: [[{ key: "user", value: "i" }]] }); // unlimited tier
     await hot.check({ domain: "api", descriptors: [[{ key: "plan", value: "free" }]] }); // unlimited rule
     await hot.check({ domain: "api", descriptors: [[{ key: "nothing", value: "x" }]] });
-    expect(hotStore.calls).toEqual([1]);
+    expect(hotStore.calls.map((c) => c.items.length)).toEqual([1]);
   });
 
   it("rejects a fractional cost on whole-unit limits, naming the field, and counts nothing", async () => {

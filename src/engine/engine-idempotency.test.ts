@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LimitSet } from "../algorithms/limit-set.js";
+import { AsyncMemoryStore } from "../../test/support/async-memory-store.js";
 import { createLimitSet } from "../algorithms/limit-set.js";
 import type { Decision } from "../core/decision.js";
 import { SluiceError, StoreUnavailableError } from "../core/errors.js";
@@ -11,7 +11,7 @@ import { checkResponseOf } from "../server/check-api.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
 import { resilientStore } from "../stores/resilient-store.js";
 import { shardedStore } from "../stores/sharded-store.js";
-import type { IdempotencyClaim, OnceResult, Store, StoreItem, StoreOp } from "../stores/store.js";
+import type { IdempotencyClaim, OnceResult, Store, StoreItem } from "../stores/store.js";
 import { createEngine } from "./engine.js";
 
 const T0 = 1_700_000_000_000;
@@ -25,20 +25,12 @@ const fixed = (limit: number) => [
  * A shared store stand-in: memory state, and `applyOnce` records kept by `<first key>|<record>` (as Redis scopes
  * them by the first item's identity), checked and written in the same synchronous step as the consume.
  */
-class RecordingStore implements Store {
-  readonly name = "recording";
-  readonly shared = true;
-  readonly memory = new MemoryStore({ capacity: 1000 });
+class RecordingStore extends AsyncMemoryStore {
+  override readonly name = "recording";
   readonly records = new Map<string, { decisions: Decision[]; atMs: number }>();
   /** Record names refused with ERR_SLUICE_UNSUPPORTED. */
   readonly refuse = new Set<string>();
-  failing = false;
   onceCalls: string[] = [];
-
-  apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
-    if (this.failing) return Promise.reject(new StoreUnavailableError(this.name, "down"));
-    return Promise.resolve(this.memory.applySync(items, op, nowMs));
-  }
 
   applyOnce(items: readonly StoreItem[], nowMs: number, once: IdempotencyClaim): Promise<OnceResult> {
     this.onceCalls.push(once.key);
@@ -54,15 +46,6 @@ class RecordingStore implements Store {
     const decisions = this.memory.applySync(items, "consume", nowMs);
     this.records.set(key, { decisions, atMs: nowMs });
     return Promise.resolve({ decisions, replayed: false, decidedAtMs: nowMs });
-  }
-
-  release(limits: LimitSet, key: string, leases: Readonly<Record<string, number>>, nowMs: number) {
-    this.memory.releaseSync(limits, key, leases, nowMs);
-    return Promise.resolve();
-  }
-
-  close(): Promise<void> {
-    return this.memory.close();
   }
 }
 

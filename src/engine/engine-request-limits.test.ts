@@ -1,15 +1,14 @@
 // A request's own limits (Envoy's per-descriptor `RateLimitDescriptor.limit`), as envoyproxy/ratelimit's GetLimit
 // applies them: only in a domain with rules; instead of any rule; never shadow; under the descriptor's full key.
 import { describe, expect, it } from "vitest";
-import type { LimitSet } from "../algorithms/limit-set.js";
-import type { Decision } from "../core/decision.js";
+import { AsyncMemoryStore } from "../../test/support/async-memory-store.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
 import { ManualClock } from "../core/manual-clock.js";
 import type { Descriptor, RuleDefaults, SluiceConfig } from "../rules/rule.js";
 import { any, DEFAULT_TEST_DEFAULTS, exact, makeConfig, makeRules } from "../rules/testing-rules.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
-import type { Store, StoreItem, StoreOp } from "../stores/store.js";
+import type { StoreOp } from "../stores/store.js";
 import {
   type CheckRequest,
   createEngine,
@@ -65,26 +64,11 @@ function setup(defaults: Partial<RuleDefaults> = {}, rules = RULES) {
   return { clock, store, engine, check };
 }
 
-/** A shared store recording every item it is given, answering from memory (the engine's async path). */
-class RecordingStore implements Store {
-  readonly name = "recording";
-  readonly shared = true;
-  readonly memory = new MemoryStore({ capacity: 1000 });
-  readonly seen: { namespace: string; key: string; op: StoreOp }[] = [];
-
-  apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
-    for (const it of items) this.seen.push({ namespace: it.limits.namespace, key: it.key, op });
-    return Promise.resolve(this.memory.applySync(items, op, nowMs));
-  }
-
-  release(limits: LimitSet, key: string, leases: Readonly<Record<string, number>>, nowMs: number) {
-    this.memory.releaseSync(limits, key, leases, nowMs);
-    return Promise.resolve();
-  }
-
-  close(): Promise<void> {
-    return this.memory.close();
-  }
+/** Every item `store` was given, as namespace, key and operation, in order. */
+function seenOf(store: AsyncMemoryStore): { namespace: string; key: string; op: StoreOp }[] {
+  return store.calls.flatMap((c) =>
+    c.items.map((it) => ({ namespace: it.limits.namespace, key: it.key, op: c.op })),
+  );
 }
 
 describe("engine — a request's own limits (limitOverrides)", () => {
@@ -203,13 +187,13 @@ describe("engine — a request's own limits (limitOverrides)", () => {
   });
 
   it("counts under the descriptor's full key, in its own namespace, on the sync and the async path", async () => {
-    const store = new RecordingStore();
+    const store = new AsyncMemoryStore();
     const clock = new ManualClock(T0);
     const engine = createEngine({ config: makeConfig({ rules: RULES }), store, clock, scheduler: clock });
     const descriptors = [desc(["user", "a|b"], ["path", "/x=1"])];
     const r = await engine.check({ domain: "api", descriptors, limitOverrides: [perSecond(2)] });
     expect(r.allowed).toBe(true);
-    expect(store.seen).toEqual([
+    expect(seenOf(store)).toEqual([
       { namespace: REQUEST_LIMIT_NAMESPACE, key: "api|user=a%7Cb|path=/x%3D1", op: "consume" },
     ]);
     // The sync path (memory) keys it the same: other domains and other values are other counters.
