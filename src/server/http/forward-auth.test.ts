@@ -5,14 +5,26 @@ import {
   type ForwardAuthSetup,
   forwardAuthDescriptors,
   pathEnd,
+  slotCount,
 } from "./forward-auth.js";
 
-const setupOf = (templates: readonly (string | readonly string[])[]): ForwardAuthSetup => ({
-  domain: "edge",
-  templates: compileTemplates(templates),
-  userHeader: "x-user-id",
-  denyStatus: 429,
-  address: { addressHeader: "x-real-ip", trustedHops: 0, ipv6PrefixLength: 64 },
+const setupOf = (list: readonly (string | readonly string[])[]): ForwardAuthSetup => {
+  const templates = compileTemplates(list);
+  return {
+    domain: "edge",
+    templates,
+    slots: slotCount(templates),
+    userHeader: "x-user-id",
+    denyStatus: 429,
+    address: { addressHeader: "x-real-ip", trustedHops: 0, ipv6PrefixLength: 64 },
+  };
+};
+
+describe("slotCount", () => {
+  it("counts the distinct attributes of the templates, a header in any case once", () => {
+    expect(slotCount(compileTemplates(DEFAULT_FORWARD_AUTH_TEMPLATES))).toBe(3);
+    expect(slotCount(compileTemplates(["header:X-A", "user,header:x-a", "method"]))).toBe(3);
+  });
 });
 
 describe("pathEnd", () => {

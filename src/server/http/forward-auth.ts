@@ -64,6 +64,8 @@ export interface ForwardAuthSetup {
   readonly domain: string;
   /** The compiled templates. */
   readonly templates: readonly (readonly TemplateEntry[])[];
+  /** How many distinct attributes they read: `slotCount(templates)`. */
+  readonly slots: number;
   /** The user header, lower case. */
   readonly userHeader: string;
   /** Status of a denial. */
@@ -188,14 +190,17 @@ function attributeOf(entry: TemplateEntry, headers: Headers, setup: ForwardAuthS
  * attribute, so what follows it is not read (nor refused for its length).
  */
 export function forwardAuthDescriptors(headers: Headers, setup: ForwardAuthSetup): Descriptor[] {
-  // By slot: undefined when not read yet, null when absent.
-  const values: (string | null)[] = [];
-  const out: Descriptor[] = [];
   const templates = setup.templates;
+  // By slot: undefined when not read yet, null when absent. Arrays are made at their final size (a growing one
+  // starts at 16 slots).
+  const values = new Array<string | null | undefined>(setup.slots);
+  const out = new Array<Descriptor>(templates.length);
+  let n = 0;
   for (let t = 0; t < templates.length; t++) {
     const template = templates[t];
-    const entries: DescriptorEntry[] = [];
-    for (let i = 0; i < template.length; i++) {
+    const entries = new Array<DescriptorEntry>(template.length);
+    let i = 0;
+    for (; i < template.length; i++) {
       const entry = template[i];
       let v = values[entry.slot];
       if (v === undefined) {
@@ -203,11 +208,19 @@ export function forwardAuthDescriptors(headers: Headers, setup: ForwardAuthSetup
         values[entry.slot] = v;
       }
       if (v === null) break;
-      entries.push({ key: entry.key, value: v });
+      entries[i] = { key: entry.key, value: v };
     }
-    if (entries.length === template.length) out.push(entries);
+    if (i === template.length) out[n++] = entries;
   }
+  out.length = n;
   return out;
+}
+
+/** How many distinct attributes compiled `templates` read: one slot each ({@link ForwardAuthSetup.slots}). */
+export function slotCount(templates: readonly (readonly TemplateEntry[])[]): number {
+  let count = 0;
+  for (const template of templates) for (const entry of template) count = Math.max(count, entry.slot + 1);
+  return count;
 }
 
 /** Registers `/v1/auth` for every method, in a context that reads and ignores any body. */

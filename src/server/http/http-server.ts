@@ -49,6 +49,7 @@ import {
   type ForwardAuthAttribute,
   type ForwardAuthSetup,
   registerForwardAuthRoute,
+  slotCount,
 } from "./forward-auth.js";
 import { errorAnswer, type RouteKit, sendProblem } from "./http-reply.js";
 import { LazyRequestLogger } from "./lazy-request-logger.js";
@@ -177,9 +178,11 @@ function forwardAuthSetup(options: HttpServerOptions): ForwardAuthSetup {
   const userHeader = (fa.userHeader ?? DEFAULT_USER_HEADER).toLowerCase();
   if (userHeader === "") throw new InvalidArgumentError("forwardAuth.userHeader must be a header name");
   const domain = fa.domain ?? options.defaultDomain ?? DEFAULT_FORWARD_AUTH_DOMAIN;
+  const templates = compileTemplates(fa.descriptors ?? DEFAULT_FORWARD_AUTH_TEMPLATES);
   return {
     domain: domain === "" ? DEFAULT_FORWARD_AUTH_DOMAIN : domain,
-    templates: compileTemplates(fa.descriptors ?? DEFAULT_FORWARD_AUTH_TEMPLATES),
+    templates,
+    slots: slotCount(templates),
     userHeader,
     denyStatus,
     address: {
