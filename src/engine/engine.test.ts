@@ -158,6 +158,64 @@ describe("engine — matching and counting", () => {
   });
 });
 
+describe("engine — the asynchronous path answers as the synchronous one", () => {
+  const rules = makeRules([
+    {
+      id: "per-user",
+      domain: "api",
+      match: [any("user")],
+      limits: [spec({ name: "per-second", algorithm: "fixed_window", limit: 3, periodMs: 1000 })],
+    },
+    {
+      id: "per-endpoint",
+      domain: "api",
+      match: [path("endpoint", "/orders/*")],
+      limits: [spec({ name: "orders", algorithm: "gcra", limit: 2, periodMs: 1000 })],
+    },
+    {
+      id: "trial",
+      domain: "api",
+      match: [any("trial")],
+      behaviour: "shadow",
+      limits: [spec({ name: "t", algorithm: "fixed_window", limit: 1, periodMs: 1000 })],
+    },
+    { id: "banned", domain: "api", match: [exact("user", "evil")], blocked: true },
+    { id: "health", domain: "api", match: [exact("endpoint", "/health")], unlimited: true },
+  ]);
+
+  it("one store call for the counted descriptors, or the general path: the same results, the same errors", async () => {
+    const config = makeConfig({ rules });
+    const sync = setup(config);
+    const flaky = new FlakyStore();
+    const clock = new ManualClock(T0);
+    const engine = createEngine({ config, store: flaky, clock, scheduler: clock });
+    const requests: Omit<CheckRequest, "domain">[] = [
+      { descriptors: [user("1")] },
+      { descriptors: [user("1"), endpoint("/orders/7")] },
+      { descriptors: [user("1"), endpoint("/orders/7"), [{ key: "nothing", value: "x" }]] },
+      { descriptors: [user("1")], cost: 2 },
+      { descriptors: [endpoint("/health")] },
+      { descriptors: [[{ key: "nothing", value: "x" }]] },
+      { descriptors: [[{ key: "trial", value: "a" }], user("2")] },
+      { descriptors: [[{ key: "trial", value: "a" }], user("2")] },
+      { descriptors: [user("evil"), endpoint("/orders/1")] },
+      { descriptors: [user("3"), endpoint("/orders/1")], costs: [1, 3] },
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const req of requests) {
+        const want = sync.engine.checkSync({ domain: "api", ...req });
+        expect(await engine.check({ domain: "api", ...req })).toEqual(want);
+      }
+      sync.clock.advance(400);
+      clock.advance(400);
+    }
+    const bad = { domain: "api", descriptors: [user("1")], cost: 0.5 };
+    expect(() => sync.engine.checkSync(bad)).toThrow(/cost/);
+    await expect(engine.check(bad)).rejects.toThrow(/cost/);
+    await expect(engine.check({ domain: "api", descriptors: "x" } as never)).rejects.toThrow(/descriptors/);
+  });
+});
+
 describe("engine — blocked rules (requests_per_unit: 0)", () => {
   const rules = makeRules([
     { id: "banned", domain: "api", match: [exact("user", "evil")], blocked: true },

@@ -650,12 +650,23 @@ class SluiceEngine implements Engine {
   }
 
   /** {@link SluiceEngine.check} on an asynchronous store, off the hot path: `request` validated, read at `nowMs`. */
-  async #checkAsync(request: CheckRequest, c: CompiledConfig, nowMs: number): Promise<CheckResult> {
-    if (request.idempotencyKey === undefined) return this.#decideAsync(c, request, nowMs);
-    const key = `${request.domain}\u0000${request.idempotencyKey}`;
+  #checkAsync(request: CheckRequest, c: CompiledConfig, nowMs: number): Promise<CheckResult> {
+    const idempotencyKey = request.idempotencyKey;
+    if (idempotencyKey === undefined) return this.#decideAsync(c, request, nowMs);
+    return this.#checkOnceAsync(c, request, idempotencyKey, nowMs);
+  }
+
+  /** {@link SluiceEngine.#checkAsync} of a request with an idempotency key: replayed, or decided once. */
+  async #checkOnceAsync(
+    c: CompiledConfig,
+    request: CheckRequest,
+    idempotencyKey: string,
+    nowMs: number,
+  ): Promise<CheckResult> {
+    const key = `${request.domain}\u0000${idempotencyKey}`;
     const rec = this.#idem.get(key, nowMs);
     if (rec !== undefined) return this.#replay(rec.value ?? (await (rec.pending as Promise<CheckResult>)));
-    const once = `${escapeRecordPart(request.domain)}:${escapeRecordPart(request.idempotencyKey)}`;
+    const once = `${escapeRecordPart(request.domain)}:${escapeRecordPart(idempotencyKey)}`;
     const pending = this.#decideAsync(c, request, nowMs, once).then((r) => withInstant(r, nowMs));
     this.#idem.begin(key, nowMs, pending);
     try {
@@ -960,13 +971,43 @@ class SluiceEngine implements Engine {
    * Decides `request` on the asynchronous path; `once` (the idempotency record name of the module comment) makes
    * every counting store call idempotent where the store can.
    */
-  async #decideAsync(
-    c: CompiledConfig,
-    request: CheckRequest,
-    nowMs: number,
-    once?: string,
-  ): Promise<CheckResult> {
-    const plan = this.#plan(c, request, nowMs);
+  #decideAsync(c: CompiledConfig, request: CheckRequest, nowMs: number, once?: string): Promise<CheckResult> {
+    let plan: Plan;
+    try {
+      plan = this.#plan(c, request, nowMs);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // The common case: the counted descriptors on one store, nothing shadowed, no dynamic limit, no idempotency
+    // record — one store call, then the answer (what the general path does for it, without its groups, its
+    // Promise.all and its async frame).
+    const enforce = plan.enforce;
+    if (
+      once === undefined &&
+      plan.blocked === undefined &&
+      !plan.dynamic &&
+      plan.shadow.length === 0 &&
+      enforce.length > 0
+    ) {
+      const store = enforce[0].target;
+      let one = true;
+      for (let i = 1; i < enforce.length; i++) if (enforce[i].target !== store) one = false;
+      if (one) {
+        return store.apply(storeItemsOf(enforce), "consume", nowMs).then((ds) => {
+          let allowed = true;
+          for (let i = 0; i < enforce.length; i++) {
+            enforce[i].decision = ds[i];
+            if (!ds[i].allowed) allowed = false;
+          }
+          return this.#finish(plan, allowed);
+        });
+      }
+    }
+    return this.#decidePlanAsync(plan, nowMs, once);
+  }
+
+  /** {@link SluiceEngine.#decideAsync} in general, from the request's plan. */
+  async #decidePlanAsync(plan: Plan, nowMs: number, once: string | undefined): Promise<CheckResult> {
     if (plan.blocked !== undefined) return this.#finish(plan, false);
     if (plan.dynamic) {
       const dyn = this.#dynamicItems(plan);

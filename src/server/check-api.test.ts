@@ -123,6 +123,41 @@ describe("parseCheckRequest", () => {
     expect(parse({ identifier: "1", dimension: "user", cost: 3n }).cost).toBe(3);
   });
 
+  it("names nested fields in full, under the prefix of a batch item too", () => {
+    const d1 = (entries: unknown) => ({
+      descriptors: [{ entries: [{ key: "a", value: "b" }] }, { entries }],
+    });
+    for (const [field, at] of [
+      [undefined, "descriptors[1]"],
+      ["items[3]", "items[3].descriptors[1]"],
+    ] as const) {
+      expect(msg(d1([{ key: "k" }, 7]), "api", field)).toBe(
+        `${at}.entries[1] must be an object { key, value }, got 7`,
+      );
+      expect(msg(d1([{ key: "k", valu: "v" }]), "api", field)).toBe(
+        `${at}.entries[0]."valu" is not a known field (known: key, value)`,
+      );
+      expect(msg(d1([{ key: "" }]), "api", field)).toBe(
+        `${at}.entries[0].key is required (a non-empty string)`,
+      );
+      expect(msg(d1([{ key: "k", value: "\udc00" }]), "api", field)).toBe(
+        `${at}.entries[0].value must be well-formed Unicode (it holds a lone surrogate)`,
+      );
+      expect(msg(d1([{ key: ["k"] }]), "api", field)).toBe(
+        `${at}.entries[0].key must be a string, got an array`,
+      );
+      expect(
+        msg({ descriptors: [{ entries: [{ key: "a" }] }, { entries: [], more: 1 }] }, "api", field),
+      ).toBe(`${at}."more" is not a known field (known: entries)`);
+      expect(msg({ descriptors: [{ entries: [{ key: "a" }] }, null] }, "api", field)).toBe(
+        `${at} must be an object { entries: [...] }, got null`,
+      );
+      expect(msg(d1("x"), "api", field)).toBe(
+        `${at}.entries must be an array of { key, value }, got a string of 1 characters`,
+      );
+    }
+  });
+
   it("names the field of every invalid input", () => {
     expect(msg(null)).toMatch(/^request must be an object, got null/);
     expect(msg([1])).toMatch(/^request must be an object, got an array/);

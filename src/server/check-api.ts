@@ -194,23 +194,38 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** The first own enumerable field of `obj` not in `known` (JSON typos, `__proto__`), or undefined. */
+function unknownField(obj: Record<string, unknown>, known: ReadonlySet<string>): string | undefined {
+  for (const k of Object.keys(obj)) if (!known.has(k)) return k;
+  return undefined;
+}
+
+/** Refuses the unknown field `k` of the object at `path`. */
+function failUnknown(k: string, known: ReadonlySet<string>, path: string): never {
+  const shown = k.length > 64 ? `${k.slice(0, 64)}…` : k;
+  fail(pathIn(path, JSON.stringify(shown)), `is not a known field (known: ${[...known].join(", ")})`);
+}
+
 /** Rejects own enumerable fields not in `known` (JSON typos, `__proto__`). */
 function rejectUnknown(obj: Record<string, unknown>, known: ReadonlySet<string>, path: string): void {
-  for (const k of Object.keys(obj)) {
-    if (!known.has(k)) {
-      const shown = k.length > 64 ? `${k.slice(0, 64)}…` : k;
-      fail(pathIn(path, JSON.stringify(shown)), `is not a known field (known: ${[...known].join(", ")})`);
-    }
-  }
+  const k = unknownField(obj, known);
+  if (k !== undefined) failUnknown(k, known, path);
+}
+
+/** What is wrong with a present string field's value (not a string, too long, not well-formed), or undefined. */
+function stringProblem(v: unknown, max: number): string | undefined {
+  if (typeof v !== "string") return `must be a string, got ${describe(v)}`;
+  if (v.length > max) return `must be at most ${max} characters, got ${v.length}`;
+  if (LONE_SURROGATE.test(v)) return "must be well-formed Unicode (it holds a lone surrogate)";
+  return undefined;
 }
 
 /** A string field: absent, null and `""` → undefined; else a well-formed string of at most `max` characters. */
 function optString(v: unknown, path: string, max: number): string | undefined {
   if (v === undefined || v === null || v === "") return undefined;
-  if (typeof v !== "string") fail(path, `must be a string, got ${describe(v)}`);
-  if (v.length > max) fail(path, `must be at most ${max} characters, got ${v.length}`);
-  if (LONE_SURROGATE.test(v)) fail(path, "must be well-formed Unicode (it holds a lone surrogate)");
-  return v;
+  const problem = stringProblem(v, max);
+  if (problem !== undefined) fail(path, problem);
+  return v as string;
 }
 
 /** A number field (JSON number, bigint or protobufjs Long); absent and null → undefined. */
@@ -226,26 +241,58 @@ function optNumber(v: unknown, path: string): number | undefined {
   return n;
 }
 
-function parseEntry(e: unknown, path: string): DescriptorEntry {
-  if (!isRecord(e)) fail(path, `must be an object { key, value }, got ${describe(e)}`);
-  rejectUnknown(e, ENTRY_FIELDS, path);
-  const key = optString(e.key, pathIn(path, "key"), MAX_ENTRY_KEY_LENGTH);
-  if (key === undefined) fail(pathIn(path, "key"), "is required (a non-empty string)");
-  const value = optString(e.value, pathIn(path, "value"), MAX_VALUE_LENGTH) ?? "";
-  return { key, value };
+// The paths of a descriptor's fields are built only for an error message: a valid request builds none.
+
+/** `descriptors[i]` under `field`. */
+function descriptorPath(field: string | undefined, i: number): string {
+  return pathIn(field, `descriptors[${i}]`);
 }
 
-function parseDescriptor(d: unknown, path: string): Descriptor {
-  if (!isRecord(d)) fail(path, `must be an object { entries: [...] }, got ${describe(d)}`);
-  rejectUnknown(d, DESCRIPTOR_FIELDS, path);
+/** `descriptors[i].entries` under `field`. */
+function entriesPath(field: string | undefined, i: number): string {
+  return pathIn(descriptorPath(field, i), "entries");
+}
+
+/** `descriptors[i].entries[j]` under `field`. */
+function entryPath(field: string | undefined, i: number, j: number): string {
+  return `${entriesPath(field, i)}[${j}]`;
+}
+
+/** Entry `j` of descriptor `i` of the request under `field`. */
+function parseEntry(e: unknown, field: string | undefined, i: number, j: number): DescriptorEntry {
+  if (!isRecord(e)) fail(entryPath(field, i, j), `must be an object { key, value }, got ${describe(e)}`);
+  const unknown = unknownField(e, ENTRY_FIELDS);
+  if (unknown !== undefined) failUnknown(unknown, ENTRY_FIELDS, entryPath(field, i, j));
+  const key = e.key;
+  if (key === undefined || key === null || key === "") {
+    fail(pathIn(entryPath(field, i, j), "key"), "is required (a non-empty string)");
+  }
+  const keyProblem = stringProblem(key, MAX_ENTRY_KEY_LENGTH);
+  if (keyProblem !== undefined) fail(pathIn(entryPath(field, i, j), "key"), keyProblem);
+  let value = e.value;
+  if (value === undefined || value === null) value = "";
+  else if (value !== "") {
+    const valueProblem = stringProblem(value, MAX_VALUE_LENGTH);
+    if (valueProblem !== undefined) fail(pathIn(entryPath(field, i, j), "value"), valueProblem);
+  }
+  return { key: key as string, value: value as string };
+}
+
+/** Descriptor `i` of the request under `field`. */
+function parseDescriptor(d: unknown, field: string | undefined, i: number): Descriptor {
+  if (!isRecord(d))
+    fail(descriptorPath(field, i), `must be an object { entries: [...] }, got ${describe(d)}`);
+  const unknown = unknownField(d, DESCRIPTOR_FIELDS);
+  if (unknown !== undefined) failUnknown(unknown, DESCRIPTOR_FIELDS, descriptorPath(field, i));
   const entries = d.entries;
-  const ePath = pathIn(path, "entries");
-  if (!Array.isArray(entries)) fail(ePath, `must be an array of { key, value }, got ${describe(entries)}`);
+  if (!Array.isArray(entries)) {
+    fail(entriesPath(field, i), `must be an array of { key, value }, got ${describe(entries)}`);
+  }
   if (entries.length === 0 || entries.length > MAX_ENTRIES) {
-    fail(ePath, `must hold 1 to ${MAX_ENTRIES} entries, got ${entries.length}`);
+    fail(entriesPath(field, i), `must hold 1 to ${MAX_ENTRIES} entries, got ${entries.length}`);
   }
   const out: DescriptorEntry[] = new Array(entries.length);
-  for (let j = 0; j < entries.length; j++) out[j] = parseEntry(entries[j], `${ePath}[${j}]`);
+  for (let j = 0; j < entries.length; j++) out[j] = parseEntry(entries[j], field, i, j);
   return out;
 }
 
@@ -277,7 +324,7 @@ export function parseCheckRequest(
     if (raw.length > MAX_DESCRIPTORS) {
       fail(at("descriptors"), `must hold at most ${MAX_DESCRIPTORS} descriptors, got ${raw.length}`);
     }
-    for (let i = 0; i < raw.length; i++) descriptors.push(parseDescriptor(raw[i], at(`descriptors[${i}]`)));
+    for (let i = 0; i < raw.length; i++) descriptors.push(parseDescriptor(raw[i], field, i));
   }
 
   const identifier = optString(input.identifier, at("identifier"), MAX_VALUE_LENGTH);

@@ -6,6 +6,8 @@ import type { Descriptor } from "../rules/rule.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
 import {
   appliedPolicies,
+  FIELD_NAMES,
+  HTTP_FIELD_NAMES,
   printableName,
   rateLimitHeaders,
   retryAfterSeconds,
@@ -92,6 +94,37 @@ describe("rateLimitHeaders", () => {
       RateLimit: '"per-second";r=8;t=1, "per-day";r=9998;t=6400',
       "RateLimit-State": "normal",
     });
+  });
+
+  it("spells the fields with the names given: HTTP's are the same names in lower case", () => {
+    const { check, clock } = setup();
+    const ds = [user("1"), [...user("1"), { key: "endpoint", value: "/x" }]];
+    check(ds);
+    check(ds);
+    clock.advance(200);
+    const r = check(ds);
+    const canonical = rateLimitHeaders(r, { legacy: true });
+    expect(rateLimitHeaders(r, { legacy: true }, appliedPolicies(r), FIELD_NAMES)).toEqual(canonical);
+    const lower = rateLimitHeaders(r, { legacy: true }, appliedPolicies(r), HTTP_FIELD_NAMES);
+    expect(lower).toEqual(
+      Object.fromEntries(Object.entries(canonical).map(([k, v]) => [k.toLowerCase(), v])),
+    );
+    expect(Object.keys(lower)).toHaveLength(7);
+    for (const [k, v] of Object.entries(FIELD_NAMES)) {
+      expect(HTTP_FIELD_NAMES[k as keyof typeof FIELD_NAMES]).toBe(v.toLowerCase());
+    }
+  });
+
+  it("builds each policy's item from its own policy when answers alternate between policies", () => {
+    const { check } = setup();
+    const a = rateLimitHeaders(check([user("1")]))["RateLimit-Policy"];
+    const b = rateLimitHeaders(check([[{ key: "tenant", value: "t" }]]))["RateLimit-Policy"];
+    expect(a).toBe('"per-second";q=10;w=1, "per-day";q=10000;w=86400');
+    expect(b).toBe('"bytes";q=1000;qu="content-bytes";w=1');
+    for (let i = 0; i < 3; i++) {
+      expect(rateLimitHeaders(check([user("2")]))["RateLimit-Policy"]).toBe(a);
+      expect(rateLimitHeaders(check([[{ key: "tenant", value: "t" }]]))["RateLimit-Policy"]).toBe(b);
+    }
   });
 
   it("sends nothing when no limit applied (no match, unlimited, shadow over its limit)", () => {

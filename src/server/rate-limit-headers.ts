@@ -31,6 +31,7 @@
  * details' `violated-policies`.
  */
 import type { PolicyStatus } from "../core/decision.js";
+import type { LimitSpec } from "../core/limit-spec.js";
 import type { CheckResult } from "../engine/engine.js";
 
 /** The quota unit of a policy: the draft's registered `qu` values plus Sluice's `records`. */
@@ -61,6 +62,49 @@ export interface RateLimitHeaderOptions {
   /** Send `Retry-After` on a denial (not on answers that are not themselves throttled). @default true */
   readonly retryAfter?: boolean;
 }
+
+/** The names {@link rateLimitHeaders} gives its fields, one per field. */
+export interface RateLimitFieldNames {
+  /** `RateLimit-Policy`. */
+  readonly policy: string;
+  /** `RateLimit`. */
+  readonly limit: string;
+  /** `Retry-After`. */
+  readonly retryAfter: string;
+  /** `X-RateLimit-Limit`. */
+  readonly legacyLimit: string;
+  /** `X-RateLimit-Remaining`. */
+  readonly legacyRemaining: string;
+  /** `X-RateLimit-Reset`. */
+  readonly legacyReset: string;
+  /** `RateLimit-State`. */
+  readonly state: string;
+}
+
+/** The fields' names as the drafts spell them (gRPC metadata, Envoy's `response_headers_to_add`, the library). */
+export const FIELD_NAMES: RateLimitFieldNames = Object.freeze({
+  policy: "RateLimit-Policy",
+  limit: "RateLimit",
+  retryAfter: "Retry-After",
+  legacyLimit: "X-RateLimit-Limit",
+  legacyRemaining: "X-RateLimit-Remaining",
+  legacyReset: "X-RateLimit-Reset",
+  state: "RateLimit-State",
+});
+
+/**
+ * The same names in lower case, as HTTP/1.1 responses carry them here (fastify lower-cases every header name it
+ * is given): handing them over already lower-cased spares it a new string per field per answer.
+ */
+export const HTTP_FIELD_NAMES: RateLimitFieldNames = Object.freeze({
+  policy: "ratelimit-policy",
+  limit: "ratelimit",
+  retryAfter: "retry-after",
+  legacyLimit: "x-ratelimit-limit",
+  legacyRemaining: "x-ratelimit-remaining",
+  legacyReset: "x-ratelimit-reset",
+  state: "ratelimit-state",
+});
 
 /** Largest sf-integer (RFC 9651: at most 15 digits). */
 export const SF_INTEGER_MAX = 999_999_999_999_999;
@@ -118,7 +162,7 @@ export function appliedPolicies(result: CheckResult): AppliedPolicy[] {
     for (let k = 0; k < ps.length; k++) {
       const p = ps[k];
       if (!Number.isFinite(p.limit)) continue;
-      const spec = specs === undefined ? undefined : (specs.find((s) => s.name === p.policy) ?? specs[k]);
+      const spec = specs === undefined ? undefined : specOf(specs, p.policy, k);
       const unit: QuotaUnit =
         spec?.algorithm === "concurrency"
           ? "concurrent-requests"
@@ -131,6 +175,12 @@ export function appliedPolicies(result: CheckResult): AppliedPolicy[] {
     }
   }
   return out.length < 2 ? out : uniquelyNamed(out);
+}
+
+/** The spec named `name` among `specs`, else the `k`-th (what `find(...) ?? specs[k]` gives, without a closure). */
+function specOf(specs: readonly LimitSpec[], name: string, k: number): LimitSpec | undefined {
+  for (let i = 0; i < specs.length; i++) if (specs[i].name === name) return specs[i];
+  return specs[k];
 }
 
 /** Renames colliding policies: rule id prefix first, then the descriptor index. */
@@ -205,7 +255,30 @@ export function retryAfterSeconds(
   return max === undefined ? undefined : Math.max(1, max);
 }
 
+/**
+ * The last policy item built, by what it is built from: a `RateLimit-Policy` item changes only with the policy's
+ * name, quota, unit and window, so answers under one policy (the common case) build it once.
+ */
+let lastItem: { name: string; limit: number; unit: QuotaUnit; periodMs: number; item: string } | undefined;
+
 function policyItem(p: AppliedPolicy): string {
+  const s = p.status;
+  const last = lastItem;
+  if (
+    last !== undefined &&
+    last.name === p.name &&
+    last.limit === s.limit &&
+    last.unit === p.unit &&
+    last.periodMs === s.periodMs
+  ) {
+    return last.item;
+  }
+  const item = buildPolicyItem(p);
+  lastItem = { name: p.name, limit: s.limit, unit: p.unit, periodMs: s.periodMs, item };
+  return item;
+}
+
+function buildPolicyItem(p: AppliedPolicy): string {
   const s = p.status;
   let item = `${sfString(p.name)};q=${s.limit > 0 ? Math.max(1, sfInt(s.limit)) : 0}`;
   if (p.unit === "content-bytes" || p.unit === "concurrent-requests") item += `;qu="${p.unit}"`;
@@ -225,41 +298,43 @@ function limitItem(p: AppliedPolicy): string {
 /**
  * The rate limit response fields of `result` (see the module comment): `RateLimit-Policy`, `RateLimit`,
  * `Retry-After` on denial, the legacy trio when asked for, and `RateLimit-State`. Empty when no limit applied.
- * `policies` are `appliedPolicies(result)`, when the caller already has them.
+ * `policies` are `appliedPolicies(result)`, when the caller already has them; `names` spell the fields
+ * ({@link FIELD_NAMES} by default, {@link HTTP_FIELD_NAMES} for HTTP answers).
  */
 export function rateLimitHeaders(
   result: CheckResult,
   options: RateLimitHeaderOptions = {},
   policies: readonly AppliedPolicy[] = appliedPolicies(result),
+  names: RateLimitFieldNames = FIELD_NAMES,
 ): Record<string, string> {
   const headers: Record<string, string> = {};
   if (policies.length === 0) return headers;
   if (options.standard !== false) {
     if (policies.length === 1) {
-      headers["RateLimit-Policy"] = policyItem(policies[0]);
-      headers.RateLimit = limitItem(policies[0]);
+      headers[names.policy] = policyItem(policies[0]);
+      headers[names.limit] = limitItem(policies[0]);
     } else {
-      headers["RateLimit-Policy"] = policies.map(policyItem).join(", ");
-      headers.RateLimit = policies.map(limitItem).join(", ");
+      headers[names.policy] = policies.map(policyItem).join(", ");
+      headers[names.limit] = policies.map(limitItem).join(", ");
     }
   }
   if (options.retryAfter !== false) {
     const retry = retryAfterSeconds(result, policies);
-    if (retry !== undefined) headers["Retry-After"] = String(retry);
+    if (retry !== undefined) headers[names.retryAfter] = String(retry);
   }
   if (options.legacy === true) {
     const head = mostRestrictive(policies) as AppliedPolicy;
     const s = head.status;
-    headers["X-RateLimit-Limit"] = String(s.limit > 0 ? Math.max(1, sfInt(s.limit)) : 0);
-    headers["X-RateLimit-Remaining"] = String(sfInt(s.remaining));
+    headers[names.legacyLimit] = String(s.limit > 0 ? Math.max(1, sfInt(s.limit)) : 0);
+    headers[names.legacyRemaining] = String(sfInt(s.remaining));
     const t = secondsUntilMore(s);
-    if (t !== undefined) headers["X-RateLimit-Reset"] = String(t);
+    if (t !== undefined) headers[names.legacyReset] = String(t);
   }
   if (options.state !== false) {
     let state: PolicyStatus["state"] = "normal";
     if (!result.allowed) state = "throttled";
     else for (const p of policies) if (p.status.state === "warning") state = "warning";
-    headers["RateLimit-State"] = state;
+    headers[names.state] = state;
   }
   return headers;
 }

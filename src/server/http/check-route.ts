@@ -13,11 +13,16 @@
  * was used.
  */
 import { isUtf8 } from "node:buffer";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InvalidArgumentError } from "../../core/errors.js";
-import type { CheckRequest } from "../../engine/engine.js";
+import type { CheckRequest, CheckResult } from "../../engine/engine.js";
 import { checkResponseOf, parseCheckRequest } from "../check-api.js";
-import { appliedPolicies, type RateLimitHeaderOptions, rateLimitHeaders } from "../rate-limit-headers.js";
+import {
+  appliedPolicies,
+  HTTP_FIELD_NAMES,
+  type RateLimitHeaderOptions,
+  rateLimitHeaders,
+} from "../rate-limit-headers.js";
 import { checkResponseJson } from "./check-response-json.js";
 import type { RouteKit } from "./http-reply.js";
 
@@ -74,6 +79,31 @@ export function registerCheckRoute(
   defaultDomain: string | undefined,
 ): void {
   const { ctx } = kit;
+  // This 200 is not itself throttled: no Retry-After (the body carries retry_after).
+  const headerOptions: RateLimitHeaderOptions = { ...kit.headerOptions, retryAfter: false };
+  const prepare = (request: FastifyRequest): CheckRequest => {
+    if (request.body === undefined) {
+      throw new InvalidArgumentError("body is required: a JSON object (Content-Type: application/json)");
+    }
+    const input = withIdempotencyHeader(request.body, request.headers[IDEMPOTENCY_HEADER]);
+    return parseCheckRequest(input, ctx, defaultDomain);
+  };
+  // `prepare` always gives a request, so the engine always answered.
+  const answer = (
+    checked: CheckResult | undefined,
+    input: CheckRequest | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): undefined => {
+    const result = checked as CheckResult;
+    ctx.metrics.recordDecision((input as CheckRequest).domain, result);
+    const policies = appliedPolicies(result);
+    const headers = rateLimitHeaders(result, headerOptions, policies, HTTP_FIELD_NAMES);
+    const body = checkResponseJson(checkResponseOf(result, ctx.clock.nowMs(), policies));
+    kit.record("http_check", result.allowed ? "ok" : "over_limit", request);
+    reply.code(200).headers(headers).type("application/json").send(body);
+    return undefined;
+  };
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
@@ -87,34 +117,6 @@ export function registerCheckRoute(
         }
       },
     );
-    // This 200 is not itself throttled: no Retry-After (the body carries retry_after).
-    const headerOptions: RateLimitHeaderOptions = { ...kit.headerOptions, retryAfter: false };
-    scope.post("/v1/check", (request, reply) => {
-      let checkRequest: CheckRequest;
-      kit.gated(
-        "http_check",
-        request,
-        reply,
-        () => {
-          if (request.body === undefined) {
-            throw new InvalidArgumentError(
-              "body is required: a JSON object (Content-Type: application/json)",
-            );
-          }
-          const input = withIdempotencyHeader(request.body, request.headers[IDEMPOTENCY_HEADER]);
-          checkRequest = parseCheckRequest(input, ctx, defaultDomain);
-          return kit.check(checkRequest);
-        },
-        (result) => {
-          ctx.metrics.recordDecision(checkRequest.domain, result);
-          const policies = appliedPolicies(result);
-          const headers = rateLimitHeaders(result, headerOptions, policies);
-          const body = checkResponseJson(checkResponseOf(result, ctx.clock.nowMs(), policies));
-          kit.record("http_check", result.allowed ? "ok" : "over_limit", request);
-          reply.code(200).headers(headers).type("application/json").send(body);
-          return undefined;
-        },
-      );
-    });
+    scope.post("/v1/check", (request, reply) => kit.gated("http_check", request, reply, prepare, answer));
   });
 }

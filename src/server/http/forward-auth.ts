@@ -24,12 +24,17 @@
  * engine's value limit (1024 characters) is refused with 400 naming its header (never truncated: two long values
  * would share a counter).
  */
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InvalidArgumentError } from "../../core/errors.js";
-import { MAX_ENTRY_KEY_LENGTH, MAX_VALUE_LENGTH } from "../../engine/engine.js";
+import {
+  type CheckRequest,
+  type CheckResult,
+  MAX_ENTRY_KEY_LENGTH,
+  MAX_VALUE_LENGTH,
+} from "../../engine/engine.js";
 import type { Descriptor, DescriptorEntry } from "../../rules/rule.js";
 import { quotaExceededProblem } from "../problem-details.js";
-import { appliedPolicies, rateLimitHeaders } from "../rate-limit-headers.js";
+import { appliedPolicies, HTTP_FIELD_NAMES, rateLimitHeaders } from "../rate-limit-headers.js";
 import { type ClientAddressOptions, clientAddress } from "./client-address.js";
 import { type RouteKit, sendProblem } from "./http-reply.js";
 
@@ -49,6 +54,8 @@ interface TemplateEntry {
   readonly attribute: ForwardAuthAttribute;
   /** For `header:<name>`: the header name, lower case. */
   readonly header?: string;
+  /** Index of its attribute among the distinct attributes of all templates: where a request's value is kept. */
+  readonly slot: number;
 }
 
 /** What the forward-auth route needs, resolved by `createHttpServer`. */
@@ -57,6 +64,8 @@ export interface ForwardAuthSetup {
   readonly domain: string;
   /** The compiled templates. */
   readonly templates: readonly (readonly TemplateEntry[])[];
+  /** How many distinct attributes they read: `slotCount(templates)`. */
+  readonly slots: number;
   /** The user header, lower case. */
   readonly userHeader: string;
   /** Status of a denial. */
@@ -79,6 +88,15 @@ export function compileTemplates(
   if (!Array.isArray(templates) || templates.length === 0 || templates.length > 64) {
     throw new InvalidArgumentError("forwardAuth.descriptors must hold 1 to 64 templates");
   }
+  const slots = new Map<string, number>();
+  const slotOf = (attribute: string): number => {
+    let slot = slots.get(attribute);
+    if (slot === undefined) {
+      slot = slots.size;
+      slots.set(attribute, slot);
+    }
+    return slot;
+  };
   return templates.map((t, i) => {
     const names = (typeof t === "string" ? t.split(",") : [...t])
       .map((n) => n.trim())
@@ -88,11 +106,19 @@ export function compileTemplates(
       throw new InvalidArgumentError(`${where} must name 1 to 64 attributes, got ${JSON.stringify(t)}`);
     }
     return names.map((name): TemplateEntry => {
-      if (ATTRIBUTES.has(name)) return { key: name, attribute: name as ForwardAuthAttribute };
+      if (ATTRIBUTES.has(name)) {
+        return { key: name, attribute: name as ForwardAuthAttribute, slot: slotOf(name) };
+      }
       if (name.startsWith("header:")) {
         const header = name.slice("header:".length).toLowerCase();
         if (TOKEN.test(header) && header.length <= MAX_ENTRY_KEY_LENGTH) {
-          return { key: header, attribute: name as ForwardAuthAttribute, header };
+          // Slotted by the lower-case form: `header:X-A` and `header:x-a` read the same header.
+          return {
+            key: header,
+            attribute: name as ForwardAuthAttribute,
+            header,
+            slot: slotOf(`header:${header}`),
+          };
         }
       }
       throw new InvalidArgumentError(
@@ -108,6 +134,14 @@ function header(headers: Headers, name: string): string | undefined {
   const v = headers[name];
   const s = Array.isArray(v) ? v.join(", ") : v;
   return s === undefined || s === "" ? undefined : s;
+}
+
+/** Where the path of `uri` ends: at its first `?` or `#`, else its length. */
+export function pathEnd(uri: string): number {
+  const q = uri.indexOf("?");
+  const h = uri.indexOf("#");
+  if (q === -1) return h === -1 ? uri.length : h;
+  return h === -1 || q < h ? q : h;
 }
 
 /** Reads one attribute, or undefined when absent; throws naming the header when it is too long. */
@@ -126,8 +160,8 @@ function attributeOf(entry: TemplateEntry, headers: Headers, setup: ForwardAuthS
       name = fwd !== undefined ? "x-forwarded-uri" : "x-original-uri";
       const uri = fwd ?? header(headers, "x-original-uri");
       if (uri !== undefined) {
-        const cut = uri.search(/[?#]/);
-        value = cut === -1 ? uri : uri.slice(0, cut);
+        const cut = pathEnd(uri);
+        value = cut === uri.length ? uri : uri.slice(0, cut);
         if (value === "") value = undefined;
       }
       break;
@@ -150,30 +184,84 @@ function attributeOf(entry: TemplateEntry, headers: Headers, setup: ForwardAuthS
   return value;
 }
 
-/** The descriptors of a subrequest: one per template whose attributes are all present. */
+/**
+ * The descriptors of a subrequest: one per template whose attributes are all present. An attribute is read at most
+ * once per request (kept by its slot) and only when a template needs it: a template stops at its first absent
+ * attribute, so what follows it is not read (nor refused for its length).
+ */
 export function forwardAuthDescriptors(headers: Headers, setup: ForwardAuthSetup): Descriptor[] {
-  const cache = new Map<string, string | undefined>();
-  const out: Descriptor[] = [];
-  for (const template of setup.templates) {
-    const entries: DescriptorEntry[] = [];
-    for (const entry of template) {
-      let v: string | undefined;
-      if (cache.has(entry.attribute)) v = cache.get(entry.attribute);
-      else {
-        v = attributeOf(entry, headers, setup);
-        cache.set(entry.attribute, v);
+  const templates = setup.templates;
+  // By slot: undefined when not read yet, null when absent. Arrays are made at their final size (a growing one
+  // starts at 16 slots).
+  const values = new Array<string | null | undefined>(setup.slots);
+  const out = new Array<Descriptor>(templates.length);
+  let n = 0;
+  for (let t = 0; t < templates.length; t++) {
+    const template = templates[t];
+    const entries = new Array<DescriptorEntry>(template.length);
+    let i = 0;
+    for (; i < template.length; i++) {
+      const entry = template[i];
+      let v = values[entry.slot];
+      if (v === undefined) {
+        v = attributeOf(entry, headers, setup) ?? null;
+        values[entry.slot] = v;
       }
-      if (v === undefined) break;
-      entries.push({ key: entry.key, value: v });
+      if (v === null) break;
+      entries[i] = { key: entry.key, value: v };
     }
-    if (entries.length === template.length) out.push(entries);
+    if (i === template.length) out[n++] = entries;
   }
+  out.length = n;
   return out;
+}
+
+/** How many distinct attributes compiled `templates` read: one slot each ({@link ForwardAuthSetup.slots}). */
+export function slotCount(templates: readonly (readonly TemplateEntry[])[]): number {
+  let count = 0;
+  for (const template of templates) for (const entry of template) count = Math.max(count, entry.slot + 1);
+  return count;
 }
 
 /** Registers `/v1/auth` for every method, in a context that reads and ignores any body. */
 export function registerForwardAuthRoute(app: FastifyInstance, kit: RouteKit, setup: ForwardAuthSetup): void {
   const { ctx } = kit;
+  const domain = setup.domain;
+  // With no descriptor there is nothing to check: allowed, without a call to the engine.
+  const prepare = (request: FastifyRequest): CheckRequest | undefined => {
+    const descriptors = forwardAuthDescriptors(request.headers, setup);
+    return descriptors.length === 0 ? undefined : { domain, descriptors };
+  };
+  const answer = (
+    result: CheckResult | undefined,
+    _input: CheckRequest | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> | undefined => {
+    if (result === undefined) {
+      kit.record("http_auth", "ok", request);
+      reply.code(200).send();
+      return undefined;
+    }
+    ctx.metrics.recordDecision(domain, result);
+    const policies = appliedPolicies(result);
+    const headers = rateLimitHeaders(result, kit.headerOptions, policies, HTTP_FIELD_NAMES);
+    if (result.allowed) {
+      if (result.delayMs <= 0) {
+        kit.record("http_auth", "ok", request);
+        reply.code(200).headers(headers).send();
+        return undefined;
+      }
+      // A `delay` rule shapes: the proxy cannot wait on its own, so the answer waits (at most the rule's maxDelay).
+      return ctx.engine.waitFor(result).then(() => {
+        kit.record("http_auth", "ok", request);
+        reply.code(200).headers(headers).send();
+      });
+    }
+    kit.record("http_auth", "over_limit", request);
+    sendProblem(reply, quotaExceededProblem(result, setup.denyStatus, policies), headers);
+    return undefined;
+  };
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
@@ -181,42 +269,6 @@ export function registerForwardAuthRoute(app: FastifyInstance, kit: RouteKit, se
       { parseAs: "buffer", bodyLimit: ctx.bounds.maxBodyBytes },
       (_r, _b, done) => done(null, undefined),
     );
-    scope.all("/v1/auth", (request, reply) =>
-      kit.gated(
-        "http_auth",
-        request,
-        reply,
-        () => {
-          const descriptors = forwardAuthDescriptors(request.headers, setup);
-          // With no descriptor there is nothing to check: allowed, without a call to the engine.
-          return descriptors.length === 0 ? undefined : kit.check({ domain: setup.domain, descriptors });
-        },
-        (result) => {
-          if (result === undefined) {
-            kit.record("http_auth", "ok", request);
-            reply.code(200).send();
-            return undefined;
-          }
-          ctx.metrics.recordDecision(setup.domain, result);
-          const policies = appliedPolicies(result);
-          const headers = rateLimitHeaders(result, kit.headerOptions, policies);
-          if (result.allowed) {
-            const send = (): void => {
-              kit.record("http_auth", "ok", request);
-              reply.code(200).headers(headers).send();
-            };
-            if (result.delayMs <= 0) {
-              send();
-              return undefined;
-            }
-            // A `delay` rule shapes: the proxy cannot wait on its own, so the answer waits (at most the rule's maxDelay).
-            return ctx.engine.waitFor(result).then(send);
-          }
-          kit.record("http_auth", "over_limit", request);
-          sendProblem(reply, quotaExceededProblem(result, setup.denyStatus, policies), headers);
-          return undefined;
-        },
-      ),
-    );
+    scope.all("/v1/auth", (request, reply) => kit.gated("http_auth", request, reply, prepare, answer));
   });
 }

@@ -112,18 +112,25 @@ export interface RouteKit {
    */
   check(request: CheckRequest): CheckResult | Promise<CheckResult>;
   /**
-   * Serves one request holding a slot of the in-flight gate: `start` (validation, then the engine call) and, with
-   * its value, `finish` (which sends the answer; a promise when it must wait, e.g. a `delay` rule). When `start`
-   * returns a value rather than a promise, `finish` runs at once, in the same turn. The slot is given back once
-   * `finish` has sent (or its promise settled). When the gate refuses, answers 503 at once (recorded as
-   * `overloaded`). Any error `start` or `finish` throws or rejects with is answered as a problem and recorded
-   * with its outcome. Plain callbacks, not an async function: a check answered from memory costs no promise.
+   * Serves one request holding a slot of the in-flight gate: `prepare` validates it into the engine request to
+   * check (undefined: nothing to check), `check` checks that, and `answer` sends the answer from the result
+   * (undefined when nothing was checked) and the prepared request; `answer` returns a promise when it must wait
+   * (e.g. a `delay` rule). When the check is synchronous (memory), `answer` runs at once, in the same turn. The
+   * slot is given back once `answer` has sent (or its promise settled). When the gate refuses, answers 503 at
+   * once (recorded as `overloaded`). Any error `prepare`, the check or `answer` throws or rejects with is
+   * answered as a problem and recorded with its outcome. `prepare` and `answer` are built once per route and
+   * take the request as arguments: a check answered from memory costs no closure and no promise.
    */
-  gated<T>(
+  gated(
     api: ServiceApi,
     request: FastifyRequest,
     reply: FastifyReply,
-    start: () => T | Promise<T>,
-    finish: (value: T) => Promise<void> | undefined,
+    prepare: (request: FastifyRequest) => CheckRequest | undefined,
+    answer: (
+      result: CheckResult | undefined,
+      input: CheckRequest | undefined,
+      request: FastifyRequest,
+      reply: FastifyReply,
+    ) => Promise<void> | undefined,
   ): void;
 }

@@ -36,6 +36,7 @@ import Fastify, {
   LogController,
 } from "fastify";
 import { InvalidArgumentError } from "../../core/errors.js";
+import type { CheckRequest, CheckResult } from "../../engine/engine.js";
 import { isSyncStore } from "../../stores/store.js";
 import { invalidRequestProblem, PROBLEM_CONTENT_TYPE, statusProblem } from "../problem-details.js";
 import type { RateLimitHeaderOptions } from "../rate-limit-headers.js";
@@ -48,6 +49,7 @@ import {
   type ForwardAuthAttribute,
   type ForwardAuthSetup,
   registerForwardAuthRoute,
+  slotCount,
 } from "./forward-auth.js";
 import { errorAnswer, type RouteKit, sendProblem } from "./http-reply.js";
 import { LazyRequestLogger } from "./lazy-request-logger.js";
@@ -176,9 +178,11 @@ function forwardAuthSetup(options: HttpServerOptions): ForwardAuthSetup {
   const userHeader = (fa.userHeader ?? DEFAULT_USER_HEADER).toLowerCase();
   if (userHeader === "") throw new InvalidArgumentError("forwardAuth.userHeader must be a header name");
   const domain = fa.domain ?? options.defaultDomain ?? DEFAULT_FORWARD_AUTH_DOMAIN;
+  const templates = compileTemplates(fa.descriptors ?? DEFAULT_FORWARD_AUTH_TEMPLATES);
   return {
     domain: domain === "" ? DEFAULT_FORWARD_AUTH_DOMAIN : domain,
-    templates: compileTemplates(fa.descriptors ?? DEFAULT_FORWARD_AUTH_TEMPLATES),
+    templates,
+    slots: slotCount(templates),
     userHeader,
     denyStatus,
     address: {
@@ -237,6 +241,25 @@ export function createHttpServer(ctx: ServiceContext, options: HttpServerOptions
     sendProblem(reply, answer.problem);
   };
   const leave = ctx.gate.leave.bind(ctx.gate);
+  /** Runs a gated request's `answer`; gives its gate slot back once it has sent (or its promise settled). */
+  const settle = (
+    api: ServiceApi,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    answer: Parameters<RouteKit["gated"]>[4],
+    result: CheckResult | undefined,
+    input: CheckRequest | undefined,
+  ): void => {
+    let done: Promise<void> | undefined;
+    try {
+      done = answer(result, input, request, reply);
+    } catch (error) {
+      fail(api, request, reply, error);
+      return;
+    }
+    if (done === undefined) ctx.gate.leave();
+    else done.then(leave, (error: unknown) => fail(api, request, reply, error));
+  };
   // A store with a synchronous path (memory) is checked synchronously: see the module comment.
   const engine = ctx.engine;
   const check: RouteKit["check"] = isSyncStore(engine.store)
@@ -252,7 +275,7 @@ export function createHttpServer(ctx: ServiceContext, options: HttpServerOptions
     headerOptions,
     record,
     check,
-    gated(api, request, reply, start, finish) {
+    gated(api, request, reply, prepare, answer) {
       // Injected requests (`app.inject`, tests) bypass the server: timed from here, body reading excluded.
       (request.raw as StampedRequest)[ARRIVAL_MS] ??= stopwatch.nowMs();
       if (!ctx.gate.tryEnter()) {
@@ -262,28 +285,22 @@ export function createHttpServer(ctx: ServiceContext, options: HttpServerOptions
         });
         return;
       }
-      type T = Parameters<typeof finish>[0];
-      let started: T | Promise<T>;
+      let input: CheckRequest | undefined;
+      let checked: CheckResult | Promise<CheckResult> | undefined;
       try {
-        started = start();
+        input = prepare(request);
+        checked = input === undefined ? undefined : check(input);
       } catch (error) {
         fail(api, request, reply, error);
         return;
       }
-      const complete = (value: T): void => {
-        let done: Promise<void> | undefined;
-        try {
-          done = finish(value);
-        } catch (error) {
-          fail(api, request, reply, error);
-          return;
-        }
-        if (done === undefined) ctx.gate.leave();
-        else done.then(leave, (error) => fail(api, request, reply, error));
-      };
-      if (started instanceof Promise) {
-        (started as Promise<T>).then(complete, (error: unknown) => fail(api, request, reply, error));
-      } else complete(started);
+      if (checked instanceof Promise) {
+        const prepared = input;
+        checked.then(
+          (result) => settle(api, request, reply, answer, result, prepared),
+          (error: unknown) => fail(api, request, reply, error),
+        );
+      } else settle(api, request, reply, answer, checked, input);
     },
   };
 

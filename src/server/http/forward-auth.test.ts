@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import {
+  compileTemplates,
+  DEFAULT_FORWARD_AUTH_TEMPLATES,
+  type ForwardAuthSetup,
+  forwardAuthDescriptors,
+  pathEnd,
+  slotCount,
+} from "./forward-auth.js";
+
+const setupOf = (list: readonly (string | readonly string[])[]): ForwardAuthSetup => {
+  const templates = compileTemplates(list);
+  return {
+    domain: "edge",
+    templates,
+    slots: slotCount(templates),
+    userHeader: "x-user-id",
+    denyStatus: 429,
+    address: { addressHeader: "x-real-ip", trustedHops: 0, ipv6PrefixLength: 64 },
+  };
+};
+
+describe("slotCount", () => {
+  it("counts the distinct attributes of the templates, a header in any case once", () => {
+    expect(slotCount(compileTemplates(DEFAULT_FORWARD_AUTH_TEMPLATES))).toBe(3);
+    expect(slotCount(compileTemplates(["header:X-A", "user,header:x-a", "method"]))).toBe(3);
+  });
+});
+
+describe("pathEnd", () => {
+  it("ends a URI's path at its first ? or #", () => {
+    expect(pathEnd("/a/b")).toBe(4);
+    expect(pathEnd("/a?x=1")).toBe(2);
+    expect(pathEnd("/a#top")).toBe(2);
+    expect(pathEnd("/a?x=1#top")).toBe(2);
+    expect(pathEnd("/a#top?x=1")).toBe(2);
+    expect(pathEnd("/a#b#c?d")).toBe(2);
+    expect(pathEnd("?x")).toBe(0);
+    expect(pathEnd("")).toBe(0);
+  });
+});
+
+describe("forwardAuthDescriptors", () => {
+  it("builds one descriptor per template whose attributes are all present", () => {
+    const s = setupOf(DEFAULT_FORWARD_AUTH_TEMPLATES);
+    expect(forwardAuthDescriptors({ "x-user-id": "u", "x-original-uri": "/a?q" }, s)).toEqual([
+      [{ key: "user", value: "u" }],
+      [
+        { key: "user", value: "u" },
+        { key: "endpoint", value: "/a" },
+      ],
+    ]);
+    expect(forwardAuthDescriptors({ "x-real-ip": "10.0.0.1" }, s)).toEqual([
+      [{ key: "remote_address", value: "10.0.0.1" }],
+    ]);
+    expect(forwardAuthDescriptors({}, s)).toEqual([]);
+  });
+
+  it("reads an attribute a template needs only after the attributes before it are present", () => {
+    // The endpoint is too long, but no template reaches it without a user: no error.
+    const s = setupOf([["user", "endpoint"], ["method"]]);
+    const long = `/${"a".repeat(2000)}`;
+    expect(forwardAuthDescriptors({ "x-forwarded-uri": long, "x-forwarded-method": "get" }, s)).toEqual([
+      [{ key: "method", value: "GET" }],
+    ]);
+    expect(() => forwardAuthDescriptors({ "x-user-id": "u", "x-forwarded-uri": long }, s)).toThrow(
+      /^x-forwarded-uri header must be at most 1024 characters/,
+    );
+  });
+
+  it("reads a header named twice (any case) as one attribute, in each template that names it", () => {
+    const s = setupOf(["header:X-Api-Key", "user,header:x-api-key", "endpoint,user"]);
+    expect(forwardAuthDescriptors({ "x-api-key": "k", "x-user-id": "u" }, s)).toEqual([
+      [{ key: "x-api-key", value: "k" }],
+      [
+        { key: "user", value: "u" },
+        { key: "x-api-key", value: "k" },
+      ],
+    ]);
+    expect(forwardAuthDescriptors({ "x-api-key": ["a", "b"] }, s)).toEqual([
+      [{ key: "x-api-key", value: "a, b" }],
+    ]);
+  });
+});
