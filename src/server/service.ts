@@ -40,6 +40,7 @@ import { createServiceLogger } from "./service-logger.js";
 import { createServiceMetrics } from "./service-metrics.js";
 import { describeSettings, type ServiceSettings } from "./service-settings.js";
 import { createServiceStore, type ServiceStore } from "./service-store.js";
+import { pinTickObjectShape } from "./tick-shape.js";
 
 /** How long a store readiness result is reused, ms (monotonic). */
 export const READINESS_CACHE_MS = 1000;
@@ -147,6 +148,8 @@ export async function startService(
   settings: ServiceSettings,
   deps: ServiceDeps = {},
 ): Promise<RunningService> {
+  // Before the store's preallocation and the servers: see tick-shape.ts (nextTick's fast path across full GCs).
+  pinTickObjectShape();
   const log = deps.log ?? createServiceLogger({ level: settings.logLevel });
   const clock = deps.clock ?? systemClock;
   const stopwatch = deps.stopwatch ?? monotonicClock;
