@@ -1,4 +1,4 @@
-// `npm run bench -- redis [--seconds 5] [--rounds 3] [--open-rate N] [--generator thread|spin|both]
+// `npm run bench -- redis [--seconds 5] [--rounds 3] [--open-rate N] [--generator thread|spin|both] [--node-args "…"]
 //   [--sweep 0.4,0.3,0.2,0.1,0.05] [--ramp-ms 500] [--pacer-idle-lag-ms 0.1] [--pacer-busy-lag-ms 0.5]`
 //
 // Redis-backed decisions/s from ONE Node process, following /work/shared/reference/baselines.md §2: a private
@@ -50,7 +50,12 @@
 //   pays per call. A floor's p99 is what this machine, loaded as it is now, allows at that rate: each rate gets a
 //   "p99 sluice-batched/<floor>" ratio (per round, then median) with both p99s, flagged "floor misses p99 <= 2 ms"
 //   when the floor itself does. Every open-loop run also reports calls per socket read Redis processed (INFO stats
-//   total_reads_processed): how deep the batching the server saw was;
+//   total_reads_processed): how deep the batching the server saw was, and Redis's stalls: the commands Redis took
+//   over 1 ms to execute during the measured phase (SLOWLOG; the server runs with that threshold), their count,
+//   the longest and their sum. A batched script call normally runs in tens to hundreds of µs; one logged here was
+//   slowed inside Redis (its CPU taken from it, or Redis busy), and every call queued behind it waited as long. At
+//   a load where Redis is busy a third of its time or more, such a stall leaves a backlog Redis drains only at its
+//   spare rate, which is what sets Sluice's p99 there; the floors run ~1 µs commands and ride through;
 // - when p99 <= 2 ms misses at 50 %, the highest offered load (as a fraction of the same best) at which it holds:
 //   the fractions of `--sweep` (default 0.4, 0.3, 0.2, 0.1, 0.05; empty: none), interleaved round by round, each
 //   printed with the same breakdown beside the floor at the same rate, and one "max_fraction_of_best" line with
@@ -134,6 +139,10 @@ const FLOOR_KEY = "floor";
  * two floors.
  */
 const OPEN_SUBJECTS = ["sluice-batched", "sluice-batched-per-tick", FLOOR, GET_FLOOR];
+/** A Redis command executing longer than this, in µs, counts as a Redis stall (SLOWLOG threshold of the server). */
+const REDIS_STALL_US = 1000;
+/** SLOWLOG entries kept by the server (stalls past this many in one run are not counted). */
+const SLOWLOG_MAX_LEN = 10_000;
 /** Sampling interval of the open loop's event-loop delay monitor, in ms. */
 const LOOP_DELAY_RESOLUTION_MS = 10;
 /** The latency target at half load (issue 3 §8): p99 <= 2 ms, in µs. */
@@ -183,8 +192,28 @@ async function makeSubject(name, port) {
     const m = /^total_reads_processed:(\d+)/m.exec(await stats.info("stats"));
     return m ? Number(m[1]) : Number.NaN;
   };
+  // Commands Redis took longer than REDIS_STALL_US to execute (SLOWLOG, every client's; the server is started
+  // with that threshold): `since()` clears the log, `stalls()` reads what was logged since. A script call that
+  // normally runs in tens of µs and is logged here was slowed inside Redis (its CPU taken, or Redis itself busy):
+  // the calls queued behind it wait as long, whatever the client does.
+  const slowlogSince = () => stats.slowlog("RESET");
+  const stalls = async () => {
+    const entries = await stats.slowlog("GET", SLOWLOG_MAX_LEN);
+    let count = 0;
+    let maxUs = 0;
+    let totalUs = 0;
+    for (const e of entries) {
+      const us = Number(e[2]);
+      const command = String(e[3]?.[0]).toLowerCase();
+      if (command === "slowlog" || command === "info") continue; // the bench's own bookkeeping
+      count++;
+      totalUs += us;
+      if (us > maxUs) maxUs = us;
+    }
+    return { count, maxUs, totalUs };
+  };
   const subject = await makeCall(name, client);
-  return { call: subject.call, scriptCalls, redisReads };
+  return { call: subject.call, scriptCalls, redisReads, slowlogSince, stalls };
 }
 
 async function makeCall(name, client) {
@@ -410,6 +439,7 @@ async function openChild(name, rate, seconds, port, redisPid, generator) {
   let t0m;
   let c0;
   let reads0;
+  let slow0;
   let failure;
   let lastArrival = 0;
   let maxGap = 0; // longest gap between two arrivals of load in the measured phase (GC, a busy CPU, callbacks)
@@ -451,6 +481,7 @@ async function openChild(name, rate, seconds, port, redisPid, generator) {
           t0m = dueAtMs(n); // its due time: a loop running late shows as a lower achieved rate
           c0 = s.scriptCalls();
           reads0 = s.redisReads();
+          slow0 = s.slowlogSince();
           loopDelay.enable();
         }
         if (issued - completed > maxOutstanding) {
@@ -527,8 +558,13 @@ async function openChild(name, rate, seconds, port, redisPid, generator) {
   const cpu = process.cpuUsage(cpu0);
   const scriptCalls = (await s.scriptCalls()) - (await c0);
   const redisReads = (await s.redisReads()) - (await reads0);
+  await slow0;
+  const stalls = await s.stalls();
   return {
     rate,
+    redisStalls: stalls.count,
+    redisStallMaxUs: stalls.maxUs,
+    redisStallTotalMs: stalls.totalUs / 1000,
     generator,
     achievedPerS: measured / wallS,
     decisionsPerCall: measured / Math.max(1, scriptCalls),
@@ -761,7 +797,8 @@ function openRuns(configs, defaultRate, rounds, child, redis) {
           `${(res.achievedPerS / 1e3).toFixed(1)} k/s p50 ${res.p50} µs p99 ${res.p99} µs p99.9 ${res.p999} µs ` +
           `(generator lateness p99 ${res.latenessP99} µs, service p99 ${res.serviceP99} µs, loop delay p99 ` +
           `${res.loopDelayP99Us} µs max ${res.loopDelayMaxUs} µs) node ${res.nodeCpuPct.toFixed(0)} % ` +
-          `redis ${res.redisCpuPct.toFixed(0)} % ` +
+          `redis ${res.redisCpuPct.toFixed(0)} % (stalls >= ${REDIS_STALL_US / 1000} ms: ${res.redisStalls}, ` +
+          `longest ${(res.redisStallMaxUs / 1e3).toFixed(1)} ms, total ${res.redisStallTotalMs.toFixed(1)} ms) ` +
           `${isFloor(sub) ? "" : `${res.decisionsPerCall.toFixed(1)} decisions/script call, `}` +
           `${res.callsPerRedisRead.toFixed(1)} calls/Redis socket read, ` +
           `GC ${res.gcPct.toFixed(1)} % (max ${res.gcMaxUs} µs), waiting for a CPU: node ` +
@@ -816,6 +853,9 @@ function addOpenRows(report, caseName, label, list, { offered, fractionOfBest, g
   add("node_cpu_pct", "nodeCpuPct");
   add("node_cpu_us_per_call", "cpuUsPerCall");
   add("redis_cpu_pct", "redisCpuPct");
+  add("redis_stalls", "redisStalls");
+  add("redis_stall_max_us", "redisStallMaxUs");
+  add("redis_stall_total_ms", "redisStallTotalMs");
   add("node_run_queue_pct", "nodeRunQueuePct");
   add("redis_run_queue_pct", "redisRunQueuePct");
   if (!floor) add("decisions_per_script_call", "decisionsPerCall");
@@ -900,7 +940,15 @@ if (process.argv.includes("--child")) {
     progress(
       `WARNING: ${busy.toFixed(1)} of the CPUs were busy before the run: other load skews these figures`,
     );
-  const redis = await startRedisServer({ cpu: 1 });
+  const redis = await startRedisServer({
+    cpu: 1,
+    extraArgs: [
+      "--slowlog-log-slower-than",
+      String(REDIS_STALL_US),
+      "--slowlog-max-len",
+      String(SLOWLOG_MAX_LEN),
+    ],
+  });
   const work = benchTempDir("load");
   const report = new RedisReport("redis");
   try {
@@ -909,18 +957,27 @@ if (process.argv.includes("--child")) {
     );
     // The open-loop tuning flags, passed on to every child as given.
     const tuning = OPEN_FLAGS.flatMap((f) => (process.argv.includes(`--${f}`) ? [`--${f}`, argText(f)] : []));
+    // --node-args "…": V8/Node flags for every measuring child (e.g. GC tuning), quoted in the output.
+    const nodeArgs = argText("node-args", "")
+      .split(" ")
+      .filter((x) => x !== "");
+    if (nodeArgs.length > 0) progress(`children run with node ${nodeArgs.join(" ")}`);
     const child = (mode, subject, a, generator = "thread") =>
-      runChild(self, [
-        "--child",
-        mode,
-        subject,
-        String(a),
-        String(seconds),
-        String(redis.port),
-        String(redis.pid),
-        generator,
-        ...tuning,
-      ]);
+      runChild(
+        self,
+        [
+          "--child",
+          mode,
+          subject,
+          String(a),
+          String(seconds),
+          String(redis.port),
+          String(redis.pid),
+          generator,
+          ...tuning,
+        ],
+        nodeArgs,
+      );
 
     // The one-script-per-decision ceiling: Sluice's own call, by redis-benchmark when it can send it.
     const ceiling = haveStore ? await sluiceCeilingCall(redis.port) : undefined;
