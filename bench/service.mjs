@@ -1,6 +1,7 @@
 // `npm run bench -- service [--seconds 5] [--rounds 3] [--stores memory,redis] [--procs 8] [--connections 64]
-//   [--quiet-wait 60] [--cases grpc,http] [--open-loop-rate 20000]` (--cases: only the cases whose name contains one
-//   of the words; --open-loop-rate: calls/s per open-loop client process)
+//   [--quiet-wait 60] [--cases grpc,http] [--open-loop-rate 20000] [--latency-rounds 1]` (--cases: only the cases
+//   whose name contains one of the words; --open-loop-rate: calls/s per open-loop client process; --latency-rounds:
+//   open-loop rounds per case and store, each Sluice's run followed by the no-op peer's at the same rate)
 //
 // Calls/s of the real `sluice serve` process against a no-op server speaking the same protocol with the same
 // messages, measured in the same run, per protocol and store (DESIGN §8: every figure is a ratio against a
@@ -35,7 +36,9 @@
 //
 // Pinning: servers (Sluice, the no-op peers) on CPU 0 (`taskset -c 0`), load generators on CPU 1 (`taskset -c 1`),
 // redis-server on CPU 1 too (the machine has two cores; h2load needs little CPU, autocannon more).
-// Latency: p50/p99 at half of the measured closed-loop throughput of the same case, target p99 <= 2 ms, from an
+// Latency: p50/p99 at half of the measured closed-loop throughput of the same case and store, target p99 <= 2 ms,
+// beside the no-op peer at the very same rate (the floor: the p99 this machine allows at that rate; flagged when it
+// misses 2 ms itself) and Sluice's p99 over the floor's per round, from an
 // open-loop Node client on CPU 1 (node:http2 for gRPC; for HTTP a lean raw-socket client, see rawHttpClient;
 // 10,000 identities) that sends on a fixed schedule, never waiting for answers, and times each call from its
 // *scheduled* send time, so a client that falls behind shows in the latency instead of hiding it (no coordinated
@@ -850,6 +853,7 @@ async function main() {
   if (![1, 2, 4, 8].includes(procs)) throw new Error("--procs must be 1, 2, 4 or 8 (8 connections in all)");
   const connections = Number(arg("connections", "64"));
   const quietS = Number(arg("quiet-wait", "60"));
+  const latencyRounds = Number(arg("latency-rounds", "1"));
   const openLoopRate = Number(arg("open-loop-rate", "20000"));
   const dir = benchTempDir("service");
   const report = new Report("service");
@@ -1017,23 +1021,67 @@ async function main() {
       }
     }
 
-    // Open loop at half of each subject's own median closed-loop rate.
+    // Open loop at half of each store's own median closed-loop rate, beside the no-op peer at the very same rate
+    // (the floor: what this machine, loaded as it is now, allows at that rate), interleaved round by round.
     for (const c of CASES) {
-      for (const s of all) {
-        await waitQuiet(quietS);
+      for (const s of subjects) {
         const half = Math.round(median(rate.get(`${c.name}|${s.name}`)) / 2);
-        const res = await load(c, s, half);
-        // A latency the generator could not measure (it fell behind) is marked in the case name and listed.
-        const valid = res.behind.length === 0;
-        const where = `${c.name} @ ${half}/s (half)${valid ? "" : " INVALID: generator behind"}`;
-        if (!valid) invalidLatency.push(`${c.name} @ ${half}/s, ${s.name}: ${res.behind.join("; ")}`);
-        report.add(where, s.name, "p50_us", res.p50Us, { valid });
-        report.add(where, s.name, "p99_us", res.p99Us, { target: 2000, valid });
-        // How far the load generator itself fell behind its schedule, and how busy it was: large values mean the
-        // figures above measured the client (or the machine), not the server.
-        report.add(where, s.name, "client_late_p99_us", res.lateP99Us);
-        report.add(where, s.name, "client_max_late_ms", Math.round(res.maxLateMs), { procs: res.procs });
-        report.add(where, s.name, "client_elu_pct", Math.round(res.elu * 100));
+        const runs = { [s.name]: [], noop: [] };
+        for (let r = 0; r < latencyRounds; r++) {
+          for (const x of [s, noop]) {
+            await waitQuiet(quietS);
+            runs[x.name].push(await load(c, x, half));
+          }
+        }
+        const where = `${c.name} @ ${half}/s (half of ${s.name}'s rate)`;
+        // A round the generator could not measure (it fell behind) is left out and listed; all left out: INVALID.
+        const validOf = (name) => {
+          const list = runs[name];
+          for (const res of list) {
+            if (res.behind.length > 0)
+              invalidLatency.push(`${c.name} @ ${half}/s, ${name}: ${res.behind.join("; ")}`);
+          }
+          return list.filter((res) => res.behind.length === 0);
+        };
+        const mine = validOf(s.name);
+        const floor = validOf("noop");
+        for (const [name, list, all] of [
+          [s.name, mine, runs[s.name]],
+          ["noop (floor)", floor, runs.noop],
+        ]) {
+          const isFloor = name !== s.name;
+          const at = list.length > 0 ? where : `${where} INVALID: generator behind`;
+          const use = list.length > 0 ? list : all;
+          const p99 = median(use.map((x) => x.p99Us));
+          report.add(at, name, "p50_us", median(use.map((x) => x.p50Us)), { valid: list.length > 0 });
+          report.add(at, name, "p99_us", p99, {
+            ...(isFloor
+              ? p99 > 2000
+                ? { flag: "floor misses p99 <= 2 ms here", floorMeetsTarget: false }
+                : { floorMeetsTarget: true }
+              : { target: 2000 }),
+            rounds: all.map((x) => x.p99Us),
+            validRounds: list.length,
+          });
+          // How far the load generator itself fell behind its schedule, and how busy it was: large values mean
+          // the figures above measured the client (or the machine), not the server.
+          report.add(at, name, "client_late_p99_us", median(use.map((x) => x.lateP99Us)));
+          report.add(at, name, "client_max_late_ms", Math.round(Math.max(...use.map((x) => x.maxLateMs))), {
+            procs: use[0].procs,
+          });
+          report.add(at, name, "client_elu_pct", Math.round(median(use.map((x) => x.elu)) * 100));
+        }
+        // Sluice's p99 over the floor's, per round where both were measured, then the median.
+        const pairs = runs[s.name]
+          .map((x, i) => [x, runs.noop[i]])
+          .filter(([a, b]) => a.behind.length === 0 && b.behind.length === 0);
+        if (pairs.length > 0) {
+          const ratios = pairs.map(([a, b]) => a.p99Us / b.p99Us);
+          report.add(where, `p99 ${s.name}/noop (floor)`, "ratio", median(ratios), {
+            min: Math.min(...ratios),
+            max: Math.max(...ratios),
+          });
+        }
       }
     }
 
