@@ -133,8 +133,22 @@ async function grpcBodies(procs) {
 
 // ------------------------------------------------------------------------------------------ children
 
+/**
+ * Pins nextTick's tick-object shape in a no-op peer, as `sluice serve` does at start (src/server/tick-shape.ts):
+ * on Node 20 a server whose tick objects' maps were cleared by a few full GCs while none was alive (at start, or
+ * in the idle time between rounds, when V8's memory reducer runs them) pays ~3 µs more per HTTP request for the
+ * rest of its life. Unpinned, the peers fell into it now and then (the no-op `/v1/check` peer measured ~50 k/s in
+ * one session, 87–107 k/s in others), and the ratios against them were inflated by as much; pinned, both sides
+ * run on nextTick's fast path.
+ */
+async function pinPeerTicks() {
+  const { pinTickObjectShape } = await import(DIST("server/tick-shape.js"));
+  pinTickObjectShape();
+}
+
 /** The no-op grpc-js server: the service's own definitions, handlers answering fixed messages. */
 async function noopGrpc(port, fixedFile) {
+  await pinPeerTicks();
   const grpc = await import("@grpc/grpc-js");
   const defs = await import(DIST("server/grpc/service-definitions.js"));
   const fixed = JSON.parse(readFileSync(fixedFile, "utf8"));
@@ -161,6 +175,7 @@ async function noopGrpc(port, fixedFile) {
 
 /** The bare fastify peer: the same JSON body parsed, the real service's answers sent back. */
 async function noopHttp(port, fixedFile) {
+  await pinPeerTicks();
   const { default: Fastify } = await import("fastify");
   const fixed = JSON.parse(readFileSync(fixedFile, "utf8"));
   const app = Fastify({ logger: false });
