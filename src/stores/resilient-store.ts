@@ -40,14 +40,7 @@
  * there and by the policy. That is inherent to timeouts; the fallback share bounds the excess.
  */
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
-import {
-  type CancelTimer,
-  type Clock,
-  monotonicClock,
-  type Scheduler,
-  systemClock,
-  systemScheduler,
-} from "../core/clock.js";
+import { type Clock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
 import { combineDecision, type Decision, type DecisionReason, type PolicyStatus } from "../core/decision.js";
 import {
   InvalidArgumentError,
@@ -56,6 +49,7 @@ import {
   StoreUnavailableError,
 } from "../core/errors.js";
 import { type AlgorithmId, type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
+import { DeadlineQueue } from "./deadline-queue.js";
 import { MemoryStore } from "./memory/memory-store.js";
 import type { IdempotencyClaim, OnceResult, Store, StoreItem, StoreOp } from "./store.js";
 
@@ -155,122 +149,6 @@ function isCallerError(error: unknown): boolean {
   if (error instanceof InvalidArgumentError) return true;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && (code.startsWith("ERR_SLUICE_INVALID_") || CALLER_CODES.has(code));
-}
-
-const noop = (): void => {};
-
-/** A call waiting for its answer or its deadline. */
-interface PendingCall {
-  /** When it times out, on the queue's time base (ms). */
-  readonly deadlineMs: number;
-  /** Answered, failed or timed out: nothing more happens to it. */
-  settled: boolean;
-  /** Rejects the caller's promise with the timeout error. */
-  readonly timeOut: () => void;
-}
-
-/**
- * The deadlines of a store's calls, all `timeoutMs` long, so due in the order the calls were issued: a FIFO of
- * pending calls and at most one timer, armed for the oldest unsettled one. When it fires, that call and every
- * later one whose deadline has passed time out, and the timer is re-armed for the next unsettled call; when no
- * call is pending the timer is cancelled (nothing keeps a timer alive). Under a steady load with calls always
- * in flight that is one timer per `timeoutMs`, whatever the call rate; when the calls in flight often drop to
- * none (light load, or answers arriving in batches) it is one timer armed and cancelled per such lull, which
- * is why the timer is the scheduler's cheap {@link Scheduler.timer} when it has one (a `setTimeout` armed and
- * cleared: well under 1 µs) rather than a `sleep` aborted through an `AbortSignal` (~15 µs, more than the rest
- * of a Redis-backed check's own CPU).
- *
- * Time base: the scheduler's own time when it tells time (a `ManualClock` in tests), else the monotonic clock
- * (what `setTimeout` measures), never the wall clock, which may step. A timer is never longer than `timeoutMs`,
- * and the call it was armed for times out when it fires whatever the time base says, so a timer always ends
- * the wait of at least one call.
- */
-class DeadlineQueue {
-  readonly #timeoutMs: number;
-  readonly #scheduler: Scheduler;
-  readonly #time: Clock;
-  /** Pending calls in issue order from `#head`; settled ones are skipped and dropped as the head passes. */
-  #queue: PendingCall[] = [];
-  #head = 0;
-  /** Unsettled calls in the queue. */
-  #pending = 0;
-  /** Cancels the armed timer; undefined when none is armed. */
-  #cancel: CancelTimer | undefined;
-
-  constructor(timeoutMs: number, scheduler: Scheduler) {
-    this.#timeoutMs = timeoutMs;
-    this.#scheduler = scheduler;
-    const tells = scheduler as Partial<Clock>;
-    this.#time = typeof tells.nowMs === "function" ? (scheduler as Scheduler & Clock) : monotonicClock;
-  }
-
-  /** Registers a call issued now; `timeOut` runs once its deadline passes unless it is settled first. */
-  add(timeOut: () => void): PendingCall {
-    const call: PendingCall = { deadlineMs: this.#time.nowMs() + this.#timeoutMs, settled: false, timeOut };
-    this.#queue.push(call);
-    this.#pending++;
-    if (this.#cancel === undefined) this.#arm();
-    return call;
-  }
-
-  /** Marks `call` answered; returns false when it was already settled (timed out). */
-  settle(call: PendingCall): boolean {
-    if (call.settled) return false;
-    call.settled = true;
-    if (--this.#pending === 0) {
-      this.#queue = [];
-      this.#head = 0;
-      const cancel = this.#cancel;
-      this.#cancel = undefined;
-      cancel?.();
-    }
-    return true;
-  }
-
-  /** Arms the timer for the oldest unsettled call (dropping the settled ones before it). */
-  #arm(): void {
-    const q = this.#queue;
-    while (this.#head < q.length && q[this.#head].settled) this.#head++;
-    if (this.#head >= q.length) return;
-    if (this.#head > 1024 && this.#head * 2 > q.length) {
-      this.#queue = q.slice(this.#head);
-      this.#head = 0;
-    }
-    const target = this.#queue[this.#head];
-    const delayMs = Math.min(this.#timeoutMs, Math.max(0, target.deadlineMs - this.#time.nowMs()));
-    let cancel: CancelTimer;
-    const fire = (): void => {
-      if (this.#cancel === cancel) {
-        this.#cancel = undefined;
-        this.#expire(target);
-      }
-    };
-    const scheduler = this.#scheduler;
-    if (scheduler.timer !== undefined) cancel = scheduler.timer(delayMs, fire);
-    else {
-      // A scheduler with `sleep` only: the same timer, dearer to cancel.
-      const abort = new AbortController();
-      cancel = () => abort.abort();
-      scheduler.sleep(delayMs, abort.signal).then(fire, noop);
-    }
-    this.#cancel = cancel;
-  }
-
-  /** Times out `target` and every unsettled call whose deadline has passed, then re-arms. */
-  #expire(target: PendingCall): void {
-    const nowMs = this.#time.nowMs();
-    const q = this.#queue;
-    while (this.#head < q.length) {
-      const call = q[this.#head];
-      if (!call.settled) {
-        if (call !== target && call.deadlineMs > nowMs) break;
-        if (this.settle(call)) call.timeOut();
-        if (this.#pending === 0) return; // settle emptied the queue
-      }
-      this.#head++;
-    }
-    if (this.#cancel === undefined) this.#arm();
-  }
 }
 
 /** How a call passes the breaker: short-circuited to the policy, sent normally, or sent as the probe. */
