@@ -20,13 +20,7 @@
  * wrote), the lag `last − now` is added, so retrying at `now + retryAfterMs` passes.
  */
 import type { LimitSpec } from "../core/limit-spec.js";
-import { CEIL_SLACK_MS, TIME_TOLERANCE_MS } from "../core/time-math.js";
 import type { StepOut } from "./algorithm.js";
-
-// Module-local copies of the shared constants: V8 folds these into the kernel's optimised code as constants, while
-// an imported binding is read from its cell and checked on every use.
-const TOLERANCE_MS = TIME_TOLERANCE_MS;
-const SLACK_MS = CEIL_SLACK_MS;
 
 // Math's functions as module constants (see gcra.ts): shorter bytecode than `Math.x(…)` in the kernel.
 const { ceil, floor } = Math;
