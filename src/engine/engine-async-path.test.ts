@@ -7,11 +7,13 @@ import { any, exact, makeConfig, makeOverride, makeRule, path } from "../rules/t
 import { MemoryStore } from "../stores/memory/memory-store.js";
 import { type CheckRequest, type CheckResult, createEngine } from "./engine.js";
 
-// The asynchronous hot path (one descriptor on a store without a synchronous path, as Redis) must answer exactly
-// what the general path answers. Three engines see the same requests at the same instants, each on its own store:
-// the in-process store (synchronous path), an asynchronous store asked with the request as is (the hot path), and
-// the same asynchronous store asked with one more descriptor that matches no rule (which takes the general path and
-// changes neither the decision nor the first descriptor's result).
+// The asynchronous hot path (one matching descriptor on a store without a synchronous path, as Redis) must answer
+// exactly what the general path answers. Engines see the same requests at the same instants, each on its own store:
+// an asynchronous store asked with the request as is (the hot path); and, asked with one more descriptor that matches
+// no rule (which changes neither the decision nor the other descriptor's result): the in-process store (synchronous
+// hot path), an asynchronous store (the hot path with a NO_MATCH beside it), and an asynchronous store under the same
+// configuration plus a rule of another domain with `replaces` (which sends every request of several descriptors down
+// the general path).
 
 const T0 = 1_700_000_000_000;
 const spec = (input: LimitSpecInput) => parseLimitSpec(input);
@@ -107,43 +109,78 @@ const requests: Omit<CheckRequest, "domain" | "nowMs">[] = [
   { descriptors: [[{ key: "user", value: "a" }]], cost: 0 },
 ];
 
-/** A descriptor no rule matches: added to a request, it sends the request down the general path. */
+/** A descriptor no rule matches, added to a request (the result's descriptor at its place is NO_MATCH). */
 const NO_RULE: Descriptor = [{ key: "unmatched", value: "x" }];
+
+/** `config` plus a rule of another domain with `replaces`: requests of several descriptors take the general path. */
+const generalConfig = makeConfig({
+  ...config,
+  rules: [
+    ...config.rules,
+    makeRule({
+      id: "elsewhere",
+      domain: "other",
+      match: [any("user")],
+      limits: [spec({ name: "other", algorithm: "fixed_window", limit: 1, periodMs: 1000 })],
+      replaces: ["rule"],
+    }),
+  ],
+});
 
 function engines() {
   const clock = new ManualClock(T0);
-  const sync = createEngine({ config, store: new MemoryStore({ capacity: 1000 }), clock, scheduler: clock });
+  const opts = { clock, scheduler: clock };
+  const sync = createEngine({ config, store: new MemoryStore({ capacity: 1000 }), ...opts });
   const hotStore = new AsyncMemoryStore();
-  const hot = createEngine({ config, store: hotStore, clock, scheduler: clock });
-  const general = createEngine({ config, store: new AsyncMemoryStore(), clock, scheduler: clock });
-  return { clock, sync, hot, hotStore, general };
+  const hot = createEngine({ config, store: hotStore, ...opts });
+  const hotWide = createEngine({ config, store: new AsyncMemoryStore(), ...opts });
+  const general = createEngine({ config: generalConfig, store: new AsyncMemoryStore(), ...opts });
+  return { clock, sync, hot, hotStore, hotWide, general };
 }
 
-/** The result as the first descriptor alone would have it (for the general path's two-descriptor request). */
-function firstOnly(r: CheckResult): CheckResult {
-  return { ...r, descriptors: r.descriptors.slice(0, 1) };
+/** `request` with NO_RULE added first or last, its `costs` (if any) moved along. */
+function widened(request: CheckRequest, first: boolean): CheckRequest {
+  const { descriptors, costs } = request;
+  return {
+    ...request,
+    descriptors: first ? [NO_RULE, ...descriptors] : [...descriptors, NO_RULE],
+    ...(costs !== undefined ? { costs: first ? [undefined, ...costs] : [...costs, undefined] } : {}),
+  };
+}
+
+/** The result without the NO_MATCH of the added descriptor. */
+function narrowed(r: CheckResult, first: boolean): CheckResult {
+  return { ...r, descriptors: first ? r.descriptors.slice(1) : r.descriptors.slice(0, -1) };
 }
 
 describe("engine — the asynchronous hot path", () => {
   it("answers as the general path and the synchronous path do, request by request, over time", async () => {
-    const { clock, sync, hot, general } = engines();
+    const { clock, sync, hot, hotWide, general } = engines();
     // Rounds 300 ms apart: windows roll over, the override expires at T0 + 1500 ms, GCRA and the buckets refill.
+    // The unmatched descriptor goes last in even rounds, first in odd ones.
     for (let round = 0; round < 8; round++) {
+      const first = round % 2 === 1;
       for (const req of requests) {
         const request: CheckRequest = { domain: "api", ...req };
+        const wide = widened(request, first);
         const viaHot = await hot.check(request);
-        const viaGeneral = await general.check({
-          ...request,
-          descriptors: [...request.descriptors, NO_RULE],
-          ...(request.costs !== undefined ? { costs: [...request.costs, undefined] } : {}),
+        const viaHotWide = await hotWide.check(wide);
+        const viaGeneral = await general.check(wide);
+        const viaSync = sync.checkSync(wide);
+        expect(viaGeneral.descriptors[first ? 0 : wide.descriptors.length - 1]).toEqual({
+          code: "OK",
+          limits: undefined,
+          shadowed: false,
+          delayMs: 0,
         });
-        const viaSync = sync.checkSync(request);
-        expect(viaHot).toEqual(viaSync);
-        expect(viaHot).toEqual(firstOnly(viaGeneral));
+        expect(viaHotWide).toEqual(viaGeneral);
+        expect(viaSync).toEqual(viaGeneral);
+        expect(viaHot).toEqual(narrowed(viaGeneral, first));
       }
       clock.advance(300);
     }
     expect(hot.stats).toEqual(sync.stats);
+    expect(hotWide.stats).toEqual(general.stats);
   });
 
   it("makes one store call of one item per counted check, and none for unlimited or unmatched ones", async () => {
@@ -152,7 +189,26 @@ describe("engine — the asynchronous hot path", () => {
     await hot.check({ domain: "api", descriptors: [[{ key: "user", value: "i" }]] }); // unlimited tier
     await hot.check({ domain: "api", descriptors: [[{ key: "plan", value: "free" }]] }); // unlimited rule
     await hot.check({ domain: "api", descriptors: [[{ key: "nothing", value: "x" }]] });
-    expect(hotStore.calls.map((c) => c.items.length)).toEqual([1]);
+    await hot.check({ domain: "api", descriptors: [NO_RULE, [{ key: "user", value: "b" }], NO_RULE] });
+    expect(hotStore.calls.map((c) => c.items.length)).toEqual([1, 1]);
+  });
+
+  it("leaves requests with several matching descriptors to the general path, which counts them together", async () => {
+    const { hot, hotStore, sync } = engines();
+    const request: CheckRequest = {
+      domain: "api",
+      descriptors: [
+        [{ key: "user", value: "a" }],
+        NO_RULE,
+        [
+          { key: "kind", value: "upload" },
+          { key: "tenant", value: "t" },
+        ],
+      ],
+    };
+    const viaHot = await hot.check(request);
+    expect(hotStore.calls.map((c) => c.items.length)).toEqual([2]);
+    expect(viaHot).toEqual(sync.checkSync(request));
   });
 
   it("rejects a fractional cost on whole-unit limits, naming the field, and counts nothing", async () => {
@@ -163,6 +219,9 @@ describe("engine — the asynchronous hot path", () => {
     await expect(
       hot.check({ domain: "api", descriptors: [[{ key: "user", value: "a" }]], costs: [0.5] }),
     ).rejects.toThrow(/costs\[0\]/);
+    await expect(
+      hot.check({ domain: "api", descriptors: [NO_RULE, [{ key: "user", value: "a" }]], costs: [1, 0.5] }),
+    ).rejects.toThrow(/costs\[1\]/);
     expect(hotStore.calls).toEqual([]);
   });
 });

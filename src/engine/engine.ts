@@ -334,6 +334,27 @@ const NO_MATCH: DescriptorResult = Object.freeze({
 
 const EMPTY: readonly Item[] = Object.freeze([]) as readonly Item[];
 
+/** {@link SluiceEngine.#soleAt}: no descriptor of the request matches a rule. */
+const NONE_MATCHED = -1;
+/** {@link SluiceEngine.#soleAt}: the general path decides (several descriptors match, or `replaces` is in use). */
+const SEVERAL = -2;
+
+/** The results of a request none of whose descriptors matches a rule. */
+function noMatches(request: CheckRequest): DescriptorResult[] {
+  const n = request.descriptors.length;
+  if (n === 1) return [NO_MATCH];
+  return new Array<DescriptorResult>(n).fill(NO_MATCH);
+}
+
+/** The results of a request whose only matching descriptor, at `at`, has result `r` (the others: NO_MATCH). */
+function resultsWith(request: CheckRequest, at: number, r: DescriptorResult): DescriptorResult[] {
+  const n = request.descriptors.length;
+  if (n === 1) return [r];
+  const out = new Array<DescriptorResult>(n).fill(NO_MATCH);
+  out[at] = r;
+  return out;
+}
+
 /** One counted descriptor: a store item plus what the result needs. */
 class Item implements StoreItem {
   decision: Decision | undefined = undefined;
@@ -508,6 +529,11 @@ class SluiceEngine implements Engine {
   #local: MemoryStore | undefined;
   #lastError: { message: string; atMs: number } | undefined;
   #checks = 0;
+  /**
+   * The rule index of the descriptor {@link SluiceEngine.#soleAt} found, read by the hot path right after it (all
+   * in one synchronous run).
+   */
+  #hit = -1;
   #allowed = 0;
   #delayed = 0;
   #shadowed = 0;
@@ -615,13 +641,12 @@ class SluiceEngine implements Engine {
       validateRequest("check", request);
       nowMs = request.nowMs ?? this.#clock.nowMs();
       c = this.#compiled;
-      if (
-        request.idempotencyKey === undefined &&
-        request.descriptors.length === 1 &&
-        request.limitOverrides === undefined
-      ) {
-        const one = this.#oneAsync(c, request, nowMs);
-        if (one !== undefined) return one;
+      if (request.idempotencyKey === undefined && request.limitOverrides === undefined) {
+        const at = this.#soleAt(c, request);
+        if (at !== SEVERAL) {
+          const one = this.#oneAsync(c, request, nowMs, at);
+          if (one !== undefined) return one;
+        }
       }
     } catch (error) {
       return Promise.reject(error);
@@ -713,9 +738,12 @@ class SluiceEngine implements Engine {
   }
 
   #decideSync(sync: SyncStore, c: CompiledConfig, request: CheckRequest, nowMs: number): CheckResult {
-    if (request.descriptors.length === 1 && request.limitOverrides === undefined) {
-      const one = this.#oneSync(sync, c, request, nowMs);
-      if (one !== undefined) return one;
+    if (request.limitOverrides === undefined) {
+      const at = this.#soleAt(c, request);
+      if (at !== SEVERAL) {
+        const one = this.#oneSync(sync, c, request, nowMs, at);
+        if (one !== undefined) return one;
+      }
     }
     const plan = this.#plan(c, request, nowMs);
     if (plan.blocked !== undefined) return this.#finish(plan, false);
@@ -762,35 +790,46 @@ class SluiceEngine implements Engine {
    * item, one bound store call. The rule is found by its position (`find`) and read from its hot record (`HotRule`)
    * alone when it can be (its limits resolved ahead without the identity string, its counter key the caller's
    * value string itself); else from its `RuleState` (`#oneSyncState`). Undefined when the general path must decide
-   * (it matches again; those are rare).
+   * (it matches again; those are rare). `at` is {@link SluiceEngine.#soleAt}'s answer (not SEVERAL): the position
+   * of the one descriptor that matches a rule (at `#hit`), or NONE_MATCHED; every other descriptor answers NO_MATCH.
    */
   #oneSync(
     sync: SyncStore,
     c: CompiledConfig,
     request: CheckRequest,
     nowMs: number,
+    at: number,
   ): CheckResult | undefined {
-    const desc = request.descriptors[0];
-    const index = c.rules.find(request.domain, desc);
-    if (index === -1) return this.#answer([NO_MATCH], NO_LIMIT_DECISION, true, 0);
+    if (at === NONE_MATCHED) return this.#answer(noMatches(request), NO_LIMIT_DECISION, true, 0);
+    const index = this.#hit;
+    const desc = request.descriptors[at];
     const h = c.hotAt[index];
     const mode = h.mode;
-    if (mode === HOT_NONE) return this.#oneSyncState(sync, c, request, nowMs, index);
+    if (mode === HOT_NONE) return this.#oneSyncState(sync, c, request, nowMs, index, at);
     const ii = h.identityIndex;
     if (mode === HOT_BY_TIER) {
       const tier = (h.tierOf as TierIndex).get(desc[ii].value);
       if (tier !== undefined) {
         const entry = h.tierEntries[tier];
-        if (entry === undefined) return this.#oneSyncState(sync, c, request, nowMs, index); // unlimited
-        return this.#consumeOne(sync, request, nowMs, h.rule, this.#hotMatch(h, desc), entry, entry.source);
+        if (entry === undefined) return this.#oneSyncState(sync, c, request, nowMs, index, at); // unlimited
+        return this.#consumeOne(
+          sync,
+          request,
+          nowMs,
+          at,
+          h.rule,
+          this.#hotMatch(h, desc),
+          entry,
+          entry.source,
+        );
       }
     }
     // The rule's own entry (every identity's, or that of the identities in no tier), read from `h` alone.
     const m = this.#hotMatch(h, desc);
     const costs = request.costs;
-    const cost = (costs === undefined ? undefined : costs[0]) ?? request.cost ?? 1;
+    const cost = (costs === undefined ? undefined : costs[at]) ?? request.cost ?? 1;
     if (!Number.isInteger(cost))
-      checkFractional(h.entry as SetEntry, h.rule, cost, costs?.[0] === undefined ? "cost" : "costs[0]");
+      checkFractional(h.entry as SetEntry, h.rule, cost, costs?.[at] === undefined ? "cost" : `costs[${at}]`);
     let consume = h.consume;
     if (consume === undefined) {
       const entry = h.entry as SetEntry;
@@ -810,7 +849,7 @@ class SluiceEngine implements Engine {
       shadowed: false,
       delayMs,
     };
-    return this.#answer([r], d, allowed, delayMs);
+    return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
   }
 
   /**
@@ -820,10 +859,16 @@ class SluiceEngine implements Engine {
    * The answer is the general path's ({@link SluiceEngine.#decideAsync} with its `#finish`) for such a request, field
    * for field. Undefined when the general path must decide (a rule that is not `simple`, an unlimited tier).
    */
-  #oneAsync(c: CompiledConfig, request: CheckRequest, nowMs: number): Promise<CheckResult> | undefined {
-    const desc = request.descriptors[0];
-    const index = c.rules.find(request.domain, desc);
-    if (index === -1) return Promise.resolve(this.#answer([NO_MATCH], NO_LIMIT_DECISION, true, 0));
+  #oneAsync(
+    c: CompiledConfig,
+    request: CheckRequest,
+    nowMs: number,
+    at: number,
+  ): Promise<CheckResult> | undefined {
+    if (at === NONE_MATCHED)
+      return Promise.resolve(this.#answer(noMatches(request), NO_LIMIT_DECISION, true, 0));
+    const index = this.#hit;
+    const desc = request.descriptors[at];
     const rs = c.stateAt[index];
     if (!rs.simple) return undefined;
     const h = c.hotAt[index];
@@ -848,16 +893,18 @@ class SluiceEngine implements Engine {
       if (entry !== undefined) source = entry.source;
       else {
         const res = resolveLimits(c, rs, m, desc, nowMs);
-        if (res.entry === undefined)
-          return Promise.resolve(this.#answer([unlimitedResult(m, res.source)], NO_LIMIT_DECISION, true, 0));
+        if (res.entry === undefined) {
+          const r = unlimitedResult(m, res.source);
+          return Promise.resolve(this.#answer(resultsWith(request, at, r), NO_LIMIT_DECISION, true, 0));
+        }
         entry = res.entry;
         source = res.source;
       }
     }
     const costs = request.costs;
-    const cost = (costs === undefined ? undefined : costs[0]) ?? request.cost ?? 1;
+    const cost = (costs === undefined ? undefined : costs[at]) ?? request.cost ?? 1;
     if (!Number.isInteger(cost))
-      checkFractional(entry, rs.rule, cost, costs?.[0] === undefined ? "cost" : "costs[0]");
+      checkFractional(entry, rs.rule, cost, costs?.[at] === undefined ? "cost" : `costs[${at}]`);
     const e = entry;
     const src = source;
     return rs.target.apply([{ limits: e.set, key: m.counterKey, cost }], "consume", nowMs).then((ds) => {
@@ -873,7 +920,7 @@ class SluiceEngine implements Engine {
         shadowed: false,
         delayMs,
       };
-      return this.#answer([r], d, allowed, delayMs);
+      return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
     });
   }
 
@@ -887,6 +934,34 @@ class SluiceEngine implements Engine {
     };
   }
 
+  /**
+   * Where the hot path can decide `request`: the position of its only descriptor that matches a rule (that rule's
+   * index left in `#hit`), NONE_MATCHED when none matches, or SEVERAL when more than one does, or when the config
+   * has `replaces` rules and the request several descriptors (the general path decides those). A descriptor that
+   * matches no rule answers NO_MATCH on every path, so it keeps no other from the hot path: forward-auth's default
+   * templates make three descriptors of a subrequest, of which a configuration usually limits one.
+   */
+  #soleAt(c: CompiledConfig, request: CheckRequest): number {
+    const descriptors = request.descriptors;
+    const n = descriptors.length;
+    const domain = request.domain;
+    if (n === 1) {
+      const index = c.rules.find(domain, descriptors[0]);
+      this.#hit = index;
+      return index === -1 ? NONE_MATCHED : 0;
+    }
+    if (c.anyReplaces) return SEVERAL;
+    let at = NONE_MATCHED;
+    for (let i = 0; i < n; i++) {
+      const index = c.rules.find(domain, descriptors[i]);
+      if (index === -1) continue;
+      if (at !== NONE_MATCHED) return SEVERAL;
+      at = i;
+      this.#hit = index;
+    }
+    return at;
+  }
+
   /** {@link SluiceEngine.#oneSync} from the rule's `RuleState` (the rule at `index`, which is `simple` or not). */
   #oneSyncState(
     sync: SyncStore,
@@ -894,8 +969,9 @@ class SluiceEngine implements Engine {
     request: CheckRequest,
     nowMs: number,
     index: number,
+    at: number,
   ): CheckResult | undefined {
-    const desc = request.descriptors[0];
+    const desc = request.descriptors[at];
     const rs = c.stateAt[index];
     if (!rs.simple) return undefined;
     const m = rs.matchOf(desc) ?? c.rules.matchAt(index, desc);
@@ -904,12 +980,14 @@ class SluiceEngine implements Engine {
     if (entry !== undefined) source = entry.source;
     else {
       const res = resolveLimits(c, rs, m, desc, nowMs);
-      if (res.entry === undefined)
-        return this.#answer([unlimitedResult(m, res.source)], NO_LIMIT_DECISION, true, 0);
+      if (res.entry === undefined) {
+        const r = unlimitedResult(m, res.source);
+        return this.#answer(resultsWith(request, at, r), NO_LIMIT_DECISION, true, 0);
+      }
       entry = res.entry;
       source = res.source;
     }
-    return this.#consumeOne(sync, request, nowMs, rs.rule, m, entry, source);
+    return this.#consumeOne(sync, request, nowMs, at, rs.rule, m, entry, source);
   }
 
   /** The last step of the hot path: the cost checked, one consume of `entry` under `m`'s counter key, the answer. */
@@ -917,15 +995,16 @@ class SluiceEngine implements Engine {
     sync: SyncStore,
     request: CheckRequest,
     nowMs: number,
+    at: number,
     rule: Rule,
     m: RuleMatch,
     entry: SetEntry,
     source: LimitSource,
   ): CheckResult {
     const costs = request.costs;
-    const cost = (costs === undefined ? undefined : costs[0]) ?? request.cost ?? 1;
+    const cost = (costs === undefined ? undefined : costs[at]) ?? request.cost ?? 1;
     if (!Number.isInteger(cost))
-      checkFractional(entry, rule, cost, costs?.[0] === undefined ? "cost" : "costs[0]");
+      checkFractional(entry, rule, cost, costs?.[at] === undefined ? "cost" : `costs[${at}]`);
     let consume = entry.consume;
     if (consume === undefined) {
       consume = sync.bindSync(entry.set);
@@ -943,7 +1022,7 @@ class SluiceEngine implements Engine {
       shadowed: false,
       delayMs,
     };
-    return this.#answer([r], d, allowed, delayMs);
+    return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
   }
 
   /**
