@@ -1,7 +1,7 @@
 // `npm run bench -- service [--seconds 5] [--rounds 3] [--stores memory,redis] [--procs 8] [--connections 64]
 //   [--quiet-wait 60] [--cases grpc,http] [--open-loop-rate 20000] [--latency-rounds 1]` (--cases: only the cases
 //   whose name contains one of the words; --open-loop-rate: calls/s per open-loop client process; --latency-rounds:
-//   open-loop rounds per case and store, each Sluice's run followed by the no-op peer's at the same rate)
+//   open-loop rounds per case and store, each Sluice's run followed by the no-op peer's at the same rate; 0: none)
 //
 // Calls/s of the real `sluice serve` process against a no-op server speaking the same protocol with the same
 // messages, measured in the same run, per protocol and store (DESIGN §8: every figure is a ratio against a
@@ -1038,7 +1038,7 @@ async function main() {
 
     // Open loop at half of each store's own median closed-loop rate, beside the no-op peer at the very same rate
     // (the floor: what this machine, loaded as it is now, allows at that rate), interleaved round by round.
-    for (const c of CASES) {
+    for (const c of latencyRounds > 0 ? CASES : []) {
       for (const s of subjects) {
         const half = Math.round(median(rate.get(`${c.name}|${s.name}`)) / 2);
         const runs = { [s.name]: [], noop: [] };
