@@ -40,8 +40,8 @@ export class DeadlineQueue {
   readonly #scheduler: Scheduler;
   readonly #time: Clock;
   /**
-   * Pending calls in issue order from `#head` (the slots before it are emptied); settled ones are skipped and
-   * dropped as the head passes.
+   * Calls in issue order from `#head` (the slots before it are emptied). While a call is pending the head is the
+   * oldest unsettled one; settled calls behind it are dropped as the head passes them.
    */
   #queue: (PendingCall | undefined)[] = [];
   #head = 0;
@@ -96,32 +96,31 @@ export class DeadlineQueue {
       cancel?.();
       return true;
     }
-    const q = this.#queue;
-    let head = this.#head;
-    if (q[head] === call) {
-      // #pending > 0: an unsettled call follows, so the walk stops inside the queue.
-      do {
-        q[head] = undefined;
-        head++;
-      } while ((q[head] as PendingCall).settled);
-      if (head > 1024 && head * 2 > q.length) {
-        this.#queue = q.slice(head);
-        head = 0;
-      }
-      this.#head = head;
-    }
+    if (this.#queue[this.#head] === call) this.#dropSettledHead();
     return true;
   }
 
-  /** Arms the timer for the oldest unsettled call (dropping the settled ones before it). */
-  #arm(): void {
+  /**
+   * Empties the slots of the settled calls at the head of the queue (compacting it now and then), so that the head
+   * is again the oldest unsettled call: the queue's invariant whenever a call is pending. Called with a pending
+   * call behind the head, so the walk stops inside the queue.
+   */
+  #dropSettledHead(): void {
     const q = this.#queue;
-    while (this.#head < q.length && (q[this.#head] as PendingCall).settled) this.#head++;
-    if (this.#head >= q.length) return;
-    if (this.#head > 1024 && this.#head * 2 > q.length) {
-      this.#queue = q.slice(this.#head);
-      this.#head = 0;
+    let head = this.#head;
+    do {
+      q[head] = undefined;
+      head++;
+    } while ((q[head] as PendingCall).settled);
+    if (head > 1024 && head * 2 > q.length) {
+      this.#queue = q.slice(head);
+      head = 0;
     }
+    this.#head = head;
+  }
+
+  /** Arms the timer for the oldest unsettled call, the head (called only while a call is pending). */
+  #arm(): void {
     const target = this.#queue[this.#head] as PendingCall;
     const delayMs = Math.min(this.#timeoutMs, Math.max(0, target.deadlineMs - this.#time.nowMs()));
     let cancel: CancelTimer;
@@ -145,16 +144,13 @@ export class DeadlineQueue {
   /** Times out `target` and every unsettled call whose deadline has passed, then re-arms. */
   #expire(target: PendingCall): void {
     const nowMs = this.#time.nowMs();
-    while (this.#head < this.#queue.length) {
-      const call = this.#queue[this.#head] as PendingCall;
-      if (!call.settled) {
-        if (call !== target && call.deadlineMs > nowMs) break;
-        const timeOut = call.timeOut; // settle drops it
-        if (this.settle(call)) timeOut();
-        if (this.#pending === 0) return; // settle emptied the queue
-        continue; // settle moved the head past `call`, the oldest (and may have compacted the queue)
-      }
-      this.#head++;
+    for (;;) {
+      const call = this.#queue[this.#head] as PendingCall; // the oldest unsettled call
+      if (call !== target && call.deadlineMs > nowMs) break;
+      const timeOut = call.timeOut; // settle drops it
+      this.settle(call); // unsettled, so true; moves the head past it
+      timeOut();
+      if (this.#pending === 0) return; // settle emptied the queue
     }
     if (this.#cancel === undefined) this.#arm();
   }
