@@ -1,4 +1,4 @@
-// `npm run bench -- engine [--rounds 3] [--seconds 2]`
+// `npm run bench -- engine [--turns 30] [--slice-ms 150]`
 //
 // Decisions/s on one core through the whole engine, beside the raw Limiter on the same store kind, in the same run.
 //
@@ -46,13 +46,16 @@
 // object is; they are kept, as the harder case, beside the headline. Both kinds are reported with their ratios;
 // the targets (≥ 0.5× the limiter) are read on the `+build` subjects.
 //
-// Every subject runs in its own fresh process pinned to CPU 0; rounds are interleaved so noise falls on all; the
-// table shows the median, preceded by min / median / max per subject. Throughput is per second of the process's
-// CPU time, so time spent descheduled by other work does not count; cache interference does: measure on a quiet
+// Every subject runs in its own process pinned to CPU 0, all alive at once and measured in turns
+// (bench/lib/turns.mjs): after a 1 s warm-up each, `--turns` rounds of one `--slice-ms` slice per subject, in
+// rotating order, so the phases in which this shared machine's CPU runs slower fall on every subject alike.
+// Throughput is calls per second of the process's CPU time over all its slices (time spent descheduled does not
+// count); the table shows it with the min / median / max of the per-slice rates. Cache interference between turns
+// is shared by all (each slice starts with its subject's data partly evicted by the others'); measure on a quiet
 // machine (the load average is printed at the start and the end).
 import { fileURLToPath } from "node:url";
-import { runChild } from "./lib/child.mjs";
 import { median, Report } from "./lib/report.mjs";
+import { runInTurns, serveTurns } from "./lib/turns.mjs";
 
 const self = fileURLToPath(import.meta.url);
 const USERS = 100_000;
@@ -216,60 +219,15 @@ async function makeSubject(name) {
   throw new Error(`unknown subject ${name}`);
 }
 
-async function throughputChild(name, seconds) {
-  const s = await makeSubject(name);
-  const { inputs } = s;
-  const n = inputs.length;
-  // Time is the process's CPU time (user + system), not the wall clock: on a machine shared with other work, the
-  // time this process spends descheduled is not the subject's cost. (Cache interference from other processes
-  // still counts; measure on a quiet machine.)
-  const cpuMs = () => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  };
-  const run = async (ms) => {
-    let ops = 0;
-    let admitted = 0;
-    const start = cpuMs();
-    const end = start + ms;
-    let i = 0;
-    if (s.sync) {
-      const f = s.sync;
-      for (;;) {
-        for (let j = 0; j < 1024; j++) {
-          if (f(inputs[i])) admitted++;
-          i = i + 1 === n ? 0 : i + 1;
-        }
-        ops += 1024;
-        if (cpuMs() >= end) break;
-      }
-    } else {
-      const f = s.async;
-      for (;;) {
-        for (let j = 0; j < 1024; j++) {
-          if (await f(inputs[i])) admitted++;
-          i = i + 1 === n ? 0 : i + 1;
-        }
-        ops += 1024;
-        if (cpuMs() >= end) break;
-      }
-    }
-    return { ops, admitted, ms: cpuMs() - start };
-  };
-  await run(1000); // warm-up: JIT, and every counter inserted
-  const r = await run(seconds * 1000);
-  return { opsPerS: (r.ops / r.ms) * 1000, admittedFrac: r.admitted / r.ops };
-}
-
 // ---------------------------------------------------------------- parent
 if (process.argv.includes("--child")) {
-  const [name, seconds] = process.argv.slice(process.argv.indexOf("--child") + 1);
-  console.log(JSON.stringify(await throughputChild(name, Number(seconds))));
+  const name = process.argv[process.argv.indexOf("--child") + 1];
+  await serveTurns(await makeSubject(name));
 } else {
   const { loadavg } = await import("node:os");
   const load = () => loadavg()[0].toFixed(2);
-  const rounds = arg("rounds", 3);
-  const seconds = arg("seconds", 2);
+  const turns = arg("turns", 30);
+  const sliceMs = arg("slice-ms", 150);
   process.stderr.write(`  load average at start: ${load()}\n`);
   const report = new Report("engine");
   const subjects = [
@@ -283,21 +241,26 @@ if (process.argv.includes("--child")) {
     "limiter:limit",
     "limiter:limit@rules",
   ];
-  const samples = new Map(subjects.map((s) => [s, []]));
-  for (let r = 0; r < rounds; r++) {
-    for (const s of subjects) {
-      const res = runChild(self, ["--child", s, String(seconds)]);
-      if (Math.abs(res.admittedFrac - 1) > 0.001)
-        throw new Error(`${s}: admitted fraction ${res.admittedFrac}`);
-      samples.get(s).push(res.opsPerS);
-      process.stderr.write(`  ${s} round ${r + 1}: ${(res.opsPerS / 1e6).toFixed(2)} M/s\n`);
-    }
+  const results = await runInTurns(self, subjects, (s) => ["--child", s], { sliceMs, turns });
+  for (const s of subjects) {
+    const res = results.get(s);
+    if (Math.abs(res.admittedFrac - 1) > 0.001)
+      throw new Error(`${s}: admitted fraction ${res.admittedFrac}`);
+    process.stderr.write(`  ${s}: ${(res.opsPerS / 1e6).toFixed(2)} M/s\n`);
   }
   process.stderr.write(`  load average at end: ${load()}\n`);
   const caseName = "1000 rules, 100k identities, 20 endpoint patterns, allowed";
   for (const s of subjects) {
-    const v = samples.get(s);
-    report.add(caseName, s, "ops_per_s", median(v), { min: Math.min(...v), max: Math.max(...v), rounds });
+    const { opsPerS, slices } = results.get(s);
+    const min = Math.min(...slices);
+    const max = Math.max(...slices);
+    report.add(caseName, s, "ops_per_s", opsPerS, {
+      slice_min: min,
+      slice_median: median(slices),
+      slice_max: max,
+      turns,
+      slice_ms: sliceMs,
+    });
   }
   report.ratio(caseName, "engine:checkSync+build", "limiter:limitSync", "ops_per_s", ">= 0.5");
   report.ratio(caseName, "engine:check+build", "limiter:limit", "ops_per_s", ">= 0.5");
@@ -310,9 +273,9 @@ if (process.argv.includes("--child")) {
   report.ratio(caseName, "engine:check", "limiter:limit@rules");
   const fmt = (v) => `${(v / 1e6).toFixed(2)}`;
   for (const s of subjects) {
-    const v = samples.get(s);
+    const { opsPerS, slices } = results.get(s);
     console.log(
-      `${s.padEnd(26)} min ${fmt(Math.min(...v))} / median ${fmt(median(v))} / max ${fmt(Math.max(...v))} M/s`,
+      `${s.padEnd(26)} ${fmt(opsPerS)} M/s; per slice: min ${fmt(Math.min(...slices))} / median ${fmt(median(slices))} / max ${fmt(Math.max(...slices))}`,
     );
   }
   console.log("");

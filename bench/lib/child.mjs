@@ -3,7 +3,8 @@
 import { execFileSync, spawnSync } from "node:child_process";
 
 let taskset;
-function hasTaskset() {
+/** Whether `taskset` can pin a process here (checked once). */
+export function hasTaskset() {
   if (taskset === undefined) {
     try {
       execFileSync("taskset", ["-c", "0", "true"]);
