@@ -1,13 +1,15 @@
 /**
  * The in-process store (seed 004's layout): a fixed capacity of slots chosen at construction, state kept in
- * preallocated typed arrays indexed by slot, one `Map` from key to slot per group of limits, and a free list.
+ * preallocated typed arrays indexed by slot, one index from (group of limits, key) to slot ({@link KeyIndex}, an
+ * open-addressing table of fixed size), and a free list.
  *
  * Layout, for a capacity C:
  * - `data: Float64Array(C · stride)` — the small states (width ≤ {@link SMALL_STATE_MAX_WIDTH}) of a slot's
  *   limits side by side at `slot · stride + offset`; `stride` is the widest group seen (gcra alone: 1 float).
  * - `big[slot]: Float64Array` — large states (sliding_log, bucketed_window, concurrency), one array per key,
  *   allocated when the key is first stored.
- * - `keys[slot]` (the key, to unmap it on eviction), `owner[slot]` (its table, 0 = free),
+ * - `keys[slot]` (the key, confirming index matches and unmapping it on eviction), `owner[slot]` (its table,
+ *   0 = free),
  *   `flags[slot]` (bit 0: recently used, for CLOCK eviction; bit i+1: limit i is in the warning state).
  *
  * When no slot is free: first reclaim slots whose state carries no information (every limit back to fresh:
@@ -22,7 +24,7 @@
  * never resets); a set with different algorithms starts that namespace fresh.
  *
  * The common call, one key against a set of one small limit, has its own path: `bindSync` hands out a consumer
- * made once per set ({@link singleLimitConsumer}) that goes from the map lookup through the kernel to the decision
+ * made once per set ({@link singleLimitConsumer}) that goes from the index lookup through the kernel to the decision
  * with nothing in between; it is kept small enough for V8 to compile the whole path as one unit.
  *
  * Everything is synchronous: the read–step–write of one call has no `await` in it, so it is atomic in Node.
@@ -48,6 +50,7 @@ import {
   WARNING_LEAVE_REMAINING,
 } from "../../core/limit-state.js";
 import type { StoreItem, StoreOp, SyncStore } from "../store.js";
+import { KeyIndex } from "./key-index.js";
 
 // Module-local copy for the hot path: V8 folds it into optimised code, while an imported binding is read from its
 // cell and checked on every use.
@@ -101,7 +104,8 @@ interface CompiledSet {
 interface Table {
   readonly id: number;
   readonly namespace: string;
-  readonly map: Map<string, number>;
+  /** Keys held in this table (their slots are found through the store's {@link KeyIndex}). */
+  size: number;
   set: LimitSet;
   layout: LimitLayout[];
   smallWidth: number;
@@ -138,6 +142,8 @@ export class MemoryStore implements SyncStore {
   readonly #keys: (string | undefined)[];
   readonly #owner: Uint16Array;
   readonly #flags: Uint8Array;
+  /** (table, key) → slot for every key held. */
+  readonly #index: KeyIndex;
   readonly #free: Int32Array;
   #freeTop: number;
   #hand = 0;
@@ -172,6 +178,7 @@ export class MemoryStore implements SyncStore {
     this.#keys = [];
     this.#owner = new Uint16Array(capacity);
     this.#flags = new Uint8Array(capacity);
+    this.#index = new KeyIndex(capacity, this.#keys, this.#owner);
     this.#free = new Int32Array(capacity);
     for (let i = 0; i < capacity; i++) this.#free[i] = capacity - 1 - i;
     this.#freeTop = capacity;
@@ -213,7 +220,8 @@ export class MemoryStore implements SyncStore {
   /** One consume of one key: a set of one small limit takes its single-limit consumer. */
   #consumeIn(t: Table, limits: LimitSet, key: string, cost: number, nowMs: number): Decision {
     if (t.set !== limits) t = this.#bind(limits); // another set of this namespace was used since
-    const slot = t.map.get(key) ?? this.#insert(t, key, nowMs);
+    let slot = this.#index.get(t.id, key);
+    if (slot === -1) slot = this.#insert(t, key, nowMs);
     if (t.consumeOne !== undefined) return t.consumeOne(key, cost, nowMs); // finds `slot` now
     this.#flags[slot] |= 1;
     return this.#consumeItems([{ limits, key, cost }], [slot], nowMs)[0];
@@ -227,7 +235,8 @@ export class MemoryStore implements SyncStore {
    */
   #slotOf(t: Table, set: LimitSet, key: string, nowMs: number): number {
     if (t.shape !== this.#compiled(set).shape) t = this.#bind(set);
-    return t.map.get(key) ?? this.#insert(t, key, nowMs);
+    const slot = this.#index.get(t.id, key);
+    return slot === -1 ? this.#insert(t, key, nowMs) : slot;
   }
 
   /** The single-limit consumer of `set` in table `t` ({@link singleLimitConsumer}), made once per set. */
@@ -238,6 +247,7 @@ export class MemoryStore implements SyncStore {
         t,
         this.#compiled(set).shape,
         only,
+        this.#index,
         this.#slab,
         this.#flags,
         this.#out,
@@ -255,8 +265,8 @@ export class MemoryStore implements SyncStore {
       case "consume": {
         const slots = items.map((it) => {
           const t = this.#table(it.limits);
-          const slot = t.map.get(it.key);
-          if (slot === undefined) return this.#insert(t, it.key, nowMs);
+          const slot = this.#index.get(t.id, it.key);
+          if (slot === -1) return this.#insert(t, it.key, nowMs);
           this.#flags[slot] |= 1;
           return slot;
         });
@@ -267,7 +277,7 @@ export class MemoryStore implements SyncStore {
       case "refund":
         return items.map((it) => {
           const t = this.#table(it.limits);
-          const slot = t.map.get(it.key);
+          const slot = this.#slotIn(t, it.key);
           if (slot !== undefined) {
             for (const l of this.#compiled(it.limits).layout) {
               const [arr, off] = this.#where(slot, l);
@@ -279,7 +289,7 @@ export class MemoryStore implements SyncStore {
       case "reset":
         return items.map((it) => {
           const t = this.#table(it.limits);
-          const slot = t.map.get(it.key);
+          const slot = this.#slotIn(t, it.key);
           if (slot !== undefined) this.#release(slot);
           return this.#peek(it.limits, it.key, 0, nowMs);
         });
@@ -298,7 +308,7 @@ export class MemoryStore implements SyncStore {
   /** Synchronous {@link MemoryStore.release}. */
   releaseSync(limits: LimitSet, key: string, leases: Readonly<Record<string, number>>, nowMs: number): void {
     const t = this.#table(limits);
-    const slot = t.map.get(key);
+    const slot = this.#slotIn(t, key);
     if (slot === undefined) return;
     for (const l of this.#compiled(limits).layout) {
       const id = leases[l.spec.name];
@@ -337,7 +347,8 @@ export class MemoryStore implements SyncStore {
   close(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#closed = true;
-    for (const t of this.#tablesByNamespace.values()) t.map.clear();
+    this.#index.clear();
+    for (const t of this.#tablesByNamespace.values()) t.size = 0;
     return Promise.resolve();
   }
 
@@ -430,7 +441,7 @@ export class MemoryStore implements SyncStore {
 
   #peek(limits: LimitSet, key: string, cost: number, nowMs: number): Decision {
     const t = this.#table(limits);
-    const slot = t.map.get(key);
+    const slot = this.#slotIn(t, key);
     const out = this.#out;
     const statuses: PolicyStatus[] = [];
     const c = this.#compiled(limits);
@@ -495,14 +506,30 @@ export class MemoryStore implements SyncStore {
     if (this.#freeTop > 0) slot = this.#free[--this.#freeTop];
     else slot = this.#makeRoom(nowMs);
     this.#insertsSinceSweep++;
-    t.map.set(key, slot);
     this.#keys[slot] = key;
     this.#owner[slot] = t.id;
+    this.#index.add(t.id, key, slot);
+    t.size++;
     this.#flags[slot] = 1;
     const base = slot * this.#slab.stride;
     this.#slab.data.fill(0, base, base + this.#slab.stride);
     if (t.bigWidth > 0) this.#big[slot] = new Float64Array(t.bigWidth);
     return slot;
+  }
+
+  /** The slot of `key` in table `t`, or undefined when the store does not hold it. */
+  #slotIn(t: Table, key: string): number | undefined {
+    const slot = this.#index.get(t.id, key);
+    return slot === -1 ? undefined : slot;
+  }
+
+  /** The slots of every key of table `t` (a scan of the owners: for reconfiguration, not for checks). */
+  #slotsOf(t: Table): number[] {
+    const slots: number[] = [];
+    if (t.size === 0) return slots;
+    const owner = this.#owner;
+    for (let slot = 0; slot < this.#capacity; slot++) if (owner[slot] === t.id) slots.push(slot);
+    return slots;
   }
 
   /** Frees a slot when none is free: reclaim idle keys first, else evict by CLOCK. Returns a free slot. */
@@ -542,7 +569,10 @@ export class MemoryStore implements SyncStore {
   #release(slot: number): void {
     const t = this.#tablesBySlotOwner[this.#owner[slot]];
     const key = this.#keys[slot];
-    if (t !== undefined && key !== undefined) t.map.delete(key);
+    if (t !== undefined && key !== undefined) {
+      this.#index.remove(t.id, key, slot);
+      t.size--;
+    }
     this.#keys[slot] = undefined;
     this.#big[slot] = undefined;
     this.#owner[slot] = 0;
@@ -620,8 +650,7 @@ export class MemoryStore implements SyncStore {
       if (sameAlgorithms(t.layout, c.layout)) {
         this.#migrate(t, c.layout, c.small, c.big); // changed numbers: keep state, the kernels clamp on touch
       } else {
-        for (const slot of t.map.values()) this.#release(slot);
-        t.map.clear();
+        for (const slot of this.#slotsOf(t)) this.#release(slot);
       }
     }
     if (t === undefined) {
@@ -631,7 +660,7 @@ export class MemoryStore implements SyncStore {
       t = {
         id,
         namespace: set.namespace,
-        map: new Map(),
+        size: 0,
         set,
         layout: c.layout,
         smallWidth: c.small,
@@ -664,7 +693,7 @@ export class MemoryStore implements SyncStore {
    */
   #migrate(t: Table, layout: readonly LimitLayout[], small: number, big: number): void {
     if (small > this.#slab.stride) this.#widen(small);
-    for (const slot of t.map.values()) {
+    for (const slot of this.#slotsOf(t)) {
       const saved = t.layout.map((l) => {
         const [arr, off] = this.#where(slot, l);
         return arr.slice(off, off + l.width);
@@ -694,7 +723,7 @@ export class MemoryStore implements SyncStore {
 }
 
 /**
- * The consume of a set of one small limit `l` (the common case): one map lookup, one read and one write of the
+ * The consume of a set of one small limit `l` (the common case): one index lookup, one read and one write of the
  * slot's flags (marking it recently used, updating its warning bit), the kernel, and the decision as the only
  * allocation. Everything it needs arrives as parameters, so that the closure is small and self-contained: the JIT
  * compiles the whole path as one unit, inlined into its caller when the caller has room.
@@ -710,6 +739,7 @@ function singleLimitConsumer(
   table: Table,
   shape: object | undefined,
   l: LimitLayout,
+  index: KeyIndex,
   slab: Slab,
   flags: Uint8Array,
   out: StepOut,
@@ -719,7 +749,8 @@ function singleLimitConsumer(
   return consumerOver(
     table,
     shape,
-    table.map,
+    index,
+    table.id,
     algorithm.apply,
     algorithm.idleAfterMs,
     spec,
@@ -743,7 +774,8 @@ function singleLimitConsumer(
 function consumerOver(
   table: Table,
   shape: object | undefined,
-  map: Map<string, number>,
+  index: KeyIndex,
+  tableId: number,
   apply: Algorithm["apply"],
   idleAfterMs: Algorithm["idleAfterMs"],
   spec: LimitSpec,
@@ -757,8 +789,8 @@ function consumerOver(
   slotOf: (key: string, nowMs: number) => number,
 ): Consumer {
   return function consumeOne(key, cost, nowMs) {
-    let slot = map.get(key);
-    if (table.shape !== shape || slot === undefined) slot = slotOf(key, nowMs);
+    let slot = index.get(tableId, key);
+    if (table.shape !== shape || slot === -1) slot = slotOf(key, nowMs);
     const data = slab.data;
     const off = slot * slab.stride + offset;
     const before = flags[slot] | 1; // marked recently used
