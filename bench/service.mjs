@@ -39,7 +39,7 @@
 // Latency: p50/p99 at half of the measured closed-loop throughput of the same case and store, target p99 <= 2 ms,
 // beside the no-op peer at the very same rate (the floor: the p99 this machine allows at that rate; flagged when it
 // misses 2 ms itself) and Sluice's p99 over the floor's per round, from an
-// open-loop Node client on CPU 1 (node:http2 for gRPC; for HTTP a lean raw-socket client, see rawHttpClient;
+// open-loop Node client on CPU 1 (lean raw-socket clients: rawGrpcClient, HTTP/2 framed by hand; rawHttpClient;
 // 10,000 identities) that sends on a fixed schedule, never waiting for answers, and times each call from its
 // *scheduled* send time, so a client that falls behind shows in the latency instead of hiding it (no coordinated
 // omission). The schedule is split over one client process per --open-loop-rate calls/s (default 20000; call n goes
@@ -323,6 +323,171 @@ async function rawHttpClient(base, target, ids, connections) {
   };
 }
 
+/** An HPACK string literal (no Huffman coding): 7-bit prefix length, then the bytes (RFC 7541 §5.2). */
+function hpackString(text) {
+  const bytes = Buffer.from(text, "latin1");
+  const len = [];
+  if (bytes.length < 127) len.push(bytes.length);
+  else {
+    len.push(127);
+    let rest = bytes.length - 127;
+    while (rest >= 128) {
+      len.push((rest % 128) + 128);
+      rest = Math.floor(rest / 128);
+    }
+    len.push(rest);
+  }
+  return Buffer.concat([Buffer.from(len), bytes]);
+}
+
+/** An HTTP/2 frame header (RFC 9113 §4.1): length, type, flags, stream id. */
+function h2FrameHeader(length, type, flags, streamId) {
+  const h = Buffer.alloc(9);
+  h.writeUIntBE(length, 0, 3);
+  h[3] = type;
+  h[4] = flags;
+  h.writeUInt32BE(streamId, 5);
+  return h;
+}
+
+/**
+ * A lean gRPC client for the open loop: unary calls over `connections` HTTP/2 connections (TCP_NODELAY) framed by
+ * hand, because a node:http2 client fell 17–38 ms behind its open-loop schedule here at the gRPC half-load rates
+ * (its latencies measured the client). Each call is one write of two
+ * prebuilt frames with the stream id patched in: HEADERS (`:method POST`, `:scheme http`, `:path`, `:authority`,
+ * `content-type: application/grpc`, `te: trailers`, all HPACK literals never indexed, so the server's decoder
+ * table stays empty) and DATA with END_STREAM (the 5-byte-prefixed message). Answers are read at the frame layer:
+ * a call succeeds when its stream brings a DATA frame with a message and then ends; a stream that ends without one
+ * (a trailers-only answer, i.e. a gRPC error) or is reset fails. Response headers are not HPACK-decoded (the
+ * server's own table is never read, so its state does not matter); the first answer's message is handed to
+ * `onFirstMessage` for the caller to decode and check. Flow control: the connection and stream receive windows
+ * are opened to 2^31 − 1 at start (answers are small); SETTINGS and PING are acknowledged.
+ */
+async function rawGrpcClient(base, target, bodies, connections, onFirstMessage) {
+  const net = await import("node:net");
+  const host = base.slice(0, base.lastIndexOf(":"));
+  const port = Number(base.slice(base.lastIndexOf(":") + 1));
+  const block = Buffer.concat([
+    Buffer.from([0x83, 0x86]), // :method POST, :scheme http (static table 3, 6)
+    Buffer.from([0x04]), // literal without indexing, name = static 4 (:path)
+    hpackString(target),
+    Buffer.from([0x01]), // name = static 1 (:authority)
+    hpackString(base),
+    Buffer.from([0x0f, 0x10]), // name = static 31 (content-type), 4-bit prefix 15 + 16
+    hpackString("application/grpc"),
+    Buffer.from([0x00]), // new name
+    hpackString("te"),
+    hpackString("trailers"),
+  ]);
+  // Per body: HEADERS (END_HEADERS) + DATA (END_STREAM), stream ids at offsets 5 and 9 + block + 5.
+  const templates = bodies.map((body) =>
+    Buffer.concat([
+      h2FrameHeader(block.length, 0x1, 0x4, 0),
+      block,
+      h2FrameHeader(body.length, 0x0, 0x1, 0),
+      body,
+    ]),
+  );
+  const dataIdAt = 9 + block.length + 5;
+  const preface = Buffer.concat([
+    Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1"),
+    // SETTINGS: ENABLE_PUSH 0, INITIAL_WINDOW_SIZE 2^31 − 1.
+    h2FrameHeader(12, 0x4, 0, 0),
+    Buffer.from([0, 2, 0, 0, 0, 0, 0, 4, 0x7f, 0xff, 0xff, 0xff]),
+    // WINDOW_UPDATE of the connection to 2^31 − 1.
+    h2FrameHeader(4, 0x8, 0, 0),
+    Buffer.alloc(4),
+  ]);
+  preface.writeUInt32BE(2 ** 31 - 1 - 65535, preface.length - 4);
+  let firstSeen = false;
+  const conns = Array.from({ length: connections }, () => ({
+    socket: undefined,
+    nextId: 1,
+    streams: new Map(), // id → { done, data }
+    buf: Buffer.alloc(0),
+    closed: false,
+  }));
+  const failAll = (conn) => {
+    conn.closed = true;
+    for (const st of conn.streams.values()) st.done(false);
+    conn.streams.clear();
+  };
+  const onFrame = (conn, type, flags, id, payload) => {
+    if (type === 0x4) {
+      if ((flags & 0x1) === 0) conn.socket.write(h2FrameHeader(0, 0x4, 0x1, 0)); // SETTINGS ACK
+      return;
+    }
+    if (type === 0x6) {
+      if ((flags & 0x1) === 0) conn.socket.write(Buffer.concat([h2FrameHeader(8, 0x6, 0x1, 0), payload]));
+      return;
+    }
+    if (type === 0x7) {
+      failAll(conn); // GOAWAY
+      return;
+    }
+    const st = conn.streams.get(id);
+    if (st === undefined) return;
+    if (type === 0x0 && payload.length >= 5) {
+      st.data = true;
+      if (!firstSeen) {
+        firstSeen = true;
+        onFirstMessage(Buffer.from(payload.subarray(5)));
+      }
+    }
+    if (type === 0x3 || ((type === 0x0 || type === 0x1) && (flags & 0x1) !== 0)) {
+      conn.streams.delete(id);
+      st.done(type !== 0x3 && st.data);
+    }
+  };
+  const open = (conn) =>
+    new Promise((resolve, reject) => {
+      const socket = net.connect({ host, port, noDelay: true });
+      conn.socket = socket;
+      socket.once("connect", () => {
+        socket.write(preface);
+        resolve();
+      });
+      socket.once("error", reject);
+      socket.on("error", () => {});
+      socket.on("close", () => failAll(conn));
+      socket.on("data", (chunk) => {
+        let buf = conn.buf.length === 0 ? chunk : Buffer.concat([conn.buf, chunk]);
+        let at = 0;
+        while (buf.length - at >= 9) {
+          const len = buf.readUIntBE(at, 3);
+          if (buf.length - at < 9 + len) break;
+          const id = buf.readUInt32BE(at + 5) & 0x7fffffff;
+          onFrame(conn, buf[at + 3], buf[at + 4], id, buf.subarray(at + 9, at + 9 + len));
+          at += 9 + len;
+        }
+        buf = buf.subarray(at);
+        conn.buf = buf.length === 0 ? Buffer.alloc(0) : Buffer.from(buf);
+      });
+    });
+  await Promise.all(conns.map(open));
+  return {
+    send(n, done) {
+      const conn = conns[n % connections];
+      if (conn.closed) {
+        done(false);
+        return;
+      }
+      const id = conn.nextId;
+      conn.nextId += 2;
+      const t = templates[n % templates.length];
+      const out = Buffer.allocUnsafe(t.length);
+      t.copy(out);
+      out.writeUInt32BE(id, 5);
+      out.writeUInt32BE(id, dataIdAt);
+      conn.streams.set(id, { done, data: false });
+      conn.socket.write(out);
+    },
+    close() {
+      for (const c of conns) c.socket.destroy();
+    },
+  };
+}
+
 /**
  * Open loop, one client process of `procs`: of the global schedule of `rate` calls per second for `seconds` (after
  * WARMUP_S of warm-up) starting at the epoch instant `startAtMs` (shared by the processes), it sends the calls
@@ -330,7 +495,7 @@ async function rawHttpClient(base, target, ids, connections) {
  * omission). Every call due is sent in one synchronous loop whenever the process runs (after each answer, and when
  * the pacer thread wakes it across idle gaps); each latency runs from the call's scheduled time, and the lateness of
  * each send (send − scheduled) is recorded apart, as is the event loop's utilisation over the measured part. gRPC
- * goes over 8 node:http2 sessions (the frames pre-encoded, grpc-status checked in the trailers), HTTP over
+ * goes over 8 HTTP/2 connections of {@link rawGrpcClient} (the first answer decoded and checked), HTTP over
  * `connections` sockets of {@link rawHttpClient}; identities rotate over 10,000. Prints one JSON line with both
  * histograms (compressed base64).
  */
@@ -347,8 +512,8 @@ async function openLoopChild(kind, base, target, rate, seconds, connections, pro
   const ids = Array.from({ length: HTTP_IDENTITIES }, (_, i) => `user:${i}`);
   let send;
   let close;
+  let checkFirst = () => {};
   if (kind === "grpc") {
-    const http2 = await import("node:http2");
     const { rls, v1 } = await codecs();
     const bodies = ids.map((id) =>
       target.includes("ShouldRateLimit")
@@ -361,36 +526,16 @@ async function openLoopChild(kind, base, target, rate, seconds, connections, pro
           )
         : frame(v1.CheckRequest.encode({ domain: DOMAIN, descriptors: descriptorOf(id) }).finish()),
     );
-    const net = await import("node:net");
-    const [host, port] = [
-      base.slice(0, base.lastIndexOf(":")),
-      Number(base.slice(base.lastIndexOf(":") + 1)),
-    ];
-    // TCP_NODELAY: a request's HEADERS and DATA frames may leave in two writes; Nagle would hold the second.
-    const sessions = Array.from({ length: 8 }, () =>
-      http2.connect(`http://${base}`, { createConnection: () => net.connect({ host, port, noDelay: true }) }),
-    );
-    send = (n, done) => {
-      const req = sessions[n % 8].request({
-        ":method": "POST",
-        ":path": target,
-        "content-type": "application/grpc",
-        te: "trailers",
-      });
-      let status;
-      req.on("response", (h) => {
-        if (h["grpc-status"] !== undefined) status = h["grpc-status"]; // trailers-only answer (an error)
-      });
-      req.on("trailers", (t) => {
-        status = t["grpc-status"];
-      });
-      req.on("data", () => {});
-      req.on("end", () => done(status === "0"));
-      req.on("error", () => done(false));
-      req.end(bodies[n % bodies.length]);
-    };
-    close = () => {
-      for (const s of sessions) s.close();
+    // The first answer is decoded with the service's own codec, and must be an allowed decision.
+    let firstAnswer;
+    ({ send, close } = await rawGrpcClient(base, target, bodies, 8, (message) => {
+      firstAnswer = target.includes("ShouldRateLimit")
+        ? rls.RateLimitResponse.decode(message).overall_code === 1
+        : v1.CheckResponse.decode(message).allowed === true;
+    }));
+    checkFirst = () => {
+      if (firstAnswer !== true)
+        throw new Error(`open loop ${target}: the first answer was not an allowed decision`);
     };
   } else {
     ({ send, close } = await rawHttpClient(base, target, ids, connections));
@@ -481,6 +626,7 @@ async function openLoopChild(kind, base, target, rate, seconds, connections, pro
   // How busy this client's event loop was over the measured part: near 1, it could not keep up.
   const elu = elu0 === undefined ? 0 : performance.eventLoopUtilization(elu0).utilization;
   await close();
+  checkFirst();
   console.log(
     JSON.stringify({
       callsPerS: rate / procs,
