@@ -67,6 +67,39 @@ describe("MemoryStore", () => {
     expect(store.consumeSync(raised, "k", 1, T0 + 50)).toMatchObject({ allowed: true });
   });
 
+  it("moves a namespace's keys to a set of other widths, and drops them for other algorithms, leaving other namespaces", () => {
+    const store = new MemoryStore({ capacity: 8 });
+    const log = (limit: number) =>
+      createLimitSet("ns", [parseLimitSpec({ name: "s", algorithm: "sliding_log", limit, periodMs: 1000 })]);
+    const other = gcraSet(10, "other");
+    for (const k of ["a", "b", "c"]) store.consumeSync(log(3), k, 3, T0);
+    store.consumeSync(other, "a", 4, T0);
+    // sliding_log of 5 entries: another state width, same algorithm — every key keeps its 3 entries
+    for (const k of ["a", "b", "c"]) {
+      expect(store.consumeSync(log(5), k, 2, T0)).toMatchObject({ allowed: true, remaining: 0 });
+      expect(store.consumeSync(log(5), k, 1, T0)).toMatchObject({ allowed: false });
+    }
+    expect(store.stats.size).toBe(4);
+    // gcra in the same namespace: another algorithm — its keys start fresh, the other namespace is untouched
+    const g = gcraSet(2, "ns");
+    expect(store.consumeSync(g, "a", 1, T0)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(store.stats.size).toBe(2);
+    expect(store.consumeSync(other, "a", 0, T0)).toMatchObject({ remaining: 6 });
+    // the freed slots are taken again, and every key is found where it is
+    for (let i = 0; i < 6; i++) store.consumeSync(g, `n${i}`, 1, T0);
+    expect(store.stats).toMatchObject({ size: 8, evicted: 0 });
+    expect(store.consumeSync(g, "a", 1, T0)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(store.consumeSync(other, "a", 0, T0)).toMatchObject({ remaining: 6 });
+  });
+
+  it("forgets every key on close() and refuses further use", async () => {
+    const store = new MemoryStore({ capacity: 4 });
+    const set = gcraSet(2);
+    store.consumeSync(set, "a", 2, T0);
+    await store.close();
+    expect(() => store.consumeSync(set, "a", 1, T0)).toThrow(/after close/);
+  });
+
   it("applies several items all-or-nothing", () => {
     const store = new MemoryStore();
     const a = gcraSet(5, "a");
