@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { KeyIndex } from "./key-index.js";
+import { KeyIndex, LONG_KEY } from "./key-index.js";
 
 /** An index over its own slot arrays, with the bookkeeping the memory store does around it. */
 function harness(capacity: number, seed?: number) {
@@ -75,6 +75,24 @@ describe("KeyIndex", () => {
         }
       }
     }
+  });
+
+  it("keeps long keys apart per table, and finds, removes and clears them like short ones", () => {
+    const h = harness(8, 5);
+    const long = "k".repeat(LONG_KEY + 1);
+    const a = h.add(1, long);
+    const b = h.add(2, long);
+    const c = h.add(1, "k".repeat(LONG_KEY));
+    expect(h.index.get(1, long)).toBe(a);
+    expect(h.index.get(2, long)).toBe(b);
+    expect(h.index.get(1, "k".repeat(LONG_KEY))).toBe(c);
+    expect(h.index.get(3, long)).toBe(-1);
+    h.remove(1, long);
+    expect(h.index.get(1, long)).toBe(-1);
+    expect(h.index.get(2, long)).toBe(b);
+    h.index.clear();
+    expect(h.index.get(2, long)).toBe(-1);
+    expect(h.index.get(1, "k".repeat(LONG_KEY))).toBe(-1);
   });
 
   it("clear() forgets every key", () => {
