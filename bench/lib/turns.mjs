@@ -74,8 +74,13 @@ class TurnChild {
   }
 
   async next() {
-    const r = await Promise.race([this.lines.next(), this.exited.then((code) => ({ code }))]);
-    if (r.code !== undefined || r.done) throw new Error(`turns: child ${this.proc.pid} exited (${r.code})`);
+    const r = await Promise.race([this.lines.next(), this.exited.then((code) => ({ exited: true, code }))]);
+    if (r.exited || r.done) {
+      const code = r.exited ? r.code : await this.exited;
+      throw new Error(
+        `turns: child ${this.proc.pid} (${this.proc.spawnargs.slice(-2).join(" ")}) exited with code ${code}`,
+      );
+    }
     return r.value;
   }
 
