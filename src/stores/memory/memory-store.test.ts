@@ -92,6 +92,22 @@ describe("MemoryStore", () => {
     expect(store.consumeSync(other, "a", 0, T0)).toMatchObject({ remaining: 6 });
   });
 
+  it("switches one namespace between sets of two algorithms, call by call, leaving the other keys alone", () => {
+    const store = new MemoryStore({ capacity: 1000 });
+    const other = gcraSet(10, "other");
+    for (let i = 0; i < 900; i++) store.consumeSync(other, `o${i}`, 1, T0);
+    const fixed = createLimitSet("ns", [
+      parseLimitSpec({ name: "s", algorithm: "fixed_window", limit: 3, periodMs: 1000 }),
+    ]);
+    const g = gcraSet(3, "ns");
+    // Each switch of algorithm starts the namespace fresh (documented): both always see a fresh key.
+    for (let i = 0; i < 50; i++) {
+      expect(store.consumeSync(i % 2 === 0 ? fixed : g, "k", 1, T0)).toMatchObject({ allowed: true, remaining: 2 });
+    }
+    expect(store.stats.size).toBe(901);
+    expect(store.consumeSync(other, "o7", 0, T0)).toMatchObject({ remaining: 9 });
+  });
+
   it("forgets every key on close() and refuses further use", async () => {
     const store = new MemoryStore({ capacity: 4 });
     const set = gcraSet(2);

@@ -106,6 +106,14 @@ interface Table {
   readonly namespace: string;
   /** Keys held in this table (their slots are found through the store's {@link KeyIndex}). */
   size: number;
+  /**
+   * Every slot of this table lies in `[lo, hi]` (empty: `lo` > `hi`; reset when the table empties), so that a
+   * reconfiguration finds its slots by scanning that range rather than the whole store: a namespace switched
+   * between sets of different algorithms on every call (two limiters of one name) costs its few keys, not the
+   * capacity.
+   */
+  lo: number;
+  hi: number;
   set: LimitSet;
   layout: LimitLayout[];
   smallWidth: number;
@@ -348,7 +356,11 @@ export class MemoryStore implements SyncStore {
     if (this.#timer) clearInterval(this.#timer);
     this.#closed = true;
     this.#index.clear();
-    for (const t of this.#tablesByNamespace.values()) t.size = 0;
+    for (const t of this.#tablesByNamespace.values()) {
+      t.size = 0;
+      t.lo = this.#capacity;
+      t.hi = -1;
+    }
     return Promise.resolve();
   }
 
@@ -510,6 +522,8 @@ export class MemoryStore implements SyncStore {
     this.#owner[slot] = t.id;
     this.#index.add(t.id, key, slot);
     t.size++;
+    if (slot < t.lo) t.lo = slot;
+    if (slot > t.hi) t.hi = slot;
     this.#flags[slot] = 1;
     const base = slot * this.#slab.stride;
     this.#slab.data.fill(0, base, base + this.#slab.stride);
@@ -523,12 +537,11 @@ export class MemoryStore implements SyncStore {
     return slot === -1 ? undefined : slot;
   }
 
-  /** The slots of every key of table `t` (a scan of the owners: for reconfiguration, not for checks). */
+  /** The slots of every key of table `t` (a scan of the owners in `[t.lo, t.hi]`: for reconfiguration). */
   #slotsOf(t: Table): number[] {
     const slots: number[] = [];
-    if (t.size === 0) return slots;
     const owner = this.#owner;
-    for (let slot = 0; slot < this.#capacity; slot++) if (owner[slot] === t.id) slots.push(slot);
+    for (let slot = t.lo; slot <= t.hi; slot++) if (owner[slot] === t.id) slots.push(slot);
     return slots;
   }
 
@@ -571,7 +584,10 @@ export class MemoryStore implements SyncStore {
     const key = this.#keys[slot];
     if (t !== undefined && key !== undefined) {
       this.#index.remove(t.id, key, slot);
-      t.size--;
+      if (--t.size === 0) {
+        t.lo = this.#capacity;
+        t.hi = -1;
+      }
     }
     this.#keys[slot] = undefined;
     this.#big[slot] = undefined;
@@ -661,6 +677,8 @@ export class MemoryStore implements SyncStore {
         id,
         namespace: set.namespace,
         size: 0,
+        lo: this.#capacity,
+        hi: -1,
         set,
         layout: c.layout,
         smallWidth: c.small,
