@@ -102,7 +102,10 @@ describe("MemoryStore", () => {
     const g = gcraSet(3, "ns");
     // Each switch of algorithm starts the namespace fresh (documented): both always see a fresh key.
     for (let i = 0; i < 50; i++) {
-      expect(store.consumeSync(i % 2 === 0 ? fixed : g, "k", 1, T0)).toMatchObject({ allowed: true, remaining: 2 });
+      expect(store.consumeSync(i % 2 === 0 ? fixed : g, "k", 1, T0)).toMatchObject({
+        allowed: true,
+        remaining: 2,
+      });
     }
     expect(store.stats.size).toBe(901);
     expect(store.consumeSync(other, "o7", 0, T0)).toMatchObject({ remaining: 9 });
