@@ -468,6 +468,30 @@ function checkFractional(entry: SetEntry, rule: Rule | undefined, cost: number, 
   );
 }
 
+/**
+ * The cost the hot path counts for descriptor `at`: its own (`costs[at]`), else the request's, else 1; a fraction
+ * is checked against `entry` (see {@link checkFractional}).
+ */
+function hotCost(request: CheckRequest, at: number, entry: SetEntry, rule: Rule): number {
+  const costs = request.costs;
+  const cost = (costs === undefined ? undefined : costs[at]) ?? request.cost ?? 1;
+  if (!Number.isInteger(cost))
+    checkFractional(entry, rule, cost, costs?.[at] === undefined ? "cost" : `costs[${at}]`);
+  return cost;
+}
+
+/** The result of a descriptor counted on the hot path under `match`, with decision `d`. */
+function countedResult(
+  ok: boolean,
+  match: RuleMatch,
+  limits: DescriptorResult["limits"],
+  source: LimitSource,
+  d: Decision,
+  delayMs: number,
+): DescriptorResult {
+  return { code: ok ? "OK" : "OVER_LIMIT", match, limits, source, decision: d, shadowed: false, delayMs };
+}
+
 /** The same decision, marked as not consumed (another group denied). */
 function unconsumed(d: Decision): Decision {
   return d.allowed
@@ -826,10 +850,7 @@ class SluiceEngine implements Engine {
     }
     // The rule's own entry (every identity's, or that of the identities in no tier), read from `h` alone.
     const m = this.#hotMatch(h, desc);
-    const costs = request.costs;
-    const cost = (costs === undefined ? undefined : costs[at]) ?? request.cost ?? 1;
-    if (!Number.isInteger(cost))
-      checkFractional(h.entry as SetEntry, h.rule, cost, costs?.[at] === undefined ? "cost" : `costs[${at}]`);
+    const cost = hotCost(request, at, h.entry as SetEntry, h.rule);
     let consume = h.consume;
     if (consume === undefined) {
       const entry = h.entry as SetEntry;
@@ -840,15 +861,7 @@ class SluiceEngine implements Engine {
     const d = consume(m.counterKey, cost, nowMs);
     const allowed = d.allowed;
     const delayMs = allowed && h.delayBaseMs !== undefined ? delayOf(h.entry as SetEntry, d) : 0;
-    const r: DescriptorResult = {
-      code: allowed ? "OK" : "OVER_LIMIT",
-      match: m,
-      limits: h.specs,
-      source: h.source,
-      decision: d,
-      shadowed: false,
-      delayMs,
-    };
+    const r = countedResult(allowed, m, h.specs, h.source, d, delayMs);
     return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
   }
 
@@ -901,25 +914,14 @@ class SluiceEngine implements Engine {
         source = res.source;
       }
     }
-    const costs = request.costs;
-    const cost = (costs === undefined ? undefined : costs[at]) ?? request.cost ?? 1;
-    if (!Number.isInteger(cost))
-      checkFractional(entry, rs.rule, cost, costs?.[at] === undefined ? "cost" : `costs[${at}]`);
+    const cost = hotCost(request, at, entry, rs.rule);
     const e = entry;
     const src = source;
     return rs.target.apply([{ limits: e.set, key: m.counterKey, cost }], "consume", nowMs).then((ds) => {
       const d = ds[0];
       const allowed = d.allowed;
       const delayMs = allowed && e.delayBaseMs !== undefined ? delayOf(e, d) : 0;
-      const r: DescriptorResult = {
-        code: ownAllowed(d) ? "OK" : "OVER_LIMIT",
-        match: m,
-        limits: e.specs,
-        source: src,
-        decision: d,
-        shadowed: false,
-        delayMs,
-      };
+      const r = countedResult(ownAllowed(d), m, e.specs, src, d, delayMs);
       return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
     });
   }
@@ -1001,10 +1003,7 @@ class SluiceEngine implements Engine {
     entry: SetEntry,
     source: LimitSource,
   ): CheckResult {
-    const costs = request.costs;
-    const cost = (costs === undefined ? undefined : costs[at]) ?? request.cost ?? 1;
-    if (!Number.isInteger(cost))
-      checkFractional(entry, rule, cost, costs?.[at] === undefined ? "cost" : `costs[${at}]`);
+    const cost = hotCost(request, at, entry, rule);
     let consume = entry.consume;
     if (consume === undefined) {
       consume = sync.bindSync(entry.set);
@@ -1013,15 +1012,7 @@ class SluiceEngine implements Engine {
     const d = consume(m.counterKey, cost, nowMs);
     const allowed = d.allowed;
     const delayMs = allowed && entry.delayBaseMs !== undefined ? delayOf(entry, d) : 0;
-    const r: DescriptorResult = {
-      code: allowed ? "OK" : "OVER_LIMIT",
-      match: m,
-      limits: entry.specs,
-      source,
-      decision: d,
-      shadowed: false,
-      delayMs,
-    };
+    const r = countedResult(allowed, m, entry.specs, source, d, delayMs);
     return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
   }
 

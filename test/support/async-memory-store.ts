@@ -39,8 +39,7 @@ export class AsyncMemoryStore implements Store {
     leases: Readonly<Record<string, number>>,
     nowMs: number,
   ): Promise<void> {
-    this.memory.releaseSync(limits, key, leases, nowMs);
-    return Promise.resolve();
+    return this.memory.release(limits, key, leases, nowMs);
   }
 
   close(): Promise<void> {

@@ -228,8 +228,7 @@ export class MemoryStore implements SyncStore {
   /** One consume of one key: a set of one small limit takes its single-limit consumer. */
   #consumeIn(t: Table, limits: LimitSet, key: string, cost: number, nowMs: number): Decision {
     if (t.set !== limits) t = this.#bind(limits); // another set of this namespace was used since
-    let slot = this.#index.get(t.id, key);
-    if (slot === -1) slot = this.#insert(t, key, nowMs);
+    const slot = this.#slotOrInsert(t, key, nowMs);
     if (t.consumeOne !== undefined) return t.consumeOne(key, cost, nowMs); // finds `slot` now
     this.#flags[slot] |= 1;
     return this.#consumeItems([{ limits, key, cost }], [slot], nowMs)[0];
@@ -243,6 +242,11 @@ export class MemoryStore implements SyncStore {
    */
   #slotOf(t: Table, set: LimitSet, key: string, nowMs: number): number {
     if (t.shape !== this.#compiled(set).shape) t = this.#bind(set);
+    return this.#slotOrInsert(t, key, nowMs);
+  }
+
+  /** The slot of `key` in table `t`, storing the key when it is new. */
+  #slotOrInsert(t: Table, key: string, nowMs: number): number {
     const slot = this.#index.get(t.id, key);
     return slot === -1 ? this.#insert(t, key, nowMs) : slot;
   }
@@ -356,11 +360,7 @@ export class MemoryStore implements SyncStore {
     if (this.#timer) clearInterval(this.#timer);
     this.#closed = true;
     this.#index.clear();
-    for (const t of this.#tablesByNamespace.values()) {
-      t.size = 0;
-      t.lo = this.#capacity;
-      t.hi = -1;
-    }
+    for (const t of this.#tablesByNamespace.values()) this.#emptied(t);
     return Promise.resolve();
   }
 
@@ -531,6 +531,13 @@ export class MemoryStore implements SyncStore {
     return slot;
   }
 
+  /** Marks table `t` as holding no key (its slot range empty). */
+  #emptied(t: Table): void {
+    t.size = 0;
+    t.lo = this.#capacity;
+    t.hi = -1;
+  }
+
   /** The slot of `key` in table `t`, or undefined when the store does not hold it. */
   #slotIn(t: Table, key: string): number | undefined {
     const slot = this.#index.get(t.id, key);
@@ -584,10 +591,7 @@ export class MemoryStore implements SyncStore {
     const key = this.#keys[slot];
     if (t !== undefined && key !== undefined) {
       this.#index.remove(t.id, key, slot);
-      if (--t.size === 0) {
-        t.lo = this.#capacity;
-        t.hi = -1;
-      }
+      if (--t.size === 0) this.#emptied(t);
     }
     this.#keys[slot] = undefined;
     this.#big[slot] = undefined;
