@@ -13,7 +13,7 @@ import {
   ResilientStore,
   resilientStore,
 } from "./resilient-store.js";
-import type { Store, StoreItem, StoreOp } from "./store.js";
+import type { CallTicket, Store, StoreItem, StoreOp } from "./store.js";
 
 const T0 = 1_700_000_000_000;
 
@@ -76,6 +76,8 @@ class FlakyStore implements Store {
  */
 class CallbackFlakyStore extends FlakyStore {
   applyToCalls = 0;
+  /** The ticket each applyTo call was given. */
+  readonly tickets: (CallTicket | undefined)[] = [];
 
   applyTo(
     items: readonly StoreItem[],
@@ -83,8 +85,10 @@ class CallbackFlakyStore extends FlakyStore {
     nowMs: number,
     onDecisions: (decisions: Decision[]) => void,
     onError: (error: unknown) => void,
+    ticket?: CallTicket,
   ): void {
     this.applyToCalls++;
+    this.tickets.push(ticket);
     this.apply(items, op, nowMs).then(onDecisions, onError);
   }
 }
@@ -576,5 +580,29 @@ describe("createLimiter({ failure })", () => {
     expect(() => createLimiter({ limits: { limit: 1, periodMs: 1000 }, failure: null as never })).toThrow(
       /failure must be an object/,
     );
+  });
+});
+
+describe("resilientStore: the inner store's applyTo gets a ticket per call", () => {
+  beforeEach(() => {
+    innerKind = "applyTo";
+  });
+
+  it("gives applyTo a ticket per call that is settled once the call is answered or times out", async () => {
+    const { clock, inner, store, consume } = setup({ timeoutMs: 50, onError: "fail_open" });
+    const tickets = (inner as CallbackFlakyStore).tickets;
+    await consume();
+    expect(tickets).toHaveLength(1);
+    expect(tickets[0]?.settled).toBe(true); // answered
+    inner.mode = "hang";
+    const hung = consume();
+    await flush();
+    expect(tickets[1]?.settled).toBe(false); // the caller still waits: a store must still send it
+    clock.advance(50);
+    expect(await hung).toMatchObject({ allowed: true, reason: "fail_open" });
+    expect(tickets[1]?.settled).toBe(true); // timed out: a store holding it unsent drops it
+    expect(store.stats.timeouts).toBe(1);
+    inner.mode = "ok";
+    for (const h of inner.hung) h.resolve();
   });
 });

@@ -37,7 +37,10 @@
  * `ERR_SLUICE_STORE_CLOSED`) are rethrown untouched and never count as store failures.
  *
  * A consume that timed out may still have been applied by the inner store: the request is then counted both
- * there and by the policy. That is inherent to timeouts; the fallback share bounds the excess.
+ * there and by the policy. That is inherent to timeouts once the call has left the process; the fallback share
+ * bounds the excess. A call that has not left it when it times out is not applied: each call's deadline entry is
+ * passed to the inner store's `applyTo` as its `CallTicket` (store.ts), and a store that queues calls (the Redis
+ * store's batching) drops the settled ones unsent, so a backlog built during a stall is shed, not replayed.
  */
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
 import { type Clock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
@@ -372,7 +375,9 @@ export class ResilientStore implements Store {
       if (inner.applyTo === undefined) this.#innerApply(items, op, nowMs).then(onDecisions, onError);
       else {
         try {
-          inner.applyTo(items, op, nowMs, onDecisions, onError);
+          // The deadline entry is the call's ticket: once it times out, a store still holding the call unsent
+          // drops it (not applying a request the policy answered, not spending the store's time on it).
+          inner.applyTo(items, op, nowMs, onDecisions, onError, pending);
         } catch (error) {
           onError(error); // a store breaking its contract: still one answer
         }

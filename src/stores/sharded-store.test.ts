@@ -4,7 +4,7 @@ import type { Decision } from "../core/decision.js";
 import { type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
 import { MemoryStore } from "./memory/memory-store.js";
 import { murmur3, type ShardedStore, shardedStore } from "./sharded-store.js";
-import type { Store, StoreItem, StoreOp } from "./store.js";
+import type { CallTicket, Store, StoreItem, StoreOp } from "./store.js";
 
 const T0 = 1_700_000_000_000;
 const setOf = (namespace: string, ...specs: LimitSpecInput[]): LimitSet =>
@@ -181,6 +181,44 @@ describe("ShardedStore routing", () => {
     const called = shards.filter((sh) => sh.store.calls.length > 0);
     expect(called.map((sh) => sh.id)).toEqual([s.shardFor("user:42")]);
     expect(called[0].store.calls).toEqual([{ op: "consume", keys: ["user:42", "user:42", "user:42"] }]);
+  });
+
+  it("passes a call's ticket to the one shard owning it (applyTo), and answers spread calls through apply", async () => {
+    /** A spy whose applyTo records the ticket it was given. */
+    class TicketSpy extends SpyStore {
+      tickets: unknown[] = [];
+      applyTo(
+        items: readonly StoreItem[],
+        op: StoreOp,
+        nowMs: number,
+        onDecisions: (d: Decision[]) => void,
+        onError: (e: unknown) => void,
+        ticket?: CallTicket,
+      ): void {
+        this.tickets.push(ticket);
+        this.apply(items, op, nowMs).then(onDecisions, onError);
+      }
+    }
+    const shards = ["a", "b", "c"].map((id) => ({ id, store: new TicketSpy() }));
+    const s = shardedStore({ shards });
+    const ticket: CallTicket = { settled: false };
+    const key = keyOn(s, "b");
+    const one = await new Promise<Decision[]>((resolve, reject) =>
+      s.applyTo([{ limits: perSecond(10), key, cost: 1 }], "consume", T0, resolve, reject, ticket),
+    );
+    expect(one[0].allowed).toBe(true);
+    expect(shards[1].store.tickets).toEqual([ticket]);
+    const spread = [keyOn(s, "a"), keyOn(s, "c")].map((k) => ({ limits: perSecond(10), key: k, cost: 1 }));
+    const both = await new Promise<Decision[]>((resolve, reject) =>
+      s.applyTo(spread, "consume", T0, resolve, reject, ticket),
+    );
+    expect(both.map((d) => d.allowed)).toEqual([true, true]);
+    expect(shards[0].store.tickets).toEqual([]); // through apply: every part is sent (refunds follow answers)
+    expect(shards[0].store.calls.length).toBe(1);
+    const bad = await new Promise<unknown>((resolve) =>
+      s.applyTo([null as unknown as StoreItem], "consume", T0, () => resolve("answered"), resolve, ticket),
+    );
+    expect(bad).toBeInstanceOf(Error);
   });
 
   it("reports shared only when every shard is shared", () => {

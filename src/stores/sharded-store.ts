@@ -39,6 +39,7 @@ import { type Decision, deniedDecision } from "../core/decision.js";
 import { InvalidArgumentError, SluiceError } from "../core/errors.js";
 import { applyOnceClaimed, claimSettingsOf } from "./once-claim.js";
 import {
+  type CallTicket,
   hasOnceLedger,
   type IdempotencyClaim,
   type OnceLedger,
@@ -174,6 +175,35 @@ export class ShardedStore implements Store {
       return out;
     }
     return settleConsume(ring, items, groups, settled, nowMs);
+  }
+
+  /**
+   * {@link Store.applyTo}: a call owned by one shard goes to that shard's own `applyTo` with its `ticket` (so a
+   * queued call whose caller stopped waiting is dropped there); a call spread over shards goes through
+   * {@link ShardedStore.apply}, every part sent (its refunds must follow the answers).
+   */
+  applyTo(
+    items: readonly StoreItem[],
+    op: StoreOp,
+    nowMs: number,
+    onDecisions: (decisions: Decision[]) => void,
+    onError: (error: unknown) => void,
+    ticket?: CallTicket,
+  ): void {
+    let store: Store | undefined;
+    try {
+      if (items.length > 0) {
+        const first = this.#ownerIndex(items[0].key);
+        let single = true;
+        for (let i = 1; i < items.length && single; i++) single = this.#ownerIndex(items[i].key) === first;
+        if (single) store = this.#ring.shards[first].store;
+      }
+    } catch (error) {
+      onError(error);
+      return;
+    }
+    if (store?.applyTo !== undefined) store.applyTo(items, op, nowMs, onDecisions, onError, ticket);
+    else this.apply(items, op, nowMs).then(onDecisions, onError);
   }
 
   /**

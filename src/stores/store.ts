@@ -95,6 +95,17 @@ export function hasOnceLedger(store: Store): store is OnceLedgerStore {
   return typeof (store as Partial<OnceLedgerStore>).onceLedger === "function";
 }
 
+/**
+ * A caller's hold on a store call it issued ({@link Store.applyTo}): `settled` turns true once the caller no longer
+ * waits for the answer (a wrapper's timeout answered it with its failure policy). A call still queued then is
+ * dropped rather than applied, so a backlog built during a stall is shed instead of being sent, and a request the
+ * policy answered is not also counted by the store.
+ */
+export interface CallTicket {
+  /** The caller has its answer (or gave up): the call's outcome is no longer awaited. */
+  readonly settled: boolean;
+}
+
 /** A place where limiter state lives. */
 export interface Store {
   /** Short name used in errors, logs and metrics (`memory`, `redis`). */
@@ -127,7 +138,9 @@ export interface Store {
    * Optional: {@link Store.apply} answering through callbacks instead of a promise, for a wrapper that settles a
    * promise of its own (`resilientStore`): a promise, its resolving functions and a reaction less per call. Exactly
    * one of `onDecisions` / `onError` is called, once (`onError` may be called before `applyTo` returns, for bad
-   * input); neither may throw.
+   * input); neither may throw. `ticket`, when given, tells whether the caller still waits: a store that queues
+   * calls (Redis batching) drops a call whose ticket is settled before it leaves the process — never applying it —
+   * and answers it with `onError` (`ERR_SLUICE_STORE_UNAVAILABLE`), which the settled caller ignores.
    */
   applyTo?(
     items: readonly StoreItem[],
@@ -135,6 +148,7 @@ export interface Store {
     nowMs: number,
     onDecisions: (decisions: Decision[]) => void,
     onError: (error: unknown) => void,
+    ticket?: CallTicket,
   ): void;
   /** Releases concurrency leases taken by an earlier consume of `item` (lease ids by policy name). */
   release(

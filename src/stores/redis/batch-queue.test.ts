@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLimitSet } from "../../algorithms/limit-set.js";
 import { parseLimitSpec } from "../../core/limit-spec.js";
-import { type Batchable, BatchQueue, STALL_MS } from "./batch-queue.js";
+import { type Batchable, BatchQueue, FULL_IN_FLIGHT, STALL_MS } from "./batch-queue.js";
 import type { Group } from "./protocol.js";
 
 const limits = createLimitSet("q", [
@@ -12,27 +12,36 @@ interface Call extends Batchable {
   readonly id: string;
 }
 
-/** A call of `items` items named `id`. */
-function call(id: string, items = 1): Call {
+/** A ticket the test settles by hand. */
+interface Ticket {
+  settled: boolean;
+}
+
+/** A call of `items` items named `id`, with `ticket` when given. */
+function call(id: string, items = 1, ticket?: Ticket): Call {
   const group: Group = {
     op: "consume",
     now: "",
     items: Array.from({ length: items }, (_, i) => ({ limits, key: `${id}.${i}`, cost: 1 })),
   };
-  return { id, group };
+  return { id, group, ticket };
 }
 
 /** A queue whose script calls are recorded, each answered when the test says so. */
 function harness(maxBatch: number, maxInFlight: number) {
   const sent: { ids: string[]; answer: () => void }[] = [];
+  const dropped: string[] = [];
   const queue = new BatchQueue<Call>({
     maxBatch,
     maxInFlight,
     send: (batch, answered) => {
       sent.push({ ids: batch.map((c) => c.id), answer: answered });
     },
+    drop: (c) => {
+      dropped.push(c.id);
+    },
   });
-  return { queue, sent, ids: () => sent.map((s) => s.ids) };
+  return { queue, sent, dropped, ids: () => sent.map((s) => s.ids) };
 }
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -184,5 +193,71 @@ describe("BatchQueue", () => {
     const all = sent.flatMap((s) => s.ids);
     expect(all).toEqual(Array.from({ length: next }, (_, i) => String(i)));
     expect(sent.every((s) => s.ids.length <= 3)).toBe(true);
+  });
+
+  it("drops queued calls whose ticket was settled when their turn comes, never sending them", async () => {
+    const { queue, sent, dropped, ids } = harness(64, 1);
+    const late = { settled: false };
+    queue.push(call("a"));
+    await tick();
+    expect(ids()).toEqual([["a"]]); // in flight: the rest waits for its answer
+    queue.push(call("b", 1, late));
+    queue.push(call("c", 2, late));
+    queue.push(call("d", 1, { settled: false }));
+    queue.push(call("e", 1));
+    late.settled = true; // b and c timed out while they waited
+    sent[0].answer();
+    await tick();
+    // b and c are dropped: d and e leave together.
+    expect(dropped).toEqual(["b", "c"]);
+    expect(ids()).toEqual([["a"], ["d", "e"]]);
+    expect(queue.queued).toBe(0);
+  });
+
+  it("sends nothing and holds no slot when every queued call was settled", async () => {
+    const { queue, sent, dropped, ids } = harness(64, 1);
+    const t = { settled: false };
+    queue.push(call("a"));
+    await tick();
+    for (const id of ["b", "c", "d"]) queue.push(call(id, 1, t));
+    t.settled = true;
+    sent[0].answer();
+    await tick();
+    expect(dropped).toEqual(["b", "c", "d"]);
+    expect(ids()).toEqual([["a"]]);
+    expect(queue.inFlight).toBe(0);
+    queue.push(call("e"));
+    await tick();
+    expect(ids()).toEqual([["a"], ["e"]]); // the slot is free: the next call leaves at the end of its turn
+  });
+
+  it("drops settled calls on flushAll and when a whole batch fills up", async () => {
+    const { queue, dropped, ids } = harness(2, 1);
+    const t = { settled: true };
+    queue.push(call("a"));
+    await tick();
+    queue.push(call("b", 1, t));
+    queue.push(call("c", 1)); // 2 items queued: a full batch leaves at once, without b
+    expect(ids()).toEqual([["a"], ["c"]]);
+    expect(dropped).toEqual(["b"]);
+    queue.push(call("d", 1, t));
+    queue.flushAll();
+    expect(dropped).toEqual(["b", "d"]);
+    expect(ids()).toEqual([["a"], ["c"]]);
+    expect(queue.queued).toBe(0);
+  });
+
+  it(`sends whole batches at once only while fewer than ${FULL_IN_FLIGHT} script calls are in flight`, async () => {
+    const { queue, sent, ids } = harness(2, 1);
+    for (let i = 0; i < 2 * (FULL_IN_FLIGHT + 3); i++) queue.push(call(String(i)));
+    // FULL_IN_FLIGHT whole batches left at once; the node is behind: the other 3 batches' calls wait.
+    expect(sent.length).toBe(FULL_IN_FLIGHT);
+    expect(queue.queued).toBe(6);
+    await tick();
+    expect(sent.length).toBe(FULL_IN_FLIGHT); // no slot free at the end of the turn either
+    sent[0].answer();
+    await tick();
+    expect(sent.length).toBe(FULL_IN_FLIGHT + 1); // one slot freed (maxInFlight 1 is long exceeded): one batch
+    expect(ids()[FULL_IN_FLIGHT]).toEqual(["16", "17"]);
   });
 });

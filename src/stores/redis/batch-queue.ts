@@ -3,8 +3,11 @@
  *
  * Model: store calls queue in arrival order. Queued calls leave together as one script call (at most `maxBatch`
  * items; a larger single call leaves alone) when
- * - a whole batch is queued (`maxBatch` items): it leaves at once, however many calls are in flight, since
- *   waiting could only delay it;
+ * - a whole batch is queued (`maxBatch` items): it leaves at once while fewer than {@link FULL_IN_FLIGHT} (or
+ *   `maxInFlight`, if larger) script calls are in flight, since waiting could only delay it; past that many,
+ *   the node is not keeping up (a stall, or a backlog it drains slower than calls arrive) and the batch waits
+ *   for a slot like a partial one, so the backlog stays in this queue, where it can be shed (below), rather than
+ *   in the socket, where every call of it will be applied;
  * - else at the end of the event-loop turn (`setImmediate`, after every callback and microtask of the turn) in
  *   which the node has a free slot: fewer than `maxInFlight` of this queue's script calls await their answer.
  *   A slot is freed when an answer arrives, so what queued meanwhile leaves in the same turn, together with the
@@ -24,16 +27,31 @@
  * Stalls: a call unanswered for {@link STALL_MS} (a wedged connection, a reply that never comes) stops holding
  * its slot, so queued calls go on leaving as they would without the bound; its answer, if it comes, still
  * settles its callers. The check runs on one timer, armed only while calls wait for a slot.
+ *
+ * Shedding: a queued call whose {@link CallTicket} is settled when its turn to leave comes (its caller's timeout
+ * answered it meanwhile) is dropped — handed to `drop`, never sent. So after a stall (Redis busy, the client's own
+ * loop held up by a long task or a collection) the backlog of calls nobody waits for any more costs neither Redis
+ * time nor a second count of a request its failure policy already answered, and the live calls behind it leave at
+ * once instead of queueing behind dead ones.
  */
+import type { CallTicket } from "../store.js";
 import type { Group } from "./protocol.js";
 
 /** How long an unanswered script call holds its slot, in ms, before queued calls stop waiting for it. */
 export const STALL_MS = 100;
 
+/**
+ * Script calls in flight under which a whole batch leaves at once (with `maxBatch` 64: 512 decisions, twice the
+ * most a closed loop of 256 callers keeps in flight).
+ */
+export const FULL_IN_FLIGHT = 8;
+
 /** What a queue holds: a store call, by its group. */
 export interface Batchable {
   /** The call's group (its item count is what `maxBatch` bounds). */
   readonly group: Group;
+  /** Whether the caller still waits (see the module comment); undefined: always sent. */
+  readonly ticket: CallTicket | undefined;
 }
 
 /**
@@ -50,13 +68,18 @@ export interface BatchQueueOptions<T extends Batchable> {
   readonly maxInFlight: number;
   /** Sends one script call. */
   readonly send: BatchSender<T>;
+  /** Settles a call dropped unsent because its ticket was settled (see the module comment); must not throw. */
+  readonly drop: (call: T) => void;
 }
 
 /** One node's queue of store calls; see the module comment. */
 export class BatchQueue<T extends Batchable> {
   readonly #maxBatch: number;
   readonly #maxInFlight: number;
+  /** Script calls in flight under which a whole batch leaves at once. */
+  readonly #maxFullInFlight: number;
   readonly #send: BatchSender<T>;
+  readonly #drop: (call: T) => void;
   /** Queued calls are `#queue[#head…]`. */
   #queue: T[] = [];
   #head = 0;
@@ -74,7 +97,9 @@ export class BatchQueue<T extends Batchable> {
   constructor(options: BatchQueueOptions<T>) {
     this.#maxBatch = options.maxBatch;
     this.#maxInFlight = options.maxInFlight;
+    this.#maxFullInFlight = Math.max(options.maxInFlight, FULL_IN_FLIGHT);
     this.#send = options.send;
+    this.#drop = options.drop;
   }
 
   /** Calls waiting to be sent. */
@@ -91,7 +116,7 @@ export class BatchQueue<T extends Batchable> {
   push(call: T): void {
     this.#queue.push(call);
     this.#items += call.group.items.length;
-    while (this.#items >= this.#maxBatch) this.#sendOne();
+    while (this.#items >= this.#maxBatch && this.#slots.size < this.#maxFullInFlight) this.#sendOne();
     if (this.#head === this.#queue.length) return;
     if (this.#slots.size < this.#maxInFlight) this.#schedule();
     else if (this.#stallTimer === undefined) this.#armStallTimer();
@@ -114,26 +139,49 @@ export class BatchQueue<T extends Batchable> {
     this.#pump();
   };
 
-  /** Sends queued calls while a slot is free. */
+  /** Sends queued calls while a slot is free (whole batches while fewer than `#maxFullInFlight` are in flight). */
   #pump(): void {
+    while (this.#items >= this.#maxBatch && this.#slots.size < this.#maxFullInFlight) this.#sendOne();
     while (this.#head < this.#queue.length && this.#slots.size < this.#maxInFlight) this.#sendOne();
     if (this.#head < this.#queue.length && this.#stallTimer === undefined) this.#armStallTimer();
   }
 
-  /** Sends the calls at the head of the queue, up to `maxBatch` items (at least one call), as one script call. */
+  /**
+   * Sends the calls at the head of the queue, up to `maxBatch` items (at least one call), as one script call;
+   * drops the settled ones among them (those do not count toward `maxBatch`). Sends nothing when all were dropped.
+   */
   #sendOne(): void {
     const queue = this.#queue;
     const start = this.#head;
     let end = start;
     let items = 0;
+    let droppedItems = 0;
+    let dropped: T[] | undefined;
     while (end < queue.length) {
-      const n = queue[end].group.items.length;
+      const call = queue[end];
+      const n = call.group.items.length;
+      const ticket = call.ticket;
+      if (ticket?.settled) {
+        if (dropped === undefined) dropped = [];
+        dropped.push(call);
+        droppedItems += n;
+        end++;
+        continue;
+      }
       if (items > 0 && items + n > this.#maxBatch) break;
       items += n;
       end++;
     }
-    const batch = start === 0 && end === queue.length ? queue : queue.slice(start, end);
-    this.#items -= items;
+    let batch: T[];
+    if (dropped === undefined) batch = start === 0 && end === queue.length ? queue : queue.slice(start, end);
+    else {
+      batch = [];
+      for (let i = start; i < end; i++) {
+        const ticket = queue[i].ticket;
+        if (ticket === undefined || !ticket.settled) batch.push(queue[i]);
+      }
+    }
+    this.#items -= items + droppedItems;
     if (end === queue.length) {
       this.#queue = [];
       this.#head = 0;
@@ -143,6 +191,8 @@ export class BatchQueue<T extends Batchable> {
     } else {
       this.#head = end;
     }
+    if (dropped !== undefined) for (const call of dropped) this.#drop(call);
+    if (batch.length === 0) return;
     const id = ++this.#lastId;
     this.#slots.add(id);
     let answered = false;

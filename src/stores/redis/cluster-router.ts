@@ -45,6 +45,7 @@ import { InvalidArgumentError, StoreUnavailableError } from "../../core/errors.j
 import type { StoreItem } from "../store.js";
 import { BatchQueue } from "./batch-queue.js";
 import {
+  dropUnsent,
   type EncodedBatch,
   encodeBatch,
   type Group,
@@ -277,7 +278,13 @@ export class ClusterRouter {
       return;
     }
     if (parts.length === 1)
-      this.#add(parts[0].node, { group: p.group, resolve: p.resolve, reject: p.reject, attempt });
+      this.#add(parts[0].node, {
+        group: p.group,
+        resolve: p.resolve,
+        reject: p.reject,
+        ticket: p.ticket,
+        attempt,
+      });
     else this.#split(p, parts, attempt);
   }
 
@@ -297,6 +304,7 @@ export class ClusterRouter {
             answered();
             if (q.queued === 0 && q.inFlight === 0 && this.#queues.get(node) === q) this.#queues.delete(node);
           }),
+        drop: dropUnsent,
       });
       queue = q;
       this.#queues.set(node, q);
@@ -360,7 +368,7 @@ export class ClusterRouter {
       (part) =>
         new Promise<Decision[]>((resolve, reject) => {
           const group: Group = { op, now, items: (part.indexes ?? []).map((i) => items[i]) };
-          this.#add(part.node, { group, resolve, reject, attempt });
+          this.#add(part.node, { group, resolve, reject, ticket: parent.ticket, attempt });
         }),
     );
     this.#track(this.#settle(parent.group, parts, children).then(parent.resolve, parent.reject));
@@ -454,7 +462,8 @@ export class ClusterRouter {
     const again: Routed[] = [];
     let failure: StoreUnavailableError | undefined;
     for (const p of pending) {
-      if (retryable && p.attempt < this.#retries) again.push(p);
+      // A call nobody waits for any more is not retried (as it would not be sent from a queue).
+      if (retryable && p.attempt < this.#retries && p.ticket?.settled !== true) again.push(p);
       else {
         failure ??= new StoreUnavailableError(
           "redis",

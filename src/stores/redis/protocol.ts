@@ -19,7 +19,7 @@ import {
 import { SluiceError, StoreUnavailableError } from "../../core/errors.js";
 import type { LimitSpec } from "../../core/limit-spec.js";
 import { limitStateOf } from "../../core/limit-state.js";
-import type { StoreItem, StoreOp } from "../store.js";
+import type { CallTicket, StoreItem, StoreOp } from "../store.js";
 import { ALGORITHM_CODES, type RedisScript, type RedisScriptClient, runScript } from "./script.js";
 
 /** What a group asks the script to do: a {@link StoreOp}, or `release` of concurrency leases. */
@@ -329,10 +329,22 @@ function instantOf(v: unknown): number | undefined {
 export interface Settleable {
   /** The call's group. */
   readonly group: Group;
+  /** Whether the caller still waits (batch-queue.ts drops a settled one unsent); undefined: always sent. */
+  readonly ticket: CallTicket | undefined;
   /** Settles the call with its decisions; for a group with `once`, what became of its record. */
   readonly resolve: (decisions: Decision[], once?: OnceAnswer) => void;
   /** Settles the call with an error. */
   readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Answers a call dropped unsent because its ticket was settled (batch-queue.ts): its caller no longer waits, so the
+ * error is never seen; it only keeps "every call is settled once".
+ */
+export function dropUnsent(call: Settleable): void {
+  call.reject(
+    new StoreUnavailableError("redis", "call dropped unsent: its caller had stopped waiting for it"),
+  );
 }
 
 /**

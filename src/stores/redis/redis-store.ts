@@ -17,10 +17,15 @@
  * Batching (`batch-queue.ts`): calls queue per Redis node and leave together as one EVALSHA of at most `maxBatch`
  * items that applies them in order: at the end of the event-loop turn (so calls of one turn share it) while fewer
  * than `maxInFlight` script calls await their answer, else at the end of the turn an answer arrives in, or at once
- * when a whole batch has queued. Batches
+ * when a whole batch has queued (unless 8 script calls already await their answer: then the node is behind, and
+ * the batch waits in the queue). Batches
  * so grow with the load, one round trip's worth at a time, without a timer. Each call stays its own
  * all-or-nothing group; the answers are the ones separate calls would get in the same order. `batch: false`
  * sends one EVALSHA per call.
+ *
+ * Shedding: behind `resilientStore` (as every Limiter and engine puts it), a call that times out while still in
+ * the queue is dropped when its turn comes, never sent: after a stall, the backlog nobody waits for costs no Redis
+ * time, and no request the failure policy answered is also counted in Redis (see {@link CallTicket}).
  *
  * Client options: some ioredis options defeat the failure policy (calls that hang through an outage, or are
  * replayed after it) or slow the store (autopipelining); the store reports each one it finds once, through
@@ -57,6 +62,7 @@ import type { Decision } from "../../core/decision.js";
 import { InvalidArgumentError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
 import { applyOnceClaimed, claimSettingsOf, PENDING, untilSettled } from "../once-claim.js";
 import type {
+  CallTicket,
   IdempotencyClaim,
   OnceClaimState,
   OnceLedger,
@@ -74,6 +80,7 @@ import {
 import { ClusterRouter, isClusterClient, type PendingGroup } from "./cluster-router.js";
 import {
   decodeRecord,
+  dropUnsent,
   encodeBatch,
   encodeRecord,
   type Group,
@@ -123,7 +130,8 @@ export interface RedisStoreOptions {
   readonly maxBatch?: number;
   /**
    * When batching: script calls in flight per Redis node (per master on a Cluster) before further calls queue
-   * for the next answer; a whole batch of `maxBatch` items leaves at once regardless. @default 2
+   * for the next answer; a whole batch of `maxBatch` items leaves at once while fewer than max(8, maxInFlight)
+   * are in flight. @default 2
    */
   readonly maxInFlight?: number;
   /** Added to every key's TTL, in ms: slack for clients whose clocks lag (with `clock: "client"`). @default 1000 */
@@ -293,6 +301,7 @@ export class RedisStore implements OnceLedgerStore {
             maxBatch,
             maxInFlight,
             send: (pending, answered) => this.#send(pending, answered),
+            drop: dropUnsent,
           })
         : undefined;
     for (const warning of clientOptionWarnings(client)) {
@@ -318,6 +327,7 @@ export class RedisStore implements OnceLedgerStore {
     nowMs: number,
     onDecisions: (decisions: Decision[]) => void,
     onError: (error: unknown) => void,
+    ticket?: CallTicket,
   ): void {
     let group: Group | undefined;
     try {
@@ -335,7 +345,7 @@ export class RedisStore implements OnceLedgerStore {
       return;
     }
     if (group === undefined) onDecisions([]);
-    else this.#submit({ group, resolve: onDecisions, reject: onError });
+    else this.#submit({ group, resolve: onDecisions, reject: onError, ticket });
   }
 
   /**
@@ -368,6 +378,7 @@ export class RedisStore implements OnceLedgerStore {
             resolve: (decisions, answer) =>
               resolve(answer?.state === "pending" ? PENDING : onceResultOf(decisions, answer, nowMs)),
             reject,
+            ticket: undefined,
           });
         });
       // A claim holds the record while a call spread over masters (or shards) decides it: wait for its record.
@@ -508,7 +519,7 @@ export class RedisStore implements OnceLedgerStore {
 
   #enqueue(group: Group): Promise<Decision[]> {
     return new Promise<Decision[]>((resolve, reject) => {
-      this.#submit({ group, resolve, reject });
+      this.#submit({ group, resolve, reject, ticket: undefined });
     });
   }
 
