@@ -25,7 +25,10 @@
 //   from each call's scheduled send time, so a stalled loop shows up in the figures instead of slowing the
 //   load), for the store as shipped (adaptive batching: at most `maxInFlight` = 2 script calls in flight, the
 //   rest queued for the next answer, flushed once per event-loop turn) and, in the same run, for per-tick
-//   batching (`maxInFlight` 10000: every turn's calls leave at once). The schedule is fixed in advance (calls
+//   batching (`maxInFlight` 10000: every turn's calls leave at once), and for the store as shipped behind its
+//   failure policy (`sluice-batched-guarded`: `failure: { onError: "fallback", timeoutMs: 50 }`, as every engine
+//   and `sluice serve` run it; `policy_answered_pct` is the share of calls its timeout answered, at that latency,
+//   each dropped unsent if still queued). The schedule is fixed in advance (calls
 //   due at a constant rate after a linear ramp over the first half of the warm-up second). The client's main
 //   thread issues every call due, in one synchronous loop, whenever it runs: after each answer it handles (as a
 //   server reads its sockets whenever it is awake) and when a pacer worker thread (bench/lib/pacer-worker.mjs)
@@ -138,7 +141,22 @@ const FLOOR_KEY = "floor";
  * Open-loop subjects at 50 %: the store as shipped, per-tick batching (every tick's calls leave at once), and the
  * two floors.
  */
-const OPEN_SUBJECTS = ["sluice-batched", "sluice-batched-per-tick", FLOOR, GET_FLOOR];
+const OPEN_SUBJECTS = [
+  "sluice-batched",
+  "sluice-batched-per-tick",
+  "sluice-batched-guarded",
+  FLOOR,
+  GET_FLOOR,
+];
+/**
+ * `sluice-batched-guarded`'s failure policy timeout, in ms: the store as shipped behind `failure: { onError:
+ * "fallback", timeoutMs }`, as every engine and `sluice serve` runs it. A call its timeout answers is counted as
+ * answered by the policy (`policy_answered_pct`) at its timeout's latency, and, still queued, is never sent: the
+ * backlog a stall leaves is shed instead of feeding the GC spiral that the unguarded client can fall into at 50 %.
+ */
+const GUARD_TIMEOUT_MS = 50;
+/** What a guarded subject's call resolves to when the failure policy answered it. */
+const POLICY = "policy";
 /** A Redis command executing longer than this, in µs, counts as a Redis stall (SLOWLOG threshold of the server). */
 const REDIS_STALL_US = 1000;
 /** SLOWLOG entries kept by the server (stalls past this many in one run are not counted). */
@@ -266,6 +284,7 @@ async function makeCall(name, client) {
     const { redisStore } = await import("../dist/stores/redis/index.js");
     const options = {
       "sluice-batched": {},
+      "sluice-batched-guarded": {},
       "sluice-unbatched": { batch: false },
       "sluice-batched-per-tick": { maxInFlight: 10_000 },
     }[name];
@@ -277,14 +296,21 @@ async function makeCall(name, client) {
         throw new Error(`redisStore warned: ${w.message}`);
       },
     });
+    const guarded = name === "sluice-batched-guarded";
     const limiter = createLimiter({
       store,
       limits: { algorithm: "gcra", limit: LIMIT, periodMs: PERIOD_MS },
+      // The store behind its failure policy, as every engine and `sluice serve` run it: a call unanswered after
+      // GUARD_TIMEOUT_MS is answered by the policy (a local limiter), and dropped unsent if still queued.
+      ...(guarded ? { failure: { onError: "fallback", timeoutMs: GUARD_TIMEOUT_MS } } : {}),
     });
     return {
       call: async (k) => {
         const d = await limiter.limit(k);
-        if (d.reason !== "store") throw new Error(`decision not from the store: ${d.reason}`);
+        if (d.reason !== "store") {
+          if (guarded && d.reason === "fallback") return POLICY;
+          throw new Error(`decision not from the store: ${d.reason}`);
+        }
         return d.allowed;
       },
     };
@@ -428,6 +454,7 @@ async function openChild(name, rate, seconds, port, redisPid, generator) {
   let completed = 0;
   let measured = 0;
   let allowed = 0;
+  let policy = 0;
   let skipped = 0;
   let k = 0;
   let r0;
@@ -501,7 +528,8 @@ async function openChild(name, rate, seconds, port, redisPid, generator) {
               hist.recordValue(us(doneAt - dueAt));
               serviceHist.recordValue(us(doneAt - issuedAt));
               measured++;
-              if (ok) allowed++;
+              if (ok === POLICY) policy++;
+              else if (ok) allowed++;
             }
             Atomics.store(shared, COMPLETED, ++completed);
             // Awake anyway: take up the calls that fell due meanwhile, as a server reads its sockets.
@@ -592,7 +620,8 @@ async function openChild(name, rate, seconds, port, redisPid, generator) {
     redisRunQueuePct: ((rw1 - rw0) / wallS) * 100,
     gcMaxUs: Math.round(gcMaxMs * 1000),
     gcPct: (gcTotalMs / 1000 / wallS) * 100,
-    allowedFrac: measured === 0 ? 0 : allowed / measured,
+    allowedFrac: measured === 0 ? 0 : (allowed + policy) / measured,
+    policyPct: measured === 0 ? 0 : (policy / measured) * 100,
     skipped,
   };
 }
@@ -859,6 +888,7 @@ function addOpenRows(report, caseName, label, list, { offered, fractionOfBest, g
   add("node_run_queue_pct", "nodeRunQueuePct");
   add("redis_run_queue_pct", "redisRunQueuePct");
   if (!floor) add("decisions_per_script_call", "decisionsPerCall");
+  if (label.startsWith("sluice-batched-guarded")) add("policy_answered_pct", "policyPct");
   add("calls_per_redis_read", "callsPerRedisRead");
   add("issue_groups_per_s", "issueGroupsPerS");
   add("pacer_wakeups_per_s", "pacerPostsPerS");
