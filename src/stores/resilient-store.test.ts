@@ -501,6 +501,28 @@ describe.each(["apply", "applyTo"] as const)("resilientStore (inner store answer
     expect((await store.apply(item(0), "peek", clock.nowMs()))[0].remaining).toBe(10);
   });
 
+  it("a reset names why it was not applied: the breaker open, or the timeout", async () => {
+    const { clock, inner, store, consume } = setup({ breaker: { failures: 1, openMs: 1000 }, timeoutMs: 50 });
+    const item = [{ limits: PER_SECOND, key: "k", cost: 0 }];
+    inner.mode = "hang";
+    const hung = consume();
+    clock.advance(50);
+    expect((await hung).reason).toBe("fallback"); // timed out: the breaker opens
+    expect(store.stats.state).toBe("open");
+    await expect(store.apply(item, "reset", clock.nowMs())).rejects.toMatchObject({
+      code: "ERR_SLUICE_STORE_UNAVAILABLE",
+      message: expect.stringMatching(/reset not applied: flaky: circuit breaker open/),
+    });
+    clock.advance(1000); // the next call is the probe; it times out too
+    const probe = store.apply(item, "reset", clock.nowMs());
+    clock.advance(50);
+    await expect(probe).rejects.toMatchObject({
+      message: expect.stringMatching(/reset not applied: flaky: no answer within 50 ms/),
+    });
+    inner.mode = "ok";
+    for (const h of inner.hung) h.resolve();
+  });
+
   it("mirrors shared and name; close closes both stores; use after close is refused", async () => {
     const { clock, inner, store, consume } = setup();
     expect(store.shared).toBe(true);
