@@ -47,8 +47,9 @@
 // (after each answer), and a pacer thread (bench/lib/pacer-worker.mjs, as bench/redis.mjs) wakes it across idle
 // gaps, so calls leave on time instead of in the ~1 ms batches of a timer. The client's own lateness (send time
 // minus scheduled time) is reported beside the p99 as `client_late_p99_us` and `client_max_late_ms`, with its
-// event loop utilisation `client_elu_pct`; a latency whose lateness p99 exceeds 25 % of its p99, or measured by a
-// client loop over 80 % busy, measured the client (or the machine), not the server: its case is marked
+// event loop utilisation `client_elu_pct`; a latency over the target whose lateness p99 exceeds 25 % of its p99, or
+// one measured by a client loop over 80 % busy, measured the client (or the machine), not the server (a p99 within
+// the target stands whatever the lateness: lateness only adds to it): its case is marked
 // `INVALID: generator behind` and listed at the end (the run still passes: the throughput figures stand). Before
 // (undici, ~50 µs of client CPU per call, and a 1 ms timer) the HTTP no-op case at half load showed p50 1.8 s and
 // p99 2.6 s: the client's backlog. h2load's `--rps` and autocannon's `overallRate` were tried first: both release
@@ -74,6 +75,8 @@ const self = fileURLToPath(import.meta.url);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DIST = (p) => join(ROOT, "dist", p);
 const DOMAIN = "bench";
+/** The V8 flag bin/sluice.js's shebang gives `sluice serve` (see there); the bench starts it the same way. */
+const SERVE_NODE_FLAG = "--min-semi-space-size=16";
 const HTTP_IDENTITIES = 10_000;
 const WARMUP_S = 2;
 /** The lags of the open-loop pacer thread (startPacer of bench/lib/pacer-worker.mjs): see there, and bench/redis.mjs. */
@@ -81,7 +84,12 @@ const PACER_IDLE_LAG_MS = 0.1;
 const PACER_BUSY_LAG_MS = 0.5;
 /** The open loop's rate ramps up from 0 over its first RAMP_MS (inside the warm-up, not measured). */
 const RAMP_MS = 500;
-/** An open-loop latency is marked INVALID when the generator's send lateness p99 exceeds this share of its p99… */
+/** The latency target at half load (issue 5 §7): p99 <= 2 ms, in µs. */
+const P99_TARGET_US = 2000;
+/**
+ * An open-loop latency over the target is marked INVALID when the generator's send lateness p99 exceeds this share
+ * of its p99…
+ */
 const MAX_LATE_SHARE = 0.25;
 /** …or when a client process's event loop was busier than this (event loop utilisation over the measured part). */
 const MAX_CLIENT_ELU = 0.8;
@@ -856,9 +864,12 @@ async function openLoop(kind, base, target, rate, seconds, connections, perProcR
   const lateP99Us = late.getValueAtPercentile(99);
   const elu = Math.max(...parts.map((p) => p.elu));
   // The generator kept up when its own lateness is a small part of the p99 and its event loop had room; else
-  // the latency measured the client (or the machine), not the server.
+  // the latency measured the client (or the machine), not the server. Lateness only adds to a call's latency (it
+  // is timed from its due time), so a p99 within the target is an upper bound of the server's whatever the
+  // lateness: it stands. (Invalidating it too kept only the rounds that missed, around a p99 of 2 ms where the
+  // client's ~0.5 ms lateness p99 is 25 % of it: a round at 1.9 ms was dropped, one at 27 ms kept.)
   const behind = [];
-  if (lateP99Us > MAX_LATE_SHARE * p99Us) {
+  if (lateP99Us > MAX_LATE_SHARE * p99Us && p99Us > P99_TARGET_US) {
     behind.push(
       `its send lateness p99 ${lateP99Us} µs is over ${MAX_LATE_SHARE * 100} % of the p99 ${p99Us} µs`,
     );
@@ -916,6 +927,8 @@ rules:
   );
   const args = [
     ...[
+      // As bin/sluice.js's shebang runs it (see there): a young generation that does not shrink while idle.
+      SERVE_NODE_FLAG,
       "bin/sluice.js",
       "serve",
       "--config",
@@ -1217,10 +1230,10 @@ async function main() {
           report.add(at, name, "p50_us", median(use.map((x) => x.p50Us)), { valid: list.length > 0 });
           report.add(at, name, "p99_us", p99, {
             ...(isFloor
-              ? p99 > 2000
+              ? p99 > P99_TARGET_US
                 ? { flag: "floor misses p99 <= 2 ms here", floorMeetsTarget: false }
                 : { floorMeetsTarget: true }
-              : { target: 2000 }),
+              : { target: P99_TARGET_US }),
             rounds: all.map((x) => x.p99Us),
             validRounds: list.length,
           });
