@@ -75,7 +75,7 @@ const self = fileURLToPath(import.meta.url);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DIST = (p) => join(ROOT, "dist", p);
 const DOMAIN = "bench";
-/** The V8 flag bin/sluice.js's shebang gives `sluice serve` (see there); the bench starts it the same way. */
+/** The V8 flag recommended for `sluice serve` (bin/sluice.js explains), given as `npm start` gives it. */
 const SERVE_NODE_FLAG = "--min-semi-space-size=16";
 const HTTP_IDENTITIES = 10_000;
 const WARMUP_S = 2;
@@ -927,7 +927,7 @@ rules:
   );
   const args = [
     ...[
-      // As bin/sluice.js's shebang runs it (see there): a young generation that does not shrink while idle.
+      // As npm start runs it (see bin/sluice.js): a young generation that does not shrink while idle.
       SERVE_NODE_FLAG,
       "bin/sluice.js",
       "serve",
