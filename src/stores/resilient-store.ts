@@ -188,7 +188,12 @@ export class ResilientStore implements Store {
   readonly #share: number;
   readonly #fallbackCapacity: number;
   readonly #timeoutMs: number;
-  #sharedTimeoutError: StoreTimeoutError | undefined;
+  /**
+   * The error of every timed-out call: one instance, since it never reaches the caller (the policy answers; only a
+   * `reset` quotes its message, and `release` drops it) and a timeout often strikes every call in flight at once,
+   * where an `Error` per call (its stack trace: ~2.5 µs) would cost more than the policy's answers.
+   */
+  readonly #timeoutError: StoreTimeoutError;
   readonly #failureThreshold: number;
   readonly #openMs: number;
   readonly #clock: Clock;
@@ -258,6 +263,7 @@ export class ResilientStore implements Store {
     this.#share = share;
     this.#fallbackCapacity = capacity;
     this.#timeoutMs = timeoutMs;
+    this.#timeoutError = new StoreTimeoutError(this.name, timeoutMs);
     this.#failureThreshold = failures;
     this.#openMs = openMs;
     this.#clock = options.clock ?? systemClock;
@@ -360,11 +366,8 @@ export class ResilientStore implements Store {
           reject(error);
         }
       };
-      const timeoutMs = this.#timeoutMs;
       const pending =
-        deadlines === undefined
-          ? undefined
-          : deadlines.add(() => settle(failed, this.#timeoutError(timeoutMs)));
+        deadlines === undefined ? undefined : deadlines.add(() => settle(failed, this.#timeoutError));
       // Either way, a late answer or failure after the timeout is dropped (and never left unhandled).
       const onDecisions = (decisions: Decision[]): void => {
         if (pending === undefined || (deadlines as DeadlineQueue).settle(pending))
@@ -500,8 +503,7 @@ export class ResilientStore implements Store {
     const deadlines = this.#deadlines;
     if (deadlines === undefined) return call;
     return new Promise<T>((resolve, reject) => {
-      const timeoutMs = this.#timeoutMs;
-      const pending = deadlines.add(() => reject(new StoreTimeoutError(this.name, timeoutMs)));
+      const pending = deadlines.add(() => reject(this.#timeoutError));
       // Handled either way: a late rejection after the timeout must not go unhandled.
       call.then(
         (value) => {
@@ -553,16 +555,6 @@ export class ResilientStore implements Store {
         );
       }
     }
-  }
-
-  /**
-   * The error of a timed-out `apply`: one instance per store, reused, since it never reaches the caller (the policy
-   * answers; only a `reset` quotes its message) and a timeout often strikes every call in flight at once, where an
-   * `Error` per call (its stack trace: ~2.5 µs) would cost more than the policy's answers.
-   */
-  #timeoutError(timeoutMs: number): StoreTimeoutError {
-    this.#sharedTimeoutError ??= new StoreTimeoutError(this.name, timeoutMs);
-    return this.#sharedTimeoutError;
   }
 
   /** Until the next probe while open, else the timeout (a failed call is retried no sooner). */

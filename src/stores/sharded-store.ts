@@ -142,6 +142,47 @@ export class ShardedStore implements Store {
   async apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
     if (items.length === 0) return [];
     const ring = this.#ring;
+    const owners = this.#ownersOf(items);
+    if (typeof owners === "number") return ring.shards[owners].store.apply(items, op, nowMs);
+    return this.#applySpread(ring, owners, items, op, nowMs);
+  }
+
+  /**
+   * {@link Store.applyTo}: a call owned by one shard goes to that shard's own `applyTo` with its `ticket` (so a
+   * queued call whose caller stopped waiting is dropped there); a call spread over shards is applied as by
+   * {@link ShardedStore.apply}, every part sent (its refunds must follow the answers).
+   */
+  applyTo(
+    items: readonly StoreItem[],
+    op: StoreOp,
+    nowMs: number,
+    onDecisions: (decisions: Decision[]) => void,
+    onError: (error: unknown) => void,
+    ticket?: CallTicket,
+  ): void {
+    if (items.length === 0) {
+      onDecisions([]);
+      return;
+    }
+    const ring = this.#ring;
+    let owners: number | Uint32Array;
+    try {
+      owners = this.#ownersOf(items);
+    } catch (error) {
+      onError(error);
+      return;
+    }
+    if (typeof owners !== "number") {
+      this.#applySpread(ring, owners, items, op, nowMs).then(onDecisions, onError);
+      return;
+    }
+    const store = ring.shards[owners].store;
+    if (store.applyTo !== undefined) store.applyTo(items, op, nowMs, onDecisions, onError, ticket);
+    else store.apply(items, op, nowMs).then(onDecisions, onError);
+  }
+
+  /** The index of the one shard owning every item, else each item's owning shard's index. */
+  #ownersOf(items: readonly StoreItem[]): number | Uint32Array {
     const first = this.#ownerIndex(items[0].key);
     let single = true;
     const owners = new Uint32Array(items.length);
@@ -150,8 +191,17 @@ export class ShardedStore implements Store {
       owners[i] = this.#ownerIndex(items[i].key);
       if (owners[i] !== first) single = false;
     }
-    if (single) return ring.shards[first].store.apply(items, op, nowMs);
+    return single ? first : owners;
+  }
 
+  /** Applies `op` to items spread over several shards of `ring` (`owners`: each item's shard index). */
+  async #applySpread(
+    ring: Ring,
+    owners: Uint32Array,
+    items: readonly StoreItem[],
+    op: StoreOp,
+    nowMs: number,
+  ): Promise<Decision[]> {
     const groups = groupByOwner(owners);
     const settled = await Promise.allSettled(
       groups.map((g) =>
@@ -175,35 +225,6 @@ export class ShardedStore implements Store {
       return out;
     }
     return settleConsume(ring, items, groups, settled, nowMs);
-  }
-
-  /**
-   * {@link Store.applyTo}: a call owned by one shard goes to that shard's own `applyTo` with its `ticket` (so a
-   * queued call whose caller stopped waiting is dropped there); a call spread over shards goes through
-   * {@link ShardedStore.apply}, every part sent (its refunds must follow the answers).
-   */
-  applyTo(
-    items: readonly StoreItem[],
-    op: StoreOp,
-    nowMs: number,
-    onDecisions: (decisions: Decision[]) => void,
-    onError: (error: unknown) => void,
-    ticket?: CallTicket,
-  ): void {
-    let store: Store | undefined;
-    try {
-      if (items.length > 0) {
-        const first = this.#ownerIndex(items[0].key);
-        let single = true;
-        for (let i = 1; i < items.length && single; i++) single = this.#ownerIndex(items[i].key) === first;
-        if (single) store = this.#ring.shards[first].store;
-      }
-    } catch (error) {
-      onError(error);
-      return;
-    }
-    if (store?.applyTo !== undefined) store.applyTo(items, op, nowMs, onDecisions, onError, ticket);
-    else this.apply(items, op, nowMs).then(onDecisions, onError);
   }
 
   /**

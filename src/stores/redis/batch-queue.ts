@@ -156,13 +156,18 @@ export class BatchQueue<T extends Batchable> {
     let end = start;
     let items = 0;
     let droppedItems = 0;
+    // Set apart only once a call is dropped (the live calls before it copied then); until then the batch is the
+    // slice [start, end).
     let dropped: T[] | undefined;
+    let live: T[] | undefined;
     while (end < queue.length) {
       const call = queue[end];
       const n = call.group.items.length;
-      const ticket = call.ticket;
-      if (ticket?.settled) {
-        if (dropped === undefined) dropped = [];
+      if (call.ticket?.settled) {
+        if (dropped === undefined) {
+          dropped = [];
+          live = queue.slice(start, end);
+        }
         dropped.push(call);
         droppedItems += n;
         end++;
@@ -170,17 +175,10 @@ export class BatchQueue<T extends Batchable> {
       }
       if (items > 0 && items + n > this.#maxBatch) break;
       items += n;
+      live?.push(call);
       end++;
     }
-    let batch: T[];
-    if (dropped === undefined) batch = start === 0 && end === queue.length ? queue : queue.slice(start, end);
-    else {
-      batch = [];
-      for (let i = start; i < end; i++) {
-        const ticket = queue[i].ticket;
-        if (ticket === undefined || !ticket.settled) batch.push(queue[i]);
-      }
-    }
+    const batch = live ?? (start === 0 && end === queue.length ? queue : queue.slice(start, end));
     this.#items -= items + droppedItems;
     if (end === queue.length) {
       this.#queue = [];
