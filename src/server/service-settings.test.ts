@@ -57,6 +57,7 @@ describe("the settings table", () => {
       storeTimeoutMs: 50,
       host: "127.0.0.1",
       grpcPort: 8081,
+      grpcTransport: "node-http2",
       httpPort: 8080,
       defaultDomain: undefined,
       maxInflight: 1024,
@@ -91,6 +92,15 @@ describe("parseServiceSettings", () => {
     expect(s.configFile).toBe("from-env.yaml");
     expect(s.grpcPort).toBe(9000);
     expect(s.httpPort).toBe(7000);
+  });
+
+  it("chooses the gRPC server, the lean one by default, and refuses an unknown one naming the flag", () => {
+    expect(parseServiceSettings(CONFIG, {}).grpcTransport).toBe("node-http2");
+    expect(parseServiceSettings({ ...CONFIG, grpcTransport: "grpc-js" }, {}).grpcTransport).toBe("grpc-js");
+    expect(parseServiceSettings(CONFIG, { SLUICE_GRPC_TRANSPORT: "grpc-js" }).grpcTransport).toBe("grpc-js");
+    expect(() => parseServiceSettings({ ...CONFIG, grpcTransport: "h3" }, {})).toThrow(
+      /--grpc-transport: must be one of node-http2, grpc-js, got "h3"/,
+    );
   });
 
   it("treats an empty variable as unset", () => {

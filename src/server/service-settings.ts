@@ -21,6 +21,7 @@ import { z } from "zod";
 import { tryParseDurationMs } from "../core/duration.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { ALGORITHM_IDS, type AlgorithmId } from "../core/limit-spec.js";
+import { GRPC_TRANSPORTS, type GrpcTransport } from "./grpc/grpc-server.js";
 import { compileTemplates } from "./http/forward-auth.js";
 import { maskUrlCredentials } from "./service-logger.js";
 
@@ -60,6 +61,8 @@ export interface ServiceSettings {
   readonly host: string;
   /** gRPC port (sluice.v1 and Envoy RLS v3); 0 = any free port. */
   readonly grpcPort: number;
+  /** Which server speaks gRPC: Sluice's lean `node:http2` server or grpc-js's (same wire behaviour). */
+  readonly grpcTransport: GrpcTransport;
   /** HTTP port (/v1/check, /v1/auth, /metrics, /healthz, /readyz); 0 = any free port. */
   readonly httpPort: number;
   /** Domain of requests that name none; undefined: the configuration's only domain, when it has exactly one. */
@@ -478,6 +481,16 @@ export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
     default: "8081",
     description: "gRPC port: sluice.v1.RateLimiter and Envoy's RateLimitService (0: any free port)",
     schema: wholeNumber(0, 65_535),
+  }),
+  row({
+    key: "grpcTransport",
+    flag: "grpc-transport",
+    env: "SLUICE_GRPC_TRANSPORT",
+    kind: "enum",
+    arg: "<server>",
+    default: "node-http2",
+    description: `gRPC server: ${GRPC_TRANSPORTS.join(" (lean, default) or ")} (the reference implementation's)`,
+    schema: oneOf(GRPC_TRANSPORTS),
   }),
   row({
     key: "httpPort",

@@ -290,6 +290,7 @@ export async function startService(
     const httpPort = (http.server.address() as AddressInfo).port;
 
     const grpc: SluiceGrpcServer = createGrpcServer(context, {
+      transport: settings.grpcTransport,
       defaultDomain,
       maxMessageBytes: settings.maxBodyBytes,
       envoyHeaders: settings.envoyHeaders,
@@ -311,7 +312,7 @@ export async function startService(
       "listening: HTTP /v1/check, /v1/auth, /metrics, /healthz, /readyz",
     );
     log.info(
-      { endpoint: "grpc", address: `${hostForUrl}:${grpcPort}`, port: grpcPort },
+      { endpoint: "grpc", address: `${hostForUrl}:${grpcPort}`, port: grpcPort, transport: grpc.transport },
       "listening: gRPC sluice.v1.RateLimiter, envoy.service.ratelimit.v3.RateLimitService, grpc.health.v1.Health",
     );
     if (admin !== undefined) {

@@ -72,6 +72,7 @@ describe("sluice serve (memory store, one process)", () => {
     const grpc = svc.logs.find((l) => l.endpoint === "grpc");
     expect(http?.url).toBe(svc.httpUrl);
     expect(grpc?.address).toBe(svc.grpcAddress);
+    expect(grpc?.transport).toBe("node-http2");
     expect(svc.logs.find((l) => l.msg === "ready")).toMatchObject({ defaultDomain: "api", rules: 1 });
   });
 
@@ -191,6 +192,30 @@ describe("sluice serve (memory store, one process)", () => {
     const r = spawnSync("sh", ["-c", command], { encoding: "utf8", timeout: 10_000 });
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ allowed: expect.any(Boolean) });
+  });
+});
+
+describe("sluice serve --grpc-transport grpc-js", () => {
+  it("serves the same gRPC API on grpc-js's server", async () => {
+    const other = await startServiceProcess([
+      "--config",
+      files.write("rules-grpc-js.yaml", CONFIG),
+      "--grpc-transport",
+      "grpc-js",
+    ]);
+    const client = envoyClient(other.grpcAddress);
+    try {
+      expect(other.logs.find((l) => l.endpoint === "grpc")?.transport).toBe("grpc-js");
+      const req = { domain: "api", descriptors: [{ entries: [{ key: "user", value: "erin" }] }] };
+      const r = await client.call<{ overall_code: number; statuses: { limit_remaining: number }[] }>(
+        "ShouldRateLimit",
+        req,
+      );
+      expect([r.overall_code, r.statuses[0].limit_remaining]).toEqual([1, 2]);
+    } finally {
+      client.close();
+      await other.stop();
+    }
   });
 });
 

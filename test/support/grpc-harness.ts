@@ -17,7 +17,9 @@ import { createEngine } from "../../src/engine/engine.js";
 import { parseConfig } from "../../src/rules/load-config.js";
 import {
   createGrpcServer,
+  GRPC_TRANSPORTS,
   type GrpcServerOptions,
+  type GrpcTransport,
   type SluiceGrpcServer,
 } from "../../src/server/grpc/grpc-server.js";
 import {
@@ -108,6 +110,18 @@ export interface GrpcHarness {
   close(): Promise<void>;
 }
 
+/**
+ * The transport the harness serves with: `SLUICE_TEST_GRPC_TRANSPORT` (vitest.config.ts runs the gRPC test files
+ * once per transport), else the default.
+ */
+export function harnessTransport(): GrpcTransport {
+  const named = process.env.SLUICE_TEST_GRPC_TRANSPORT;
+  if (named === undefined || named === "") return GRPC_TRANSPORTS[0];
+  if (!(GRPC_TRANSPORTS as readonly string[]).includes(named))
+    throw new Error(`SLUICE_TEST_GRPC_TRANSPORT: "${named}" is not one of ${GRPC_TRANSPORTS.join(", ")}`);
+  return named as GrpcTransport;
+}
+
 /** Starts a server on a free loopback port. */
 export async function startGrpcHarness(options: GrpcHarnessOptions): Promise<GrpcHarness> {
   const clock = new ManualClock(HARNESS_START_MS);
@@ -122,7 +136,7 @@ export async function startGrpcHarness(options: GrpcHarnessOptions): Promise<Grp
     stopwatch: clock,
     bounds: { ...HARNESS_BOUNDS, ...options.bounds },
   };
-  const server = createGrpcServer(ctx, options.server ?? {});
+  const server = createGrpcServer(ctx, { transport: harnessTransport(), ...options.server });
   const port = await server.listen("127.0.0.1", 0);
   const address = `127.0.0.1:${port}`;
   const make = (def: object, name: string): Client => {

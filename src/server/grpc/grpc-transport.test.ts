@@ -1,0 +1,299 @@
+/**
+ * The gRPC wire, answer by answer, as a raw HTTP/2 client sees it: framing, compression, content type, unknown
+ * methods, deadlines, cancellation, keepalive and connection age. vitest.config.ts runs this file over both
+ * transports (Sluice's node:http2 server and grpc-js's): they must answer alike.
+ */
+import { type ClientHttp2Session, connect } from "node:http2";
+import { connect as tcpConnect } from "node:net";
+import { deflateSync, gzipSync } from "node:zlib";
+import { status } from "@grpc/grpc-js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type GrpcHarness, harnessTransport, startGrpcHarness } from "../../../test/support/grpc-harness.js";
+import type { Engine } from "../../engine/engine.js";
+import type { GrpcServerOptions } from "./grpc-server.js";
+import { envoyRls, RATE_LIMIT_SERVICE_NAME } from "./service-definitions.js";
+
+const YAML = `
+version: 1
+rules:
+  - id: per-user
+    domain: edge
+    match: [{ key: user }]
+    limits: [{ name: per-hour, algorithm: fixed_window, limit: 5, period: 1h }]
+`;
+
+const PATH = `/${RATE_LIMIT_SERVICE_NAME}/ShouldRateLimit`;
+const MESSAGE = Buffer.from(
+  envoyRls.RateLimitRequest.encode({
+    domain: "edge",
+    descriptors: [{ entries: [{ key: "user", value: "a" }] }],
+  }).finish(),
+);
+
+/** `message` behind a gRPC prefix with compressed flag `flag`. */
+function frame(message: Buffer, flag = 0): Buffer {
+  const out = Buffer.alloc(5 + message.length);
+  out[0] = flag;
+  out.writeUInt32BE(message.length, 1);
+  message.copy(out, 5);
+  return out;
+}
+
+interface Reply {
+  httpStatus?: number;
+  contentType?: string;
+  grpcStatus?: number;
+  grpcMessage?: string;
+  body: Buffer;
+  error?: string;
+}
+
+/** One raw call: headers, body, then what came back (status from trailers or a trailers-only answer). */
+function raw(
+  session: ClientHttp2Session,
+  body: Buffer,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  return new Promise((resolve) => {
+    const reply: Reply = { body: Buffer.alloc(0) };
+    const chunks: Buffer[] = [];
+    const take = (h: Record<string, unknown>): void => {
+      if (h[":status"] !== undefined) reply.httpStatus = Number(h[":status"]);
+      if (typeof h["content-type"] === "string") reply.contentType = h["content-type"];
+      if (h["grpc-status"] !== undefined) reply.grpcStatus = Number(h["grpc-status"]);
+      if (typeof h["grpc-message"] === "string") reply.grpcMessage = decodeURI(h["grpc-message"]);
+    };
+    const req = session.request({
+      ":method": "POST",
+      ":path": PATH,
+      "content-type": "application/grpc",
+      te: "trailers",
+      ...headers,
+    });
+    req.on("response", take);
+    req.on("trailers", take);
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("error", (e: Error) => {
+      reply.error = e.message;
+    });
+    req.on("close", () => {
+      reply.body = Buffer.concat(chunks);
+      resolve(reply);
+    });
+    req.end(body);
+  });
+}
+
+/** The remaining quota of the single message of an OK answer. */
+function remainingOf(body: Buffer): number {
+  expect(body[0]).toBe(0);
+  expect(body.readUInt32BE(1)).toBe(body.length - 5);
+  return envoyRls.RateLimitResponse.decode(body.subarray(5)).statuses[0].limit_remaining;
+}
+
+/** An engine whose checks wait for `held` before they run. */
+function holding(held: Promise<void>, entered: () => void): (engine: Engine) => Engine {
+  return (engine) =>
+    new Proxy(engine, {
+      get(target, prop, receiver) {
+        if (prop === "check") {
+          return async (req: Parameters<Engine["check"]>[0]) => {
+            entered();
+            await held;
+            return target.check(req);
+          };
+        }
+        const v = Reflect.get(target, prop, receiver);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+}
+
+let h: GrpcHarness | undefined;
+let session: ClientHttp2Session | undefined;
+
+async function start(
+  server: GrpcServerOptions = {},
+  wrapEngine?: (engine: Engine) => Engine,
+): Promise<{ g: GrpcHarness; s: ClientHttp2Session }> {
+  const g = await startGrpcHarness({ yaml: YAML, bounds: { maxBodyBytes: 1024 }, server, wrapEngine });
+  h = g;
+  const s = connect(`http://${g.address}`);
+  s.on("error", () => {});
+  session = s;
+  await new Promise<void>((resolve, reject) => {
+    s.once("connect", () => resolve());
+    s.once("error", reject);
+  });
+  return { g, s };
+}
+
+afterEach(async () => {
+  session?.destroy();
+  session = undefined;
+  await h?.close();
+  h = undefined;
+});
+
+describe(`gRPC wire (${harnessTransport()})`, () => {
+  it("answers a call with headers, one message and OK trailers", async () => {
+    const { s } = await start();
+    const r = await raw(s, frame(MESSAGE));
+    expect(r).toMatchObject({
+      httpStatus: 200,
+      contentType: "application/grpc+proto",
+      grpcStatus: status.OK,
+    });
+    expect(remainingOf(r.body)).toBe(4);
+  });
+
+  it("reads gzip and deflate messages, and flagged ones without an encoding as they are", async () => {
+    const { g, s } = await start();
+    const gz = await raw(s, frame(gzipSync(MESSAGE), 1), { "grpc-encoding": "gzip" });
+    expect(gz.grpcStatus).toBe(status.OK);
+    expect(remainingOf(gz.body)).toBe(4);
+    const df = await raw(s, frame(deflateSync(MESSAGE), 1), { "grpc-encoding": "deflate" });
+    expect(remainingOf(df.body)).toBe(3);
+    const plain = await raw(s, frame(MESSAGE, 1));
+    expect(remainingOf(plain.body)).toBe(2);
+    expect(g.engine.stats.checks).toBe(3);
+  });
+
+  it("refuses bad framing with the status grpc-js gives, counting nothing", async () => {
+    const { g, s } = await start();
+    const cases: [string, Buffer, Record<string, string>, number, RegExp][] = [
+      ["no message", Buffer.alloc(0), {}, status.UNIMPLEMENTED, /^Received no request message/],
+      ["short prefix", Buffer.from([0, 0, 0]), {}, status.UNIMPLEMENTED, /^Received no request message/],
+      ["cut message", Buffer.from([0, 0, 0, 0, 50, 1, 2]), {}, status.UNIMPLEMENTED, /no request message/],
+      [
+        "two messages",
+        Buffer.concat([frame(MESSAGE), frame(MESSAGE)]),
+        {},
+        status.UNIMPLEMENTED,
+        /^Received a second request message/,
+      ],
+      [
+        "too big",
+        frame(Buffer.alloc(2000)),
+        {},
+        status.RESOURCE_EXHAUSTED,
+        /^Received message larger than max \(2000 vs 1024\)$/,
+      ],
+      [
+        "gzip bomb",
+        frame(gzipSync(Buffer.alloc(100_000)), 1),
+        { "grpc-encoding": "gzip" },
+        status.RESOURCE_EXHAUSTED,
+        /^Received message that decompresses to a size larger than 1024$/,
+      ],
+      [
+        "unknown encoding",
+        frame(MESSAGE, 1),
+        { "grpc-encoding": "zz" },
+        status.UNIMPLEMENTED,
+        /^Received message compressed with unsupported encoding "zz"$/,
+      ],
+      [
+        "bad timeout",
+        frame(MESSAGE),
+        { "grpc-timeout": "banana" },
+        status.INTERNAL,
+        /^Invalid grpc-timeout value "banana"$/,
+      ],
+    ];
+    for (const [what, body, headers, code, message] of cases) {
+      const r = await raw(s, body, headers);
+      expect([what, r.httpStatus, r.grpcStatus], what).toEqual([what, 200, code]);
+      expect(r.grpcMessage, what).toMatch(message);
+      expect(r.body.length, what).toBe(0);
+    }
+    expect(g.engine.stats.checks).toBe(0);
+  });
+
+  it("answers 415 to a content type that is not gRPC, and UNIMPLEMENTED to an unknown method", async () => {
+    const { s } = await start();
+    const json = await raw(s, frame(MESSAGE), { "content-type": "application/json" });
+    expect(json.httpStatus).toBe(415);
+    expect(json.grpcStatus).toBeUndefined();
+    const unknown = await raw(s, frame(MESSAGE), {
+      ":path": "/envoy.service.ratelimit.v3.RateLimitService/Nope",
+    });
+    expect(unknown.grpcStatus).toBe(status.UNIMPLEMENTED);
+    expect(unknown.grpcMessage).toBe(
+      "The server does not implement the method /envoy.service.ratelimit.v3.RateLimitService/Nope",
+    );
+  });
+
+  it("answers DEADLINE_EXCEEDED at the deadline and drops the late answer; a client's cancel frees the call", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered = 0;
+    const { g, s } = await start(
+      {},
+      holding(held, () => entered++),
+    );
+    const late = await raw(s, frame(MESSAGE), { "grpc-timeout": "50m" });
+    expect(late.grpcStatus).toBe(status.DEADLINE_EXCEEDED);
+    expect(late.body.length).toBe(0);
+    // A call the client resets while it is held.
+    const req = s.request({ ":method": "POST", ":path": PATH, "content-type": "application/grpc" });
+    req.on("error", () => {});
+    req.end(frame(MESSAGE));
+    await vi.waitFor(() => expect(entered).toBe(2));
+    req.close();
+    release();
+    await vi.waitFor(() => expect(g.ctx.gate.inflight).toBe(0));
+    // The server keeps serving on the same connection.
+    const after = await raw(s, frame(MESSAGE));
+    expect(after.grpcStatus).toBe(status.OK);
+  });
+
+  it("pings idle connections, keeps those that answer and drops those that do not", async () => {
+    const { g, s } = await start({ keepaliveTimeMs: 50, keepaliveTimeoutMs: 100 });
+    let pings = 0;
+    s.on("ping", () => pings++);
+    await vi.waitFor(() => expect(pings).toBeGreaterThanOrEqual(3), { timeout: 10_000 });
+    expect((await raw(s, frame(MESSAGE))).grpcStatus).toBe(status.OK);
+    // A peer that opens HTTP/2, acknowledges the server's SETTINGS, then never answers anything (a PING included).
+    const [host, port] = g.address.split(":");
+    const silent = tcpConnect(Number(port), host);
+    silent.on("error", () => {});
+    silent.write(
+      Buffer.concat([
+        Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
+        Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]), // SETTINGS (none)
+      ]),
+    );
+    silent.once("data", () => silent.write(Buffer.from([0, 0, 0, 4, 1, 0, 0, 0, 0]))); // SETTINGS ACK
+    let closed = false;
+    silent.on("close", () => {
+      closed = true;
+    });
+    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 10_000 });
+  });
+
+  it("sends a GOAWAY past the connection age and lets the call in flight finish within the grace", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered = 0;
+    const { s } = await start(
+      { maxConnectionAgeMs: 300, maxConnectionAgeGraceMs: 30_000 },
+      holding(held, () => entered++),
+    );
+    let goaway = false;
+    s.on("goaway", () => {
+      goaway = true;
+    });
+    const pending = raw(s, frame(MESSAGE));
+    await vi.waitFor(() => expect(entered).toBe(1));
+    await vi.waitFor(() => expect(goaway).toBe(true), { timeout: 10_000 });
+    release();
+    const r = await pending;
+    expect(r.grpcStatus).toBe(status.OK);
+    expect(remainingOf(r.body)).toBe(4);
+  });
+});

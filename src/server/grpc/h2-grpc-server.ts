@@ -1,0 +1,604 @@
+/**
+ * A lean gRPC server on `node:http2` (cleartext, prior knowledge), for the unary and server-streaming methods
+ * Sluice serves. It runs the very handlers written for grpc-js (`(call, callback)` for unary methods, `(call)` for
+ * server streaming) over the same service definitions, with one `stream` event, one read of the request and one
+ * write of the answer per call: none of grpc-js's per-call interceptor chain, metadata objects, decoder streams
+ * or filter stacks. Measured beside grpc-js by `npm run bench -- service` (DESIGN §8).
+ *
+ * **Wire behaviour** (the gRPC over HTTP/2 protocol, as grpc-js answers it):
+ * - a `content-type` not starting with `application/grpc` is answered HTTP 415, nothing else;
+ * - an unknown `:path` is `UNIMPLEMENTED` (`The server does not implement the method …`);
+ * - `grpc-timeout` (`1–8 digits` + `H M S m u n`) sets the deadline: at it, an unanswered call is answered
+ *   `DEADLINE_EXCEEDED` and counts as cancelled (its late answer is dropped); an unparsable value is `INTERNAL`;
+ * - the request is one length-prefixed message: a declared length above `maxReceiveMessageBytes` is
+ *   `RESOURCE_EXHAUSTED` before anything is decoded (the stream is answered and the rest of its body ignored);
+ *   none (or a body ending inside its message) and a second one are `UNIMPLEMENTED`;
+ * - a compressed message (flag 1) is inflated when `grpc-encoding` is `gzip` or `deflate`, bounded by the same
+ *   maximum (beyond: `RESOURCE_EXHAUSTED`), taken as is when it is `identity` or absent (as grpc-js does); any
+ *   other encoding is `UNIMPLEMENTED`; answers are never compressed (`grpc-encoding: identity`);
+ * - answers: `:status 200`, `content-type: application/grpc+proto`, one message, trailers `grpc-status` and
+ *   `grpc-message` (percent-encoded with `encodeURI`, as grpc-js); an error before any message is one
+ *   trailers-only HEADERS frame;
+ * - a client's RST_STREAM (or a closed connection) cancels the call: streaming handlers see `cancelled`.
+ *
+ * **Connections.** At most `maxConcurrentStreams` streams each (HTTP/2 SETTINGS); a keepalive PING every
+ * `keepaliveTimeMs`, the connection destroyed when one is not acknowledged within `keepaliveTimeoutMs`; after
+ * `maxConnectionAgeMs` (±10 % jitter, as grpc-js) a GOAWAY, then `maxConnectionAgeGraceMs` for the calls in
+ * flight before the connection is destroyed. Transport timers run on the process's timers (`setTimeout`, unref'd):
+ * they bound sockets, not rate limit decisions, which read the service's `Clock`.
+ *
+ * **Handlers.** A unary handler receives `{ request, cancelled, metadata (lazy), getPath() }` and a
+ * callback `(error | null, response?)`; a server-streaming handler an `EventEmitter` with `request`,
+ * `cancelled`, `writableEnded`, `write(message)`, `end()`, and `emit("error", status)` to end with a status,
+ * emitting `cancelled` and `close`. That is the part of grpc-js's call objects Sluice's handlers use (the wire
+ * tests run every handler over both servers).
+ */
+import { EventEmitter } from "node:events";
+import {
+  constants,
+  createServer,
+  type Http2Server,
+  type IncomingHttpHeaders,
+  type ServerHttp2Session,
+  type ServerHttp2Stream,
+} from "node:http2";
+import type { AddressInfo } from "node:net";
+import { gunzipSync, inflateSync } from "node:zlib";
+import { Metadata, type StatusObject, status } from "@grpc/grpc-js";
+
+/** What {@link H2GrpcServer} needs of a method definition (grpc-js's `MethodDefinition`). */
+export interface H2MethodDefinition {
+  /** `/package.Service/Method`. */
+  readonly path: string;
+  /** Always false here: client streaming is not served. */
+  readonly requestStream: boolean;
+  /** Whether the server answers with a stream of messages. */
+  readonly responseStream: boolean;
+  /** Decodes a request (never throws; see service-definitions.ts). */
+  readonly requestDeserialize: (bytes: Buffer) => unknown;
+  /** Encodes a response. */
+  readonly responseSerialize: (message: never) => Buffer;
+}
+
+/** A status a handler answers with. */
+type HandlerStatus = Partial<StatusObject> | null;
+
+/** A unary handler, grpc-js shaped. */
+type UnaryHandler = (call: never, callback: (error: HandlerStatus, response?: unknown) => void) => void;
+/** A server-streaming handler, grpc-js shaped. */
+type StreamHandler = (call: never) => void;
+
+/** How a unary handler is called here. */
+type UnaryCallShape = (call: Call, callback: (error: HandlerStatus, response?: unknown) => void) => void;
+
+/** Options of {@link H2GrpcServer}. */
+export interface H2GrpcServerOptions {
+  /** Largest request message accepted (after inflation), bytes. */
+  readonly maxReceiveMessageBytes: number;
+  /** Keepalive ping interval, ms (0: none). */
+  readonly keepaliveTimeMs: number;
+  /** How long a ping may go unacknowledged, ms. */
+  readonly keepaliveTimeoutMs: number;
+  /** Connection age before a GOAWAY, ms. */
+  readonly maxConnectionAgeMs: number;
+  /** Grace after that GOAWAY before the connection is destroyed, ms. */
+  readonly maxConnectionAgeGraceMs: number;
+  /** Most concurrent streams per connection. */
+  readonly maxConcurrentStreams: number;
+}
+
+/** A registered method. */
+interface Route {
+  readonly def: H2MethodDefinition;
+  readonly unary: UnaryHandler | undefined;
+  readonly stream: StreamHandler | undefined;
+  /** `Received no request message for … method <path>` and its second-message twin. */
+  readonly noMessage: string;
+  readonly secondMessage: string;
+}
+
+const GRPC_TIMEOUT = /^(\d{1,8})\s*([HMSmun])$/;
+const TIMEOUT_UNIT_MS: Readonly<Record<string, number>> = {
+  H: 3_600_000,
+  M: 60_000,
+  S: 1000,
+  m: 1,
+  u: 0.001,
+  n: 0.000001,
+};
+
+/** Response headers of every answer that carries a message (grpc-js's defaults). */
+const RESPONSE_HEADERS = Object.freeze({
+  [constants.HTTP2_HEADER_STATUS]: 200,
+  [constants.HTTP2_HEADER_CONTENT_TYPE]: "application/grpc+proto",
+  "grpc-accept-encoding": "identity,deflate,gzip",
+  "grpc-encoding": "identity",
+});
+
+const OK_TRAILERS = Object.freeze({ "grpc-status": "0", "grpc-message": "OK" });
+
+/** Headers of a trailers-only (error) answer, before its `grpc-status` and `grpc-message`. */
+const ERROR_HEADERS = Object.freeze({
+  [constants.HTTP2_HEADER_STATUS]: 200,
+  [constants.HTTP2_HEADER_CONTENT_TYPE]: "application/grpc+proto",
+});
+
+const RESPOND_WITH_TRAILERS = Object.freeze({ waitForTrailers: true });
+const END_STREAM = Object.freeze({ endStream: true });
+
+/** Ignores an error event (every stream and session gets it: an unhandled one would end the process). */
+function ignore(): void {}
+
+/** `'wantTrailers'` listener of a successful unary answer (`this`: the stream). */
+function sendOkTrailers(this: ServerHttp2Stream): void {
+  try {
+    this.sendTrailers(OK_TRAILERS);
+  } catch {
+    // The stream closed meanwhile: nothing to send.
+  }
+}
+
+/** The 5-byte gRPC prefix followed by `message`, in one buffer. */
+function framed(message: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(5 + message.length);
+  out[0] = 0;
+  out.writeUInt32BE(message.length, 1);
+  message.copy(out, 5);
+  return out;
+}
+
+/** The deadline of `grpc-timeout` value `value` from now, ms of timeout; NaN when it does not parse. */
+function timeoutMsOf(value: string): number {
+  const m = GRPC_TIMEOUT.exec(value);
+  if (m === null) return Number.NaN;
+  return Number(m[1]) * (TIMEOUT_UNIT_MS[m[2]] as number);
+}
+
+/**
+ * One call: one stream. Collects the request message, runs the handler, answers once. Every answer path goes
+ * through {@link Call.finish} or {@link Call.fail}, which do nothing once the call is done.
+ */
+class Call extends EventEmitter {
+  /** The decoded request (set before the handler runs). */
+  request: unknown = undefined;
+  /** True once the client cancelled, the deadline passed, or the connection closed before the answer. */
+  cancelled = false;
+  /** True once the call is answered (or cancelled). */
+  done = false;
+  /** Streaming: whether `end()` or an error ended it. */
+  writableEnded = false;
+  #headersSent = false;
+  #chunks: Buffer[] | undefined = undefined;
+  #first: Buffer | undefined = undefined;
+  #length = 0;
+  #timer: NodeJS.Timeout | undefined = undefined;
+  readonly #server: H2GrpcServer;
+  readonly #stream: ServerHttp2Stream;
+  readonly #headers: IncomingHttpHeaders;
+  readonly #route: Route;
+  readonly #callback: (error: HandlerStatus, response?: unknown) => void;
+
+  constructor(server: H2GrpcServer, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, route: Route) {
+    super();
+    this.#server = server;
+    this.#stream = stream;
+    this.#headers = headers;
+    this.#route = route;
+    this.#callback = (error, response) => {
+      if (error !== null && error !== undefined) this.fail(error);
+      else this.#answer(response);
+    };
+  }
+
+  /** The request's metadata (built on first use). */
+  get metadata(): Metadata {
+    return Metadata.fromHttp2Headers(this.#headers);
+  }
+
+  /** The method's path. */
+  getPath(): string {
+    return this.#route.def.path;
+  }
+
+  /** Starts the call: deadline, then reading the body. */
+  start(): void {
+    const stream = this.#stream;
+    const timeout = this.#headers["grpc-timeout"];
+    if (timeout !== undefined) {
+      const ms = timeoutMsOf(String(timeout));
+      if (Number.isNaN(ms)) {
+        this.fail({ code: status.INTERNAL, details: `Invalid grpc-timeout value "${timeout}"` });
+        return;
+      }
+      this.#timer = setTimeout(() => this.#expire(), ms);
+      this.#timer.unref();
+    }
+    stream.on("data", (chunk: Buffer) => this.#data(chunk));
+    stream.on("end", () => this.#end());
+    stream.on("close", () => this.#closed());
+  }
+
+  #data(chunk: Buffer): void {
+    if (this.done) return;
+    if (this.#first === undefined) this.#first = chunk;
+    else {
+      this.#chunks ??= [this.#first];
+      this.#chunks.push(chunk);
+    }
+    this.#length += chunk.length;
+    // The declared length is checked as soon as the prefix is in: a message too big is refused unread.
+    if (this.#length >= 5) {
+      const head = this.#chunks === undefined ? this.#first : Buffer.concat(this.#chunks, 5);
+      const declared = head.readUInt32BE(1);
+      const max = this.#server.options.maxReceiveMessageBytes;
+      if (declared > max) {
+        this.fail({
+          code: status.RESOURCE_EXHAUSTED,
+          details: `Received message larger than max (${declared} vs ${max})`,
+        });
+      }
+    }
+  }
+
+  #end(): void {
+    if (this.done) return;
+    const route = this.#route;
+    const body =
+      this.#chunks !== undefined
+        ? Buffer.concat(this.#chunks, this.#length)
+        : (this.#first ?? Buffer.alloc(0));
+    this.#chunks = undefined;
+    this.#first = undefined;
+    if (body.length === 0) {
+      this.fail({ code: status.UNIMPLEMENTED, details: route.noMessage });
+      return;
+    }
+    // A body ending inside its message carried no complete message (grpc-js answers the same).
+    const length = body.length < 5 ? -1 : body.readUInt32BE(1);
+    if (length === -1 || body.length < 5 + length) {
+      this.fail({ code: status.UNIMPLEMENTED, details: route.noMessage });
+      return;
+    }
+    if (body.length > 5 + length) {
+      this.fail({ code: status.UNIMPLEMENTED, details: route.secondMessage });
+      return;
+    }
+    let message = body.subarray(5);
+    if (body[0] !== 0) {
+      const inflated = this.#inflate(message);
+      if (inflated === undefined) return;
+      message = inflated;
+    }
+    this.request = route.def.requestDeserialize(message);
+    try {
+      if (route.unary !== undefined) (route.unary as unknown as UnaryCallShape)(this, this.#callback);
+      else (route.stream as unknown as (c: Call) => void)(this);
+    } catch {
+      this.fail({ code: status.INTERNAL, details: "internal error" });
+    }
+  }
+
+  /**
+   * The compressed message inflated, or undefined (the call answered) when it cannot be. Flagged compressed with no
+   * `grpc-encoding` (or `identity`), the bytes are taken as they are, as grpc-js takes them.
+   */
+  #inflate(message: Buffer): Buffer | undefined {
+    const encoding = String(this.#headers["grpc-encoding"] ?? "identity");
+    const max = this.#server.options.maxReceiveMessageBytes;
+    if (encoding === "identity") return message;
+    if (encoding !== "gzip" && encoding !== "deflate") {
+      this.fail({
+        code: status.UNIMPLEMENTED,
+        details: `Received message compressed with unsupported encoding "${encoding}"`,
+      });
+      return undefined;
+    }
+    try {
+      const options = { maxOutputLength: max };
+      return encoding === "gzip" ? gunzipSync(message, options) : inflateSync(message, options);
+    } catch (error) {
+      const tooBig = (error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE";
+      this.fail(
+        tooBig
+          ? {
+              code: status.RESOURCE_EXHAUSTED,
+              details: `Received message that decompresses to a size larger than ${max}`,
+            }
+          : { code: status.INTERNAL, details: `Failed to decompress the message (${encoding})` },
+      );
+      return undefined;
+    }
+  }
+
+  #expire(): void {
+    this.#timer = undefined;
+    if (this.done) return;
+    this.fail({ code: status.DEADLINE_EXCEEDED, details: "Deadline exceeded" });
+    this.#cancel();
+  }
+
+  #closed(): void {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    if (!this.done) {
+      this.done = true;
+      this.#cancel();
+    }
+    this.writableEnded = true;
+    this.emit("close");
+  }
+
+  #cancel(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.emit("cancelled");
+  }
+
+  /** Unary answer: one message and OK trailers. */
+  #answer(response: unknown): void {
+    if (this.done) return;
+    let frame: Buffer;
+    try {
+      frame = framed(this.#route.def.responseSerialize(response as never));
+    } catch {
+      this.fail({ code: status.INTERNAL, details: "Failed to serialize the response" });
+      return;
+    }
+    this.#settle();
+    const stream = this.#stream;
+    if (stream.destroyed || stream.closed) return;
+    try {
+      stream.respond(RESPONSE_HEADERS, RESPOND_WITH_TRAILERS);
+      stream.once("wantTrailers", sendOkTrailers);
+      stream.end(frame);
+    } catch {
+      // The stream closed between the check and the write.
+    }
+  }
+
+  /** Answers with an error status: trailers-only when nothing was sent yet, else as trailers. */
+  fail(error: Partial<StatusObject>): void {
+    if (this.done) return;
+    this.#settle();
+    this.writableEnded = true;
+    const code = error.code ?? status.UNKNOWN;
+    const trailers = { "grpc-status": String(code), "grpc-message": encodeURI(error.details ?? "") };
+    const stream = this.#stream;
+    if (stream.destroyed || stream.closed) return;
+    try {
+      if (!this.#headersSent) {
+        stream.respond({ ...ERROR_HEADERS, ...trailers }, END_STREAM);
+      } else {
+        stream.once("wantTrailers", () => {
+          try {
+            stream.sendTrailers(trailers);
+          } catch {
+            // The stream closed meanwhile.
+          }
+        });
+        stream.end();
+      }
+    } catch {
+      // The stream closed between the check and the write.
+    }
+    // A request body still arriving is not read further.
+    if (!stream.readableEnded) stream.resume();
+  }
+
+  #settle(): void {
+    this.done = true;
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  // ------------------------------------------------------------------ server streaming (health Watch)
+
+  /** Streaming: sends one message (headers first). */
+  write(message: unknown): boolean {
+    if (this.done || this.writableEnded) return false;
+    const stream = this.#stream;
+    if (stream.destroyed || stream.closed) return false;
+    try {
+      const frame = framed(this.#route.def.responseSerialize(message as never));
+      if (!this.#headersSent) {
+        stream.respond(RESPONSE_HEADERS, RESPOND_WITH_TRAILERS);
+        this.#headersSent = true;
+      }
+      return stream.write(frame);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Streaming: ends with OK. */
+  end(): void {
+    if (this.done) return;
+    this.writableEnded = true;
+    if (!this.#headersSent) {
+      this.fail({ code: status.OK, details: "OK" });
+      return;
+    }
+    this.#settle();
+    const stream = this.#stream;
+    if (stream.destroyed || stream.closed) return;
+    try {
+      stream.once("wantTrailers", sendOkTrailers);
+      stream.end();
+    } catch {
+      // The stream closed meanwhile.
+    }
+  }
+
+  /** `emit("error", status)` ends a streaming call with that status (grpc-js's convention). */
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    if (event === "error") {
+      this.fail((args[0] ?? {}) as Partial<StatusObject>);
+      return true;
+    }
+    return super.emit(event, ...args);
+  }
+}
+
+/**
+ * The lean gRPC server (see the module comment): `addService`, then `listen`; `tryShutdown` / `forceShutdown` as
+ * grpc-js's.
+ */
+export class H2GrpcServer {
+  /** The options in use. */
+  readonly options: H2GrpcServerOptions;
+  readonly #routes = new Map<string, Route>();
+  readonly #sessions = new Set<ServerHttp2Session>();
+  /** One HTTP/2 server per bound address (grpc-js, too, may listen on several). */
+  readonly #listeners: Http2Server[] = [];
+
+  /** A server with no services, not listening. */
+  constructor(options: H2GrpcServerOptions) {
+    this.options = options;
+  }
+
+  /** Serves `implementation`'s handlers for the methods of `definition` (same keys). */
+  addService(
+    definition: Readonly<Record<string, H2MethodDefinition>>,
+    implementation: Readonly<Record<string, (...args: never[]) => void>>,
+  ): void {
+    for (const [name, def] of Object.entries(definition)) {
+      const handler = implementation[name];
+      if (handler === undefined) continue;
+      if (def.requestStream) throw new Error(`${def.path}: client streaming is not supported`);
+      const kind = def.responseStream ? "server streaming" : "unary";
+      this.#routes.set(def.path, {
+        def,
+        unary: def.responseStream ? undefined : (handler as unknown as UnaryHandler),
+        stream: def.responseStream ? (handler as unknown as StreamHandler) : undefined,
+        noMessage: `Received no request message for ${kind} method ${def.path}`,
+        secondMessage: `Received a second request message for ${kind} method ${def.path}`,
+      });
+    }
+  }
+
+  /** Binds `host:port` (0: any free port) and resolves with the bound port; may be called for several addresses. */
+  listen(host: string, port: number): Promise<number> {
+    const server = createServer({ settings: { maxConcurrentStreams: this.options.maxConcurrentStreams } });
+    server.on("session", (session) => this.#session(session));
+    server.on("sessionError", ignore);
+    server.on("stream", (stream, headers) => this.#stream(stream, headers));
+    return new Promise((resolve, reject) => {
+      const onError = (error: Error): void => reject(error);
+      server.once("error", onError);
+      server.listen(port, host, () => {
+        server.off("error", onError);
+        server.on("error", ignore);
+        this.#listeners.push(server);
+        resolve((server.address() as AddressInfo).port);
+      });
+    });
+  }
+
+  /** Stops accepting, sends every connection a GOAWAY, and calls `callback` once they all closed. */
+  tryShutdown(callback: () => void): void {
+    const listeners = this.#listeners.splice(0);
+    let pending = this.#sessions.size + listeners.length + 1;
+    const one = (): void => {
+      if (--pending === 0) callback();
+    };
+    for (const session of this.#sessions) {
+      if (session.closed || session.destroyed) one();
+      else {
+        session.once("close", one);
+        session.close();
+      }
+    }
+    for (const server of listeners) server.close(() => one());
+    one();
+  }
+
+  /** Destroys every connection at once. */
+  forceShutdown(): void {
+    for (const session of this.#sessions) session.destroy();
+    for (const server of this.#listeners.splice(0)) server.close();
+  }
+
+  #session(session: ServerHttp2Session): void {
+    this.#sessions.add(session);
+    session.on("error", ignore);
+    const o = this.options;
+    const timers: NodeJS.Timeout[] = [];
+    if (o.keepaliveTimeMs > 0 && o.keepaliveTimeMs < 2 ** 31) {
+      const ping = setInterval(() => {
+        if (session.destroyed || session.closed) return;
+        const timeout = setTimeout(() => session.destroy(), o.keepaliveTimeoutMs);
+        timeout.unref();
+        try {
+          const sent = session.ping(() => clearTimeout(timeout));
+          if (!sent) clearTimeout(timeout);
+        } catch {
+          clearTimeout(timeout);
+          session.destroy();
+        }
+      }, o.keepaliveTimeMs);
+      ping.unref();
+      timers.push(ping);
+    }
+    if (o.maxConnectionAgeMs > 0 && o.maxConnectionAgeMs < 2 ** 31) {
+      const jitter = (Math.random() * 2 - 1) * (o.maxConnectionAgeMs / 10);
+      const age = setTimeout(
+        () => {
+          try {
+            session.goaway(constants.NGHTTP2_NO_ERROR);
+            session.close();
+          } catch {
+            session.destroy();
+            return;
+          }
+          const grace = setTimeout(() => session.destroy(), o.maxConnectionAgeGraceMs);
+          grace.unref();
+          timers.push(grace);
+        },
+        Math.min(2 ** 31 - 1, o.maxConnectionAgeMs + jitter),
+      );
+      age.unref();
+      timers.push(age);
+    }
+    session.once("close", () => {
+      this.#sessions.delete(session);
+      for (const t of timers) clearTimeout(t);
+    });
+  }
+
+  #stream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
+    stream.on("error", ignore);
+    const contentType = headers[constants.HTTP2_HEADER_CONTENT_TYPE];
+    if (typeof contentType !== "string" || !contentType.startsWith("application/grpc")) {
+      try {
+        stream.respond({ [constants.HTTP2_HEADER_STATUS]: 415 }, END_STREAM);
+      } catch {
+        // The stream is gone.
+      }
+      stream.resume();
+      return;
+    }
+    const path = String(headers[constants.HTTP2_HEADER_PATH] ?? "");
+    const route = this.#routes.get(path);
+    if (route === undefined) {
+      try {
+        stream.respond(
+          {
+            ...ERROR_HEADERS,
+            "grpc-status": String(status.UNIMPLEMENTED),
+            "grpc-message": encodeURI(`The server does not implement the method ${path}`),
+          },
+          END_STREAM,
+        );
+      } catch {
+        // The stream is gone.
+      }
+      stream.resume();
+      return;
+    }
+    new Call(this, stream, headers, route).start();
+  }
+}
