@@ -15,7 +15,11 @@
 //   its own identity: 8 identities (`--procs 1`: one `-c 8 -m 8` process and one identity, as the reference).
 //   The peer is a no-op grpc-js server with the same service definitions (the same generated code), whose
 //   handlers answer a fixed response: the real service's answer to the same request, captured at the start of
-//   the run, so both encode the very same message.
+//   the run, so both encode the very same message (the issue's ceiling: the targets are read against it). A
+//   second peer, the same no-op handlers on Sluice's own lean server (`H2GrpcServer`, node:http2: the transport
+//   `sluice serve` runs by default), is measured too: `sluice */noop node-http2` is what the engine and the
+//   handlers cost over that transport, `noop node-http2/noop` what the lean transport saves over grpc-js. The
+//   open-loop floor of the gRPC cases is that same-transport no-op.
 // - HTTP `POST /v1/check` and `GET /v1/auth` (forward-auth), driven by autocannon (64 connections) from a child
 //   process over 10,000 identities (each connection cycles through its own slice, every request built once up
 //   front). The peer is a bare fastify route parsing the same JSON body and answering the real service's
@@ -155,29 +159,45 @@ async function pinPeerTicks() {
 }
 
 /** The no-op grpc-js server: the service's own definitions, handlers answering fixed messages. */
-async function noopGrpc(port, fixedFile) {
+async function noopGrpc(port, fixedFile, transport = "grpc-js") {
   await pinPeerTicks();
-  const grpc = await import("@grpc/grpc-js");
   const defs = await import(DIST("server/grpc/service-definitions.js"));
   const fixed = JSON.parse(readFileSync(fixedFile, "utf8"));
-  // Plain objects of the generated message shapes (as the real handlers build them), encoded per call by grpc-js.
+  // Plain objects of the generated message shapes (as the real handlers build them), encoded per call.
   const check = fixed.check;
   const envoyAnswer = fixed.envoy;
-  const server = new grpc.Server();
-  server.addService(defs.rateLimiterServiceDefinition, {
+  const own = {
     CheckRateLimit: (_call, cb) => cb(null, check),
     CheckRateLimitBatch: (_call, cb) => cb(null, {}),
     GetRemainingQuota: (_call, cb) => cb(null, {}),
     ResetLimit: (_call, cb) => cb(null, {}),
-  });
-  server.addService(defs.rateLimitServiceDefinition, {
-    ShouldRateLimit: (_call, cb) => cb(null, envoyAnswer),
-  });
-  await new Promise((resolve, reject) =>
-    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e) =>
-      e ? reject(e) : resolve(),
-    ),
-  );
+  };
+  const envoy = { ShouldRateLimit: (_call, cb) => cb(null, envoyAnswer) };
+  if (transport === "node-http2") {
+    // Sluice's own lean server (the transport `sluice serve` runs by default), with the same no-op handlers.
+    const { H2GrpcServer } = await import(DIST("server/grpc/h2-grpc-server.js"));
+    const server = new H2GrpcServer({
+      maxReceiveMessageBytes: 4 * 1024 * 1024,
+      keepaliveTimeMs: 60_000,
+      keepaliveTimeoutMs: 20_000,
+      maxConnectionAgeMs: 86_400_000,
+      maxConnectionAgeGraceMs: 3_600_000,
+      maxConcurrentStreams: 1000,
+    });
+    server.addService(defs.rateLimiterServiceDefinition, own);
+    server.addService(defs.rateLimitServiceDefinition, envoy);
+    await server.listen("127.0.0.1", port);
+  } else {
+    const grpc = await import("@grpc/grpc-js");
+    const server = new grpc.Server();
+    server.addService(defs.rateLimiterServiceDefinition, own);
+    server.addService(defs.rateLimitServiceDefinition, envoy);
+    await new Promise((resolve, reject) =>
+      server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e) =>
+        e ? reject(e) : resolve(),
+      ),
+    );
+  }
   console.log("listening");
 }
 
@@ -1111,7 +1131,22 @@ async function main() {
       grpcServer: noopG,
       httpServer: noopH,
     };
-    const all = [noop, ...subjects];
+    // The second gRPC peer: a no-op on Sluice's own node:http2 server (the transport Sluice runs on), measured for
+    // the gRPC cases only: Sluice over it is what the engine and the handlers cost on top of that transport.
+    const grpcH2Port = await freePort();
+    const noopG2 = await startServer(
+      "noop grpc node-http2",
+      process.execPath,
+      [self, "--child", "noop-grpc", String(grpcH2Port), fixed, "node-http2"],
+      (l) => l === "listening",
+    );
+    const noopH2 = {
+      name: "noop node-http2",
+      grpcOnly: true,
+      grpcAddress: `127.0.0.1:${grpcH2Port}`,
+      grpcServer: noopG2,
+    };
+    const all = [noop, noopH2, ...subjects];
     for (const s of all) await verifyGrpc(s.grpcAddress);
 
     // Closed loop, rounds interleaved (noop, then each store, case by case) so noise falls on all alike.
@@ -1123,6 +1158,7 @@ async function main() {
     for (let r = 0; r < rounds; r++) {
       for (const c of CASES) {
         for (const s of all) {
+          if (s.grpcOnly && c.kind !== "grpc") continue;
           await waitQuiet(quietS);
           const server = c.kind === "grpc" ? s.grpcServer : s.httpServer;
           const c0 = procCpuSeconds(server.pid, tck);
@@ -1158,6 +1194,7 @@ async function main() {
     }
     for (const c of CASES) {
       for (const s of all) {
+        if (s.grpcOnly && c.kind !== "grpc") continue;
         const key = `${c.name}|${s.name}`;
         const v = rate.get(key);
         report.add(c.name, s.name, "calls_per_s", Math.round(median(v)), {
@@ -1177,6 +1214,25 @@ async function main() {
           target: s.store === "memory" ? 0.75 : 0.6,
           min: Math.min(...ratios),
           max: Math.max(...ratios),
+        });
+        if (c.kind === "grpc") {
+          // Against the no-op on the same transport: what Sluice costs over its own gRPC server (no target).
+          const same = rate.get(`${c.name}|${noopH2.name}`);
+          const r2 = mine.map((v, i) => v / same[i]);
+          report.add(c.name, `${s.name}/${noopH2.name}`, "ratio", median(r2), {
+            min: Math.min(...r2),
+            max: Math.max(...r2),
+          });
+        }
+      }
+      if (c.kind === "grpc") {
+        // The transports against each other, no-op on both: what the lean server saves per call.
+        const h2 = rate.get(`${c.name}|${noopH2.name}`);
+        const js = rate.get(`${c.name}|noop`);
+        const r3 = h2.map((v, i) => v / js[i]);
+        report.add(c.name, `${noopH2.name}/noop`, "ratio", median(r3), {
+          min: Math.min(...r3),
+          max: Math.max(...r3),
         });
       }
     }
@@ -1200,11 +1256,16 @@ async function main() {
     for (const c of latencyRounds > 0 ? CASES : []) {
       for (const s of subjects) {
         const half = Math.round(median(rate.get(`${c.name}|${s.name}`)) / 2);
+        // The floor runs on Sluice's transport: for gRPC the no-op node:http2 server, for HTTP bare fastify.
+        const floorPeer = c.kind === "grpc" ? noopH2 : noop;
         const runs = { [s.name]: [], noop: [] };
         for (let r = 0; r < latencyRounds; r++) {
-          for (const x of [s, noop]) {
+          for (const [key, x] of [
+            [s.name, s],
+            ["noop", floorPeer],
+          ]) {
             await waitQuiet(quietS);
-            runs[x.name].push(await load(c, x, half));
+            runs[key].push(await load(c, x, half));
           }
         }
         const where = `${c.name} @ ${half}/s (half of ${s.name}'s rate)`;
@@ -1271,7 +1332,7 @@ async function main() {
         `${s.name}: ${m.allowed} decisions, all allowed and counted by the store (0 denied, 0 by a failure policy, 0 non-ok requests)`,
       );
     }
-    for (const s of [...subjects.map((x) => x.grpcServer), noopG, noopH]) await stopServer(s);
+    for (const s of [...subjects.map((x) => x.grpcServer), noopG, noopG2, noopH]) await stopServer(s);
   } finally {
     killAll();
     redis?.stop();
@@ -1300,7 +1361,7 @@ async function main() {
 
 if (process.argv[2] === "--child") {
   const [mode, ...rest] = process.argv.slice(3);
-  if (mode === "noop-grpc") await noopGrpc(Number(rest[0]), rest[1]);
+  if (mode === "noop-grpc") await noopGrpc(Number(rest[0]), rest[1], rest[2]);
   else if (mode === "noop-http") await noopHttp(Number(rest[0]), rest[1]);
   else if (mode === "autocannon") await autocannonChild(rest[0], rest[1], Number(rest[2]), rest[3]);
   else if (mode === "grpc-probe") await grpcProbeChild(rest[0], rest[1]);

@@ -88,7 +88,7 @@ function raw(
 function remainingOf(body: Buffer): number {
   expect(body[0]).toBe(0);
   expect(body.readUInt32BE(1)).toBe(body.length - 5);
-  return envoyRls.RateLimitResponse.decode(body.subarray(5)).statuses[0].limit_remaining;
+  return Number(envoyRls.RateLimitResponse.decode(body.subarray(5)).statuses[0].limit_remaining);
 }
 
 /** An engine whose checks wait for `held` before they run. */
@@ -207,6 +207,23 @@ describe(`gRPC wire (${harnessTransport()})`, () => {
       expect(r.grpcMessage, what).toMatch(message);
       expect(r.body.length, what).toBe(0);
     }
+    expect(g.engine.stats.checks).toBe(0);
+  });
+
+  it("refuses a second message as soon as it arrives, without waiting for the end of the body", async () => {
+    const { g, s } = await start();
+    const req = s.request({ ":method": "POST", ":path": PATH, "content-type": "application/grpc" });
+    req.on("error", () => {});
+    const answered = new Promise<number>((resolve) => {
+      const take = (h: Record<string, unknown>): void => {
+        if (h["grpc-status"] !== undefined) resolve(Number(h["grpc-status"]));
+      };
+      req.on("response", take);
+      req.on("trailers", take);
+    });
+    req.write(Buffer.concat([frame(MESSAGE), frame(MESSAGE)])); // and the body never ends
+    expect(await answered).toBe(status.UNIMPLEMENTED);
+    req.close();
     expect(g.engine.stats.checks).toBe(0);
   });
 

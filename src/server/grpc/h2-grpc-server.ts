@@ -171,6 +171,8 @@ class Call extends EventEmitter {
   #chunks: Buffer[] | undefined = undefined;
   #first: Buffer | undefined = undefined;
   #length = 0;
+  /** The request message's declared length, once its prefix is in (-1 before). */
+  #declared = -1;
   #timer: NodeJS.Timeout | undefined = undefined;
   readonly #server: H2GrpcServer;
   readonly #stream: ServerHttp2Stream;
@@ -227,16 +229,22 @@ class Call extends EventEmitter {
     }
     this.#length += chunk.length;
     // The declared length is checked as soon as the prefix is in: a message too big is refused unread.
-    if (this.#length >= 5) {
+    if (this.#length < 5) return;
+    if (this.#declared === -1) {
       const head = this.#chunks === undefined ? this.#first : Buffer.concat(this.#chunks, 5);
-      const declared = head.readUInt32BE(1);
+      this.#declared = head.readUInt32BE(1);
       const max = this.#server.options.maxReceiveMessageBytes;
-      if (declared > max) {
+      if (this.#declared > max) {
         this.fail({
           code: status.RESOURCE_EXHAUSTED,
-          details: `Received message larger than max (${declared} vs ${max})`,
+          details: `Received message larger than max (${this.#declared} vs ${max})`,
         });
+        return;
       }
+    }
+    if (this.#length > 5 + this.#declared) {
+      // Bytes beyond the one message: a second one. Refused now, so a body is never held beyond one message.
+      this.fail({ code: status.UNIMPLEMENTED, details: this.#route.secondMessage });
     }
   }
 
@@ -389,6 +397,8 @@ class Call extends EventEmitter {
 
   #settle(): void {
     this.done = true;
+    this.#first = undefined;
+    this.#chunks = undefined;
     if (this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
