@@ -7,7 +7,7 @@ import {
   startGrpcHarness,
   unary,
 } from "../../../test/support/grpc-harness.js";
-import type { Engine } from "../../engine/engine.js";
+import { heldChecks } from "../../../test/support/grpc-raw.js";
 import { currentLimitOf, UINT32_MAX } from "./envoy-rls-service.js";
 import type { envoy } from "./gen/protos.js";
 import { envoyRls } from "./service-definitions.js";
@@ -299,29 +299,8 @@ describe("ShouldRateLimit without response headers, and past its deadline", () =
   });
 
   it("drops the late answer of a call past its deadline and gives its gate slot back", async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let entered!: () => void;
-    const started = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
-    const slow = (engine: Engine): Engine =>
-      new Proxy(engine, {
-        get(target, prop, receiver) {
-          if (prop === "check") {
-            return async (req: Parameters<Engine["check"]>[0]) => {
-              entered();
-              await held;
-              return target.check(req);
-            };
-          }
-          const v = Reflect.get(target, prop, receiver);
-          return typeof v === "function" ? v.bind(target) : v;
-        },
-      });
-    const g = await startGrpcHarness({ yaml: YAML, wrapEngine: slow });
+    const held = heldChecks();
+    const g = await startGrpcHarness({ yaml: YAML, wrapEngine: held.wrap });
     try {
       // grpc-js computes the deadline from the real wall clock.
       const deadline = new Date(Date.now() + 200); // clock-lint: allow (grpc-js deadline)
@@ -331,12 +310,12 @@ describe("ShouldRateLimit without response headers, and past its deadline", () =
         { domain: "edge", descriptors: [d({ user: "late" })] },
         { deadline },
       );
-      await started;
+      await held.started;
       const a = await answer;
       expect(a.ok).toBe(false);
       if (!a.ok) expect(a.error.code).toBe(status.DEADLINE_EXCEEDED);
       expect(g.ctx.gate.inflight).toBe(1);
-      release();
+      held.release();
       await vi.waitFor(() => expect(g.ctx.gate.inflight).toBe(0));
       expect(g.metrics.requests.at(-1)).toMatchObject({ api: "grpc_envoy", outcome: "ok" });
       const r = await call<Response>(g.envoy, "ShouldRateLimit", {
@@ -345,7 +324,7 @@ describe("ShouldRateLimit without response headers, and past its deadline", () =
       });
       expect(r.statuses[0].limit_remaining).toBe(1); // the late call still counted (Envoy had already moved on)
     } finally {
-      release();
+      held.release();
       await g.close();
     }
   });

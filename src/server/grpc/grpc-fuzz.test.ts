@@ -18,6 +18,7 @@ import {
   HARNESS_START_MS,
   startGrpcHarness,
 } from "../../../test/support/grpc-harness.js";
+import { grpcFrame, type RawGrpcReply, rawGrpcCall } from "../../../test/support/grpc-raw.js";
 import { createRandom } from "../../core/random.js";
 import {
   envoyRls,
@@ -239,64 +240,6 @@ function payload(encodeValid: () => Uint8Array): Buffer {
   return mutate(encodeValid());
 }
 
-/** A gRPC message frame: flag 0, big-endian length, message. */
-function frame(message: Buffer): Buffer {
-  const head = Buffer.alloc(5);
-  head.writeUInt32BE(message.length, 1);
-  return Buffer.concat([head, message]);
-}
-
-// ------------------------------------------------------------------------------------------ raw HTTP/2 calls
-
-interface RawReply {
-  httpStatus?: number;
-  grpcStatus?: number;
-  grpcMessage?: string;
-  body: Buffer;
-  streamError?: string;
-}
-
-function rawCall(
-  session: ClientHttp2Session,
-  path: string,
-  body: Buffer,
-  headers: Record<string, string> = {},
-): Promise<RawReply> {
-  return new Promise((resolve) => {
-    const reply: RawReply = { body: Buffer.alloc(0) };
-    const chunks: Buffer[] = [];
-    const take = (h: Record<string, unknown>): void => {
-      if (h[":status"] !== undefined) reply.httpStatus = Number(h[":status"]);
-      if (h["grpc-status"] !== undefined) reply.grpcStatus = Number(h["grpc-status"]);
-      if (typeof h["grpc-message"] === "string") {
-        try {
-          reply.grpcMessage = decodeURIComponent(h["grpc-message"]);
-        } catch {
-          reply.grpcMessage = h["grpc-message"];
-        }
-      }
-    };
-    const req = session.request({
-      ":method": "POST",
-      ":path": path,
-      "content-type": "application/grpc",
-      te: "trailers",
-      ...headers,
-    });
-    req.on("response", take);
-    req.on("trailers", take);
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("error", (e: Error) => {
-      reply.streamError = e.message;
-    });
-    req.on("close", () => {
-      reply.body = Buffer.concat(chunks);
-      resolve(reply);
-    });
-    req.end(body);
-  });
-}
-
 /** Runs `tasks` with at most `width` in flight. */
 async function pool(tasks: (() => Promise<void>)[], width: number): Promise<void> {
   let next = 0;
@@ -344,7 +287,7 @@ describe(`gRPC fuzz (seed ${SEED.toString(16)})`, () => {
     const problems: string[] = [];
     const codes = new Map<string, number>();
     let okAnswers = 0;
-    const note = (what: string, r: RawReply, input: Buffer): void => {
+    const note = (what: string, r: RawGrpcReply, input: Buffer): void => {
       if (problems.length < 20)
         problems.push(`${what}: ${JSON.stringify(r)} for ${input.toString("hex").slice(0, 200)}`);
     };
@@ -356,7 +299,7 @@ describe(`gRPC fuzz (seed ${SEED.toString(16)})`, () => {
     /** Checks one message-level reply; returns the decoded OK response. */
     const judge = <T>(
       surface: string,
-      r: RawReply,
+      r: RawGrpcReply,
       input: Buffer,
       decode: (b: Buffer) => T,
     ): T | undefined => {
@@ -393,7 +336,7 @@ describe(`gRPC fuzz (seed ${SEED.toString(16)})`, () => {
     for (let i = 0; i < PER_SURFACE; i++) {
       const input = payload(() => RLReq.encode(envoyRequest()).finish());
       tasks.push(async () => {
-        const r = await rawCall(session, ENVOY_PATH, frame(input));
+        const r = await rawGrpcCall(session, ENVOY_PATH, grpcFrame(input));
         const res = judge("envoy", r, input, (b) => RLRes.decode(b));
         if (res !== undefined) {
           // An OK answer has one status per descriptor of the request as the server decoded it.
@@ -408,7 +351,7 @@ describe(`gRPC fuzz (seed ${SEED.toString(16)})`, () => {
     for (let i = 0; i < PER_SURFACE; i++) {
       const input = payload(() => sluiceV1.CheckRequest.encode(checkRequest()).finish());
       tasks.push(async () => {
-        const r = await rawCall(session, CHECK_PATH, frame(input));
+        const r = await rawGrpcCall(session, CHECK_PATH, grpcFrame(input));
         judge("check", r, input, (b) => sluiceV1.CheckResponse.decode(b));
       });
     }
@@ -418,7 +361,7 @@ describe(`gRPC fuzz (seed ${SEED.toString(16)})`, () => {
         sluiceV1.CheckBatchRequest.encode({ items: Array.from({ length: int(14) }, checkRequest) }).finish(),
       );
       tasks.push(async () => {
-        const r = await rawCall(session, BATCH_PATH, frame(input));
+        const r = await rawGrpcCall(session, BATCH_PATH, grpcFrame(input));
         const res = judge("batch", r, input, (b) => sluiceV1.CheckBatchResponse.decode(b));
         if (res !== undefined) {
           okAnswers--; // counted per item below
@@ -452,36 +395,38 @@ describe(`gRPC fuzz (seed ${SEED.toString(16)})`, () => {
   it("survives broken gRPC framing", async () => {
     const problems: string[] = [];
     const tasks: (() => Promise<void>)[] = [];
-    const valid = frame(Buffer.from(envoyRls.RateLimitRequest.encode(envoyRequest()).finish()));
-    const framings: [string, () => Promise<RawReply>][] = [
-      ["no message", () => rawCall(session, ENVOY_PATH, Buffer.alloc(0))],
-      ["short prefix", () => rawCall(session, ENVOY_PATH, Buffer.from([0, 0, 0]))],
+    const valid = grpcFrame(Buffer.from(envoyRls.RateLimitRequest.encode(envoyRequest()).finish()));
+    const framings: [string, () => Promise<RawGrpcReply>][] = [
+      ["no message", () => rawGrpcCall(session, ENVOY_PATH, Buffer.alloc(0))],
+      ["short prefix", () => rawGrpcCall(session, ENVOY_PATH, Buffer.from([0, 0, 0]))],
       [
         "declared length beyond the body",
-        () => rawCall(session, CHECK_PATH, Buffer.from([0, 0, 0, 0, 50, 1, 2])),
+        () => rawGrpcCall(session, CHECK_PATH, Buffer.from([0, 0, 0, 0, 50, 1, 2])),
       ],
       [
         "declared length of 4 GiB",
-        () => rawCall(session, ENVOY_PATH, Buffer.from([0, 0xff, 0xff, 0xff, 0xff, 1])),
+        () => rawGrpcCall(session, ENVOY_PATH, Buffer.from([0, 0xff, 0xff, 0xff, 0xff, 1])),
       ],
-      ["two messages", () => rawCall(session, ENVOY_PATH, Buffer.concat([valid, valid]))],
+      ["two messages", () => rawGrpcCall(session, ENVOY_PATH, Buffer.concat([valid, valid]))],
       [
         "compressed flag, no encoding",
-        () => rawCall(session, ENVOY_PATH, Buffer.from([1, 0, 0, 0, 2, 8, 1])),
+        () => rawGrpcCall(session, ENVOY_PATH, Buffer.from([1, 0, 0, 0, 2, 8, 1])),
       ],
       [
         "gzip garbage",
         () =>
-          rawCall(session, CHECK_PATH, Buffer.from([1, 0, 0, 0, 4, 1, 2, 3, 4]), { "grpc-encoding": "gzip" }),
+          rawGrpcCall(session, CHECK_PATH, Buffer.from([1, 0, 0, 0, 4, 1, 2, 3, 4]), {
+            "grpc-encoding": "gzip",
+          }),
       ],
       [
         "unknown encoding",
-        () => rawCall(session, CHECK_PATH, Buffer.from([1, 0, 0, 0, 1, 0]), { "grpc-encoding": "zz" }),
+        () => rawGrpcCall(session, CHECK_PATH, Buffer.from([1, 0, 0, 0, 1, 0]), { "grpc-encoding": "zz" }),
       ],
-      ["unknown method", () => rawCall(session, "/sluice.v1.RateLimiter/Nope", valid)],
-      ["not gRPC", () => rawCall(session, ENVOY_PATH, valid, { "content-type": "application/json" })],
-      ["bad timeout header", () => rawCall(session, ENVOY_PATH, valid, { "grpc-timeout": "banana" })],
-      ["random body", () => rawCall(session, CHECK_PATH, randomBytes(int(300)))],
+      ["unknown method", () => rawGrpcCall(session, "/sluice.v1.RateLimiter/Nope", valid)],
+      ["not gRPC", () => rawGrpcCall(session, ENVOY_PATH, valid, { "content-type": "application/json" })],
+      ["bad timeout header", () => rawGrpcCall(session, ENVOY_PATH, valid, { "grpc-timeout": "banana" })],
+      ["random body", () => rawGrpcCall(session, CHECK_PATH, randomBytes(int(300)))],
     ];
     for (let i = 0; i < FRAMING_CALLS; i++) {
       const [what, run] = framings[i % framings.length];

@@ -2,6 +2,7 @@ import { status } from "@grpc/grpc-js";
 import { pino } from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, type GrpcHarness, startGrpcHarness, unary } from "../../../test/support/grpc-harness.js";
+import { heldChecks } from "../../../test/support/grpc-raw.js";
 import { InvalidArgumentError, StoreTimeoutError, StoreUnavailableError } from "../../core/errors.js";
 import type { Engine } from "../../engine/engine.js";
 import { grpcErrorOf, MAX_STATUS_DETAILS } from "./grpc-call.js";
@@ -114,33 +115,10 @@ describe("createGrpcServer", () => {
   });
 
   it("lets calls in flight finish within the close grace", async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let entered!: () => void;
-    const started = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
-    h = await startGrpcHarness({
-      yaml: YAML,
-      wrapEngine: (engine) =>
-        new Proxy(engine, {
-          get(target, prop, receiver) {
-            if (prop === "check") {
-              return async (req: Parameters<Engine["check"]>[0]) => {
-                entered();
-                await held;
-                return target.check(req);
-              };
-            }
-            const v = Reflect.get(target, prop, receiver);
-            return typeof v === "function" ? v.bind(target) : v;
-          },
-        }),
-    });
+    const held = heldChecks();
+    h = await startGrpcHarness({ yaml: YAML, wrapEngine: held.wrap });
     const pending = unary(h.envoy, "ShouldRateLimit", REQUEST);
-    await started;
+    await held.started;
     const closed = h.server.close(30_000);
     let done = false;
     void closed.then(() => {
@@ -148,7 +126,7 @@ describe("createGrpcServer", () => {
     });
     await vi.waitFor(() => expect(h?.ctx.gate.inflight).toBe(1));
     expect(done).toBe(false);
-    release();
+    held.release();
     const a = await pending;
     expect(a.ok).toBe(true);
     await closed;

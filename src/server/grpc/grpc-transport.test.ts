@@ -9,6 +9,7 @@ import { deflateSync, gzipSync } from "node:zlib";
 import { status } from "@grpc/grpc-js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type GrpcHarness, harnessTransport, startGrpcHarness } from "../../../test/support/grpc-harness.js";
+import { grpcFrame, heldChecks, rawGrpcCall } from "../../../test/support/grpc-raw.js";
 import type { Engine } from "../../engine/engine.js";
 import type { GrpcServerOptions } from "./grpc-server.js";
 import { envoyRls, RATE_LIMIT_SERVICE_NAME } from "./service-definitions.js";
@@ -30,58 +31,9 @@ const MESSAGE = Buffer.from(
   }).finish(),
 );
 
-/** `message` behind a gRPC prefix with compressed flag `flag`. */
-function frame(message: Buffer, flag = 0): Buffer {
-  const out = Buffer.alloc(5 + message.length);
-  out[0] = flag;
-  out.writeUInt32BE(message.length, 1);
-  message.copy(out, 5);
-  return out;
-}
-
-interface Reply {
-  httpStatus?: number;
-  contentType?: string;
-  grpcStatus?: number;
-  grpcMessage?: string;
-  body: Buffer;
-  error?: string;
-}
-
-/** One raw call: headers, body, then what came back (status from trailers or a trailers-only answer). */
-function raw(
-  session: ClientHttp2Session,
-  body: Buffer,
-  headers: Record<string, string> = {},
-): Promise<Reply> {
-  return new Promise((resolve) => {
-    const reply: Reply = { body: Buffer.alloc(0) };
-    const chunks: Buffer[] = [];
-    const take = (h: Record<string, unknown>): void => {
-      if (h[":status"] !== undefined) reply.httpStatus = Number(h[":status"]);
-      if (typeof h["content-type"] === "string") reply.contentType = h["content-type"];
-      if (h["grpc-status"] !== undefined) reply.grpcStatus = Number(h["grpc-status"]);
-      if (typeof h["grpc-message"] === "string") reply.grpcMessage = decodeURI(h["grpc-message"]);
-    };
-    const req = session.request({
-      ":method": "POST",
-      ":path": PATH,
-      "content-type": "application/grpc",
-      te: "trailers",
-      ...headers,
-    });
-    req.on("response", take);
-    req.on("trailers", take);
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("error", (e: Error) => {
-      reply.error = e.message;
-    });
-    req.on("close", () => {
-      reply.body = Buffer.concat(chunks);
-      resolve(reply);
-    });
-    req.end(body);
-  });
+/** One raw call of ShouldRateLimit. */
+function raw(session: ClientHttp2Session, body: Buffer, headers: Record<string, string> = {}) {
+  return rawGrpcCall(session, PATH, body, headers);
 }
 
 /** The remaining quota of the single message of an OK answer. */
@@ -89,24 +41,6 @@ function remainingOf(body: Buffer): number {
   expect(body[0]).toBe(0);
   expect(body.readUInt32BE(1)).toBe(body.length - 5);
   return Number(envoyRls.RateLimitResponse.decode(body.subarray(5)).statuses[0].limit_remaining);
-}
-
-/** An engine whose checks wait for `held` before they run. */
-function holding(held: Promise<void>, entered: () => void): (engine: Engine) => Engine {
-  return (engine) =>
-    new Proxy(engine, {
-      get(target, prop, receiver) {
-        if (prop === "check") {
-          return async (req: Parameters<Engine["check"]>[0]) => {
-            entered();
-            await held;
-            return target.check(req);
-          };
-        }
-        const v = Reflect.get(target, prop, receiver);
-        return typeof v === "function" ? v.bind(target) : v;
-      },
-    });
 }
 
 let h: GrpcHarness | undefined;
@@ -138,7 +72,7 @@ afterEach(async () => {
 describe(`gRPC wire (${harnessTransport()})`, () => {
   it("answers a call with headers, one message and OK trailers", async () => {
     const { s } = await start();
-    const r = await raw(s, frame(MESSAGE));
+    const r = await raw(s, grpcFrame(MESSAGE));
     expect(r).toMatchObject({
       httpStatus: 200,
       contentType: "application/grpc+proto",
@@ -149,12 +83,12 @@ describe(`gRPC wire (${harnessTransport()})`, () => {
 
   it("reads gzip and deflate messages, and flagged ones without an encoding as they are", async () => {
     const { g, s } = await start();
-    const gz = await raw(s, frame(gzipSync(MESSAGE), 1), { "grpc-encoding": "gzip" });
+    const gz = await raw(s, grpcFrame(gzipSync(MESSAGE), 1), { "grpc-encoding": "gzip" });
     expect(gz.grpcStatus).toBe(status.OK);
     expect(remainingOf(gz.body)).toBe(4);
-    const df = await raw(s, frame(deflateSync(MESSAGE), 1), { "grpc-encoding": "deflate" });
+    const df = await raw(s, grpcFrame(deflateSync(MESSAGE), 1), { "grpc-encoding": "deflate" });
     expect(remainingOf(df.body)).toBe(3);
-    const plain = await raw(s, frame(MESSAGE, 1));
+    const plain = await raw(s, grpcFrame(MESSAGE, 1));
     expect(remainingOf(plain.body)).toBe(2);
     expect(g.engine.stats.checks).toBe(3);
   });
@@ -167,35 +101,35 @@ describe(`gRPC wire (${harnessTransport()})`, () => {
       ["cut message", Buffer.from([0, 0, 0, 0, 50, 1, 2]), {}, status.UNIMPLEMENTED, /no request message/],
       [
         "two messages",
-        Buffer.concat([frame(MESSAGE), frame(MESSAGE)]),
+        Buffer.concat([grpcFrame(MESSAGE), grpcFrame(MESSAGE)]),
         {},
         status.UNIMPLEMENTED,
         /^Received a second request message/,
       ],
       [
         "too big",
-        frame(Buffer.alloc(2000)),
+        grpcFrame(Buffer.alloc(2000)),
         {},
         status.RESOURCE_EXHAUSTED,
         /^Received message larger than max \(2000 vs 1024\)$/,
       ],
       [
         "gzip bomb",
-        frame(gzipSync(Buffer.alloc(100_000)), 1),
+        grpcFrame(gzipSync(Buffer.alloc(100_000)), 1),
         { "grpc-encoding": "gzip" },
         status.RESOURCE_EXHAUSTED,
         /^Received message that decompresses to a size larger than 1024$/,
       ],
       [
         "unknown encoding",
-        frame(MESSAGE, 1),
+        grpcFrame(MESSAGE, 1),
         { "grpc-encoding": "zz" },
         status.UNIMPLEMENTED,
         /^Received message compressed with unsupported encoding "zz"$/,
       ],
       [
         "bad timeout",
-        frame(MESSAGE),
+        grpcFrame(MESSAGE),
         { "grpc-timeout": "banana" },
         status.INTERNAL,
         /^Invalid grpc-timeout value "banana"$/,
@@ -221,7 +155,7 @@ describe(`gRPC wire (${harnessTransport()})`, () => {
       req.on("response", take);
       req.on("trailers", take);
     });
-    req.write(Buffer.concat([frame(MESSAGE), frame(MESSAGE)])); // and the body never ends
+    req.write(Buffer.concat([grpcFrame(MESSAGE), grpcFrame(MESSAGE)])); // and the body never ends
     expect(await answered).toBe(status.UNIMPLEMENTED);
     req.close();
     expect(g.engine.stats.checks).toBe(0);
@@ -229,10 +163,10 @@ describe(`gRPC wire (${harnessTransport()})`, () => {
 
   it("answers 415 to a content type that is not gRPC, and UNIMPLEMENTED to an unknown method", async () => {
     const { s } = await start();
-    const json = await raw(s, frame(MESSAGE), { "content-type": "application/json" });
+    const json = await raw(s, grpcFrame(MESSAGE), { "content-type": "application/json" });
     expect(json.httpStatus).toBe(415);
     expect(json.grpcStatus).toBeUndefined();
-    const unknown = await raw(s, frame(MESSAGE), {
+    const unknown = await raw(s, grpcFrame(MESSAGE), {
       ":path": "/envoy.service.ratelimit.v3.RateLimitService/Nope",
     });
     expect(unknown.grpcStatus).toBe(status.UNIMPLEMENTED);
@@ -242,28 +176,21 @@ describe(`gRPC wire (${harnessTransport()})`, () => {
   });
 
   it("answers DEADLINE_EXCEEDED at the deadline and drops the late answer; a client's cancel frees the call", async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let entered = 0;
-    const { g, s } = await start(
-      {},
-      holding(held, () => entered++),
-    );
-    const late = await raw(s, frame(MESSAGE), { "grpc-timeout": "50m" });
+    const held = heldChecks();
+    const { g, s } = await start({}, held.wrap);
+    const late = await raw(s, grpcFrame(MESSAGE), { "grpc-timeout": "50m" });
     expect(late.grpcStatus).toBe(status.DEADLINE_EXCEEDED);
     expect(late.body.length).toBe(0);
     // A call the client resets while it is held.
     const req = s.request({ ":method": "POST", ":path": PATH, "content-type": "application/grpc" });
     req.on("error", () => {});
-    req.end(frame(MESSAGE));
-    await vi.waitFor(() => expect(entered).toBe(2));
+    req.end(grpcFrame(MESSAGE));
+    await vi.waitFor(() => expect(held.entered).toBe(2));
     req.close();
-    release();
+    held.release();
     await vi.waitFor(() => expect(g.ctx.gate.inflight).toBe(0));
     // The server keeps serving on the same connection.
-    const after = await raw(s, frame(MESSAGE));
+    const after = await raw(s, grpcFrame(MESSAGE));
     expect(after.grpcStatus).toBe(status.OK);
   });
 
@@ -272,7 +199,7 @@ describe(`gRPC wire (${harnessTransport()})`, () => {
     let pings = 0;
     s.on("ping", () => pings++);
     await vi.waitFor(() => expect(pings).toBeGreaterThanOrEqual(3), { timeout: 10_000 });
-    expect((await raw(s, frame(MESSAGE))).grpcStatus).toBe(status.OK);
+    expect((await raw(s, grpcFrame(MESSAGE))).grpcStatus).toBe(status.OK);
     // A peer that opens HTTP/2, acknowledges the server's SETTINGS, then never answers anything (a PING included).
     const [host, port] = g.address.split(":");
     const silent = tcpConnect(Number(port), host);
@@ -292,23 +219,16 @@ describe(`gRPC wire (${harnessTransport()})`, () => {
   });
 
   it("sends a GOAWAY past the connection age and lets the call in flight finish within the grace", async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let entered = 0;
-    const { s } = await start(
-      { maxConnectionAgeMs: 300, maxConnectionAgeGraceMs: 30_000 },
-      holding(held, () => entered++),
-    );
+    const held = heldChecks();
+    const { s } = await start({ maxConnectionAgeMs: 300, maxConnectionAgeGraceMs: 30_000 }, held.wrap);
     let goaway = false;
     s.on("goaway", () => {
       goaway = true;
     });
-    const pending = raw(s, frame(MESSAGE));
-    await vi.waitFor(() => expect(entered).toBe(1));
+    const pending = raw(s, grpcFrame(MESSAGE));
+    await held.started;
     await vi.waitFor(() => expect(goaway).toBe(true), { timeout: 10_000 });
-    release();
+    held.release();
     const r = await pending;
     expect(r.grpcStatus).toBe(status.OK);
     expect(remainingOf(r.body)).toBe(4);
