@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { KeyIndex, LONG_KEY } from "./key-index.js";
+import { INITIAL_CELLS, KeyIndex, LONG_KEY } from "./key-index.js";
 
 /** An index over its own slot arrays, with the bookkeeping the memory store does around it. */
-function harness(capacity: number, seed?: number) {
+function harness(capacity: number, seed?: number, initialCells?: number) {
   const keys: (string | undefined)[] = [];
   const owner = new Uint16Array(capacity);
-  const index = new KeyIndex(capacity, keys, owner, seed);
+  const index = new KeyIndex(capacity, keys, owner, seed, initialCells);
   const free = Array.from({ length: capacity }, (_, i) => capacity - 1 - i);
   return {
     index,
@@ -110,6 +110,57 @@ describe("KeyIndex", () => {
     expect(a.hashOf(1, "user:1")).not.toBe(b.hashOf(1, "user:1"));
     expect(a.hashOf(1, "user:1")).toBe(a.hashOf(1, "user:1"));
     expect(a.hashOf(1, "user:1")).not.toBe(a.hashOf(2, "user:1"));
+  });
+
+  it("starts small and doubles as keys come, never past its load of ½ nor past 2 × capacity; clear() shrinks it", () => {
+    const h = harness(10_000, 5);
+    expect(h.index.tableSize).toBe(INITIAL_CELLS);
+    const sizes = new Set<number>();
+    for (let i = 0; i < 10_000; i++) {
+      h.add(1 + (i % 3), `user:${i}`);
+      expect(2 * (i + 1)).toBeLessThanOrEqual(h.index.tableSize);
+      sizes.add(h.index.tableSize);
+    }
+    expect([...sizes]).toEqual([1024, 2048, 4096, 8192, 16_384, 32_768]); // 32,768: the first power of 2 ≥ 20,000
+    for (let i = 0; i < 10_000; i++) expect(h.keys[h.index.get(1 + (i % 3), `user:${i}`)]).toBe(`user:${i}`);
+    for (let i = 0; i < 10_000; i += 2) h.remove(1 + (i % 3), `user:${i}`);
+    for (let i = 0; i < 10_000; i++) {
+      expect(h.index.get(1 + (i % 3), `user:${i}`) === -1).toBe(i % 2 === 0);
+    }
+    h.index.clear();
+    expect(h.index.tableSize).toBe(INITIAL_CELLS);
+    expect(h.index.get(2, "user:1")).toBe(-1);
+    // A small store's table is its whole size from the start.
+    expect(harness(100).index.tableSize).toBe(256);
+  });
+
+  it("agrees with a Map while the table grows, under any sequence of adds and removes (property)", () => {
+    const names = Array.from({ length: 60 }, (_, i) => (i % 7 === 0 ? `k${i}${"x".repeat(40)}` : `k${i}`));
+    const op = fc.record({
+      add: fc.boolean(),
+      table: fc.integer({ min: 1, max: 2 }),
+      key: fc.constantFrom(...names),
+    });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300 }), fc.integer(), (ops, seed) => {
+        const capacity = 120;
+        const h = harness(capacity, seed, 16);
+        const model = new Map<string, number>();
+        for (const o of ops) {
+          const id = `${o.table}\u0000${o.key}`;
+          if (o.add && !model.has(id)) model.set(id, h.add(o.table, o.key));
+          else if (!o.add && model.has(id)) {
+            h.remove(o.table, o.key);
+            model.delete(id);
+          }
+        }
+        for (const t of [1, 2]) {
+          for (const k of names) expect(h.index.get(t, k)).toBe(model.get(`${t}\u0000${k}`) ?? -1);
+        }
+        expect(h.index.tableSize).toBeLessThanOrEqual(256);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("agrees with a Map under any sequence of adds and removes (property)", () => {

@@ -1,7 +1,8 @@
 /**
  * The in-process store (seed 004's layout): a fixed capacity of slots chosen at construction, state kept in
  * preallocated typed arrays indexed by slot, one index from (group of limits, key) to slot ({@link KeyIndex}: an
- * open-addressing table of fixed size, long keys in a `Map` per group), and a free list.
+ * open-addressing table that doubles as keys come, up to twice the capacity; long keys in a `Map` per group), and a
+ * free list.
  *
  * Layout, for a capacity C:
  * - `data: Float64Array(C · stride)` — the small states (width ≤ {@link SMALL_STATE_MAX_WIDTH}) of a slot's
