@@ -171,6 +171,7 @@ class Call extends EventEmitter {
   #chunks: Buffer[] | undefined = undefined;
   #first: Buffer | undefined = undefined;
   #length = 0;
+  #metadata: Metadata | undefined = undefined;
   /** The request message's declared length, once its prefix is in (-1 before). */
   #declared = -1;
   #timer: NodeJS.Timeout | undefined = undefined;
@@ -192,9 +193,10 @@ class Call extends EventEmitter {
     };
   }
 
-  /** The request's metadata (built on first use). */
+  /** The request's metadata (built on first use, then kept). */
   get metadata(): Metadata {
-    return Metadata.fromHttp2Headers(this.#headers);
+    this.#metadata ??= Metadata.fromHttp2Headers(this.#headers);
+    return this.#metadata;
   }
 
   /** The method's path. */
