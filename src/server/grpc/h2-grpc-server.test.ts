@@ -27,8 +27,8 @@ describe("H2GrpcServer", () => {
         call: { request: { domain: string }; metadata: Metadata; getPath(): string },
         callback: (e: null, r: unknown) => void,
       ) => {
-        seen.push(call.request.domain, call.metadata.get("x-tenant"), call.getPath());
-        seen.push(call.metadata === call.metadata);
+        const first = call.metadata;
+        seen.push(call.request.domain, first.get("x-tenant"), call.getPath(), call.metadata === first);
         callback(null, { overall_code: envoyRls.RateLimitResponse.Code.OVER_LIMIT });
       }) as never,
     });
