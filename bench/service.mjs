@@ -176,13 +176,14 @@ async function noopGrpc(port, fixedFile, transport = "grpc-js") {
   if (transport === "node-http2") {
     // Sluice's own lean server (the transport `sluice serve` runs by default), with the same no-op handlers.
     const { H2GrpcServer } = await import(DIST("server/grpc/h2-grpc-server.js"));
+    const g = await import(DIST("server/grpc/grpc-server.js"));
     const server = new H2GrpcServer({
       maxReceiveMessageBytes: 4 * 1024 * 1024,
-      keepaliveTimeMs: 60_000,
-      keepaliveTimeoutMs: 20_000,
-      maxConnectionAgeMs: 86_400_000,
-      maxConnectionAgeGraceMs: 3_600_000,
-      maxConcurrentStreams: 1000,
+      keepaliveTimeMs: g.DEFAULT_KEEPALIVE_TIME_MS,
+      keepaliveTimeoutMs: g.DEFAULT_KEEPALIVE_TIMEOUT_MS,
+      maxConnectionAgeMs: g.DEFAULT_MAX_CONNECTION_AGE_MS,
+      maxConnectionAgeGraceMs: g.DEFAULT_MAX_CONNECTION_AGE_GRACE_MS,
+      maxConcurrentStreams: g.DEFAULT_MAX_CONCURRENT_STREAMS,
     });
     server.addService(defs.rateLimiterServiceDefinition, own);
     server.addService(defs.rateLimitServiceDefinition, envoy);

@@ -138,6 +138,24 @@ function sendOkTrailers(this: ServerHttp2Stream): void {
   }
 }
 
+/**
+ * Answers `stream` with one HEADERS frame that ends it (`headers`: a trailers-only status, or a bare HTTP status),
+ * and drains whatever of its body is still arriving.
+ */
+function refuse(stream: ServerHttp2Stream, headers: Record<string, string | number>): void {
+  try {
+    if (!stream.destroyed && !stream.closed) stream.respond(headers, END_STREAM);
+  } catch {
+    // The stream closed between the check and the write.
+  }
+  if (!stream.readableEnded) stream.resume();
+}
+
+/** The trailers-only answer of gRPC status `code` with `details`. */
+function statusHeaders(code: number, details: string): Record<string, string | number> {
+  return { ...ERROR_HEADERS, "grpc-status": String(code), "grpc-message": encodeURI(details) };
+}
+
 /** The 5-byte gRPC prefix followed by `message`, in one buffer. */
 function framed(message: Buffer): Buffer {
   const out = Buffer.allocUnsafe(5 + message.length);
@@ -155,8 +173,8 @@ function timeoutMsOf(value: string): number {
 }
 
 /**
- * One call: one stream. Collects the request message, runs the handler, answers once. Every answer path goes
- * through {@link Call.finish} or {@link Call.fail}, which do nothing once the call is done.
+ * One call: one stream. Collects the request message, runs the handler, answers once. Every answer goes through
+ * `#answer`, `end` or {@link Call.fail}, which do nothing once the call is done.
  */
 class Call extends EventEmitter {
   /** The decoded request (set before the handler runs). */
@@ -259,18 +277,10 @@ class Call extends EventEmitter {
         : (this.#first ?? Buffer.alloc(0));
     this.#chunks = undefined;
     this.#first = undefined;
-    if (body.length === 0) {
+    // `#data` refused anything past one message; an empty body, or one ending inside its message, carried none
+    // (grpc-js answers the same).
+    if (this.#declared === -1 || body.length < 5 + this.#declared) {
       this.fail({ code: status.UNIMPLEMENTED, details: route.noMessage });
-      return;
-    }
-    // A body ending inside its message carried no complete message (grpc-js answers the same).
-    const length = body.length < 5 ? -1 : body.readUInt32BE(1);
-    if (length === -1 || body.length < 5 + length) {
-      this.fail({ code: status.UNIMPLEMENTED, details: route.noMessage });
-      return;
-    }
-    if (body.length > 5 + length) {
-      this.fail({ code: status.UNIMPLEMENTED, details: route.secondMessage });
       return;
     }
     let message = body.subarray(5);
@@ -374,27 +384,26 @@ class Call extends EventEmitter {
     this.#settle();
     this.writableEnded = true;
     const code = error.code ?? status.UNKNOWN;
-    const trailers = { "grpc-status": String(code), "grpc-message": encodeURI(error.details ?? "") };
+    const details = error.details ?? "";
     const stream = this.#stream;
+    if (!this.#headersSent) {
+      refuse(stream, statusHeaders(code, details));
+      return;
+    }
     if (stream.destroyed || stream.closed) return;
+    const trailers = { "grpc-status": String(code), "grpc-message": encodeURI(details) };
     try {
-      if (!this.#headersSent) {
-        stream.respond({ ...ERROR_HEADERS, ...trailers }, END_STREAM);
-      } else {
-        stream.once("wantTrailers", () => {
-          try {
-            stream.sendTrailers(trailers);
-          } catch {
-            // The stream closed meanwhile.
-          }
-        });
-        stream.end();
-      }
+      stream.once("wantTrailers", () => {
+        try {
+          stream.sendTrailers(trailers);
+        } catch {
+          // The stream closed meanwhile.
+        }
+      });
+      stream.end();
     } catch {
       // The stream closed between the check and the write.
     }
-    // A request body still arriving is not read further.
-    if (!stream.readableEnded) stream.resume();
   }
 
   #settle(): void {
@@ -585,30 +594,13 @@ export class H2GrpcServer {
     stream.on("error", ignore);
     const contentType = headers[constants.HTTP2_HEADER_CONTENT_TYPE];
     if (typeof contentType !== "string" || !contentType.startsWith("application/grpc")) {
-      try {
-        stream.respond({ [constants.HTTP2_HEADER_STATUS]: 415 }, END_STREAM);
-      } catch {
-        // The stream is gone.
-      }
-      stream.resume();
+      refuse(stream, { [constants.HTTP2_HEADER_STATUS]: 415 });
       return;
     }
     const path = String(headers[constants.HTTP2_HEADER_PATH] ?? "");
     const route = this.#routes.get(path);
     if (route === undefined) {
-      try {
-        stream.respond(
-          {
-            ...ERROR_HEADERS,
-            "grpc-status": String(status.UNIMPLEMENTED),
-            "grpc-message": encodeURI(`The server does not implement the method ${path}`),
-          },
-          END_STREAM,
-        );
-      } catch {
-        // The stream is gone.
-      }
-      stream.resume();
+      refuse(stream, statusHeaders(status.UNIMPLEMENTED, `The server does not implement the method ${path}`));
       return;
     }
     new Call(this, stream, headers, route).start();
