@@ -154,6 +154,31 @@ describe("startService (in process)", () => {
     }
   });
 
+  it("with the admin API on, follows hand edits of the rules file only when watching (--no-watch: never)", async () => {
+    const log = createServiceLogger({ level: "silent" });
+    const base = settings({ admin: true, adminPort: "0", watch: true });
+    const watching = await startService(base, { log });
+    const still = await startService({ ...base, watch: false }, { log });
+    const versionOf = async (svc: typeof watching): Promise<string | undefined> =>
+      (await svc.readiness()).checks.config?.detail;
+    try {
+      const before = await versionOf(still);
+      expect(before).toMatch(/^version \d+ from /);
+      expect(await versionOf(watching)).toBe(before);
+      writeFileSync(base.configFile, TWO_DOMAINS);
+      // Both processes see the same change at the same time: once the watching one has applied it, the other would
+      // have too, had it been watching.
+      for (let i = 0; (await versionOf(watching)) === before; i++) {
+        if (i > 500) throw new Error("the watching service never applied the edit");
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(await versionOf(watching)).toMatch(/^version \d+ from /);
+      expect(await versionOf(still)).toBe(before);
+    } finally {
+      await Promise.all([watching.close(), still.close()]);
+    }
+  });
+
   it("refuses an invalid rules file, naming it", async () => {
     const s = settings({}, "version: 1\nrules: 7\n");
     await expect(startService(s, { log: createServiceLogger({ level: "silent" }) })).rejects.toMatchObject({

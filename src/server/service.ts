@@ -222,6 +222,7 @@ export async function startService(
           log,
           host: settings.host,
           port: settings.adminPort,
+          watch: settings.watch,
         }),
       );
       const running = admin;

@@ -58,6 +58,12 @@ export interface AdminServiceOptions {
   readonly host: string;
   /** Port to listen on (0: any free port). */
   readonly port: number;
+  /**
+   * Embedded mode: watch the rules file and apply every version written to it by hand (`--watch`, the service's
+   * setting); false: only the admin API's own writes change the rules. Redis mode always follows the shared
+   * document. @default true
+   */
+  readonly watch?: boolean;
 }
 
 /** The running admin side. */
@@ -99,7 +105,12 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
   let audit: AuditLog;
   let closeClient: () => Promise<void> = () => Promise.resolve();
   if (options.redisUrl === undefined) {
-    repository = fileConfigRepository({ path: options.configFile, clock, watch: true, onError });
+    repository = fileConfigRepository({
+      path: options.configFile,
+      clock,
+      watch: options.watch ?? true,
+      onError,
+    });
     audit = fileAuditLog({ path: options.auditFile ?? `${options.configFile}.audit.jsonl`, clock });
   } else {
     const { Redis, Cluster } = await import("ioredis");
