@@ -184,14 +184,13 @@ export class ShardedStore implements Store {
   /** The index of the one shard owning every item, else each item's owning shard's index. */
   #ownersOf(items: readonly StoreItem[]): number | Uint32Array {
     const first = this.#ownerIndex(items[0].key);
-    let single = true;
+    let i = 1;
+    while (i < items.length && this.#ownerIndex(items[i].key) === first) i++;
+    if (i === items.length) return first; // the common case: no array
     const owners = new Uint32Array(items.length);
-    owners[0] = first;
-    for (let i = 1; i < items.length; i++) {
-      owners[i] = this.#ownerIndex(items[i].key);
-      if (owners[i] !== first) single = false;
-    }
-    return single ? first : owners;
+    owners.fill(first, 0, i);
+    for (; i < items.length; i++) owners[i] = this.#ownerIndex(items[i].key);
+    return owners;
   }
 
   /** Applies `op` to items spread over several shards of `ring` (`owners`: each item's shard index). */

@@ -32,7 +32,7 @@ import type { RateLimitHeaderOptions } from "../rate-limit-headers.js";
 import type { ServiceContext } from "../service-context.js";
 import { shouldRateLimit } from "./envoy-rls-service.js";
 import { unaryHandler } from "./grpc-call.js";
-import { H2GrpcServer, type H2MethodDefinition } from "./h2-grpc-server.js";
+import { H2GrpcServer, type H2GrpcServerOptions, type H2MethodDefinition } from "./h2-grpc-server.js";
 import { HealthState, healthHandlers } from "./health-service.js";
 import {
   healthServiceDefinition,
@@ -108,24 +108,38 @@ function bindAddress(host: string, port: number): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-/** What {@link createGrpcServer} needs of either server. */
+/** What {@link createGrpcServer} needs of either server ({@link H2GrpcServer} has exactly this). */
 interface TransportServer {
-  addService(definition: Readonly<Record<string, H2MethodDefinition>>, implementation: object): void;
+  addService(
+    definition: Readonly<Record<string, H2MethodDefinition>>,
+    implementation: Readonly<Record<string, (...args: never[]) => void>>,
+  ): void;
   listen(host: string, port: number): Promise<number>;
   tryShutdown(callback: () => void): void;
   forceShutdown(): void;
 }
 
-/** A grpc-js server with the options' transport bounds. */
-function grpcJsServer(options: GrpcServerOptions, ctx: ServiceContext): TransportServer {
+/** The transport bounds of `options`, defaulted (one set for either server). */
+function boundsOf(options: GrpcServerOptions, ctx: ServiceContext): H2GrpcServerOptions {
+  return {
+    maxReceiveMessageBytes: options.maxMessageBytes ?? ctx.bounds.maxBodyBytes,
+    keepaliveTimeMs: options.keepaliveTimeMs ?? DEFAULT_KEEPALIVE_TIME_MS,
+    keepaliveTimeoutMs: options.keepaliveTimeoutMs ?? DEFAULT_KEEPALIVE_TIMEOUT_MS,
+    maxConnectionAgeMs: options.maxConnectionAgeMs ?? DEFAULT_MAX_CONNECTION_AGE_MS,
+    maxConnectionAgeGraceMs: options.maxConnectionAgeGraceMs ?? DEFAULT_MAX_CONNECTION_AGE_GRACE_MS,
+    maxConcurrentStreams: options.maxConcurrentStreams ?? DEFAULT_MAX_CONCURRENT_STREAMS,
+  };
+}
+
+/** A grpc-js server with transport bounds `b`. */
+function grpcJsServer(b: H2GrpcServerOptions): TransportServer {
   const channelOptions: ChannelOptions = {
-    "grpc.max_receive_message_length": options.maxMessageBytes ?? ctx.bounds.maxBodyBytes,
-    "grpc.keepalive_time_ms": options.keepaliveTimeMs ?? DEFAULT_KEEPALIVE_TIME_MS,
-    "grpc.keepalive_timeout_ms": options.keepaliveTimeoutMs ?? DEFAULT_KEEPALIVE_TIMEOUT_MS,
-    "grpc.max_connection_age_ms": options.maxConnectionAgeMs ?? DEFAULT_MAX_CONNECTION_AGE_MS,
-    "grpc.max_connection_age_grace_ms":
-      options.maxConnectionAgeGraceMs ?? DEFAULT_MAX_CONNECTION_AGE_GRACE_MS,
-    "grpc.max_concurrent_streams": options.maxConcurrentStreams ?? DEFAULT_MAX_CONCURRENT_STREAMS,
+    "grpc.max_receive_message_length": b.maxReceiveMessageBytes,
+    "grpc.keepalive_time_ms": b.keepaliveTimeMs,
+    "grpc.keepalive_timeout_ms": b.keepaliveTimeoutMs,
+    "grpc.max_connection_age_ms": b.maxConnectionAgeMs,
+    "grpc.max_connection_age_grace_ms": b.maxConnectionAgeGraceMs,
+    "grpc.max_concurrent_streams": b.maxConcurrentStreams,
   };
   const server = new Server(channelOptions);
   return {
@@ -142,29 +156,11 @@ function grpcJsServer(options: GrpcServerOptions, ctx: ServiceContext): Transpor
   };
 }
 
-/** The lean `node:http2` server with the options' transport bounds. */
-function h2Server(options: GrpcServerOptions, ctx: ServiceContext): TransportServer {
-  const server = new H2GrpcServer({
-    maxReceiveMessageBytes: options.maxMessageBytes ?? ctx.bounds.maxBodyBytes,
-    keepaliveTimeMs: options.keepaliveTimeMs ?? DEFAULT_KEEPALIVE_TIME_MS,
-    keepaliveTimeoutMs: options.keepaliveTimeoutMs ?? DEFAULT_KEEPALIVE_TIMEOUT_MS,
-    maxConnectionAgeMs: options.maxConnectionAgeMs ?? DEFAULT_MAX_CONNECTION_AGE_MS,
-    maxConnectionAgeGraceMs: options.maxConnectionAgeGraceMs ?? DEFAULT_MAX_CONNECTION_AGE_GRACE_MS,
-    maxConcurrentStreams: options.maxConcurrentStreams ?? DEFAULT_MAX_CONCURRENT_STREAMS,
-  });
-  return {
-    addService: (definition, implementation) =>
-      server.addService(definition, implementation as Record<string, (...args: never[]) => void>),
-    listen: (host, port) => server.listen(host, port),
-    tryShutdown: (callback) => server.tryShutdown(callback),
-    forceShutdown: () => server.forceShutdown(),
-  };
-}
-
 /** Creates the gRPC server over `ctx` (not listening: call {@link SluiceGrpcServer.listen}). */
 export function createGrpcServer(ctx: ServiceContext, options: GrpcServerOptions = {}): SluiceGrpcServer {
   const transport = options.transport ?? "node-http2";
-  const server = transport === "grpc-js" ? grpcJsServer(options, ctx) : h2Server(options, ctx);
+  const bounds = boundsOf(options, ctx);
+  const server: TransportServer = transport === "grpc-js" ? grpcJsServer(bounds) : new H2GrpcServer(bounds);
   const headers = options.envoyHeaders ?? true;
   const envoy = shouldRateLimit(ctx, { responseHeaders: headers === true ? {} : headers });
   server.addService(rateLimitServiceDefinition, {

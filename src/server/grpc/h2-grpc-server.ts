@@ -151,9 +151,31 @@ function refuse(stream: ServerHttp2Stream, headers: Record<string, string | numb
   if (!stream.readableEnded) stream.resume();
 }
 
+/** The trailers of gRPC status `code` with `details`. */
+function statusTrailers(code: number, details: string): Record<string, string> {
+  return { "grpc-status": String(code), "grpc-message": encodeURI(details) };
+}
+
 /** The trailers-only answer of gRPC status `code` with `details`. */
 function statusHeaders(code: number, details: string): Record<string, string | number> {
-  return { ...ERROR_HEADERS, "grpc-status": String(code), "grpc-message": encodeURI(details) };
+  return { ...ERROR_HEADERS, ...statusTrailers(code, details) };
+}
+
+/** Ends `stream`, whose headers are sent, with `trailers` (nothing when it closed meanwhile). */
+function endWithTrailers(stream: ServerHttp2Stream, trailers: Record<string, string>): void {
+  if (stream.destroyed || stream.closed) return;
+  try {
+    stream.once("wantTrailers", () => {
+      try {
+        stream.sendTrailers(trailers);
+      } catch {
+        // The stream closed meanwhile: nothing to send.
+      }
+    });
+    stream.end();
+  } catch {
+    // The stream closed between the check and the write.
+  }
 }
 
 /** The 5-byte gRPC prefix followed by `message`, in one buffer. */
@@ -385,25 +407,8 @@ class Call extends EventEmitter {
     this.writableEnded = true;
     const code = error.code ?? status.UNKNOWN;
     const details = error.details ?? "";
-    const stream = this.#stream;
-    if (!this.#headersSent) {
-      refuse(stream, statusHeaders(code, details));
-      return;
-    }
-    if (stream.destroyed || stream.closed) return;
-    const trailers = { "grpc-status": String(code), "grpc-message": encodeURI(details) };
-    try {
-      stream.once("wantTrailers", () => {
-        try {
-          stream.sendTrailers(trailers);
-        } catch {
-          // The stream closed meanwhile.
-        }
-      });
-      stream.end();
-    } catch {
-      // The stream closed between the check and the write.
-    }
+    if (this.#headersSent) endWithTrailers(this.#stream, statusTrailers(code, details));
+    else refuse(this.#stream, statusHeaders(code, details));
   }
 
   #settle(): void {
@@ -444,14 +449,7 @@ class Call extends EventEmitter {
       return;
     }
     this.#settle();
-    const stream = this.#stream;
-    if (stream.destroyed || stream.closed) return;
-    try {
-      stream.once("wantTrailers", sendOkTrailers);
-      stream.end();
-    } catch {
-      // The stream closed meanwhile.
-    }
+    endWithTrailers(this.#stream, OK_TRAILERS);
   }
 
   /** `emit("error", status)` ends a streaming call with that status (grpc-js's convention). */
