@@ -60,8 +60,28 @@ const config = makeConfig({
       match: [exact("plan", "free")],
       unlimited: true,
     }),
+    // Tiers of the rule's shape, none unlimited: without an override that may apply (see the test on it below), the
+    // memory store picks the tier beside the counter (`SyncStore.bindChoiceSync`), for the empty value and values
+    // starting with "%" too.
+    makeRule({
+      id: "members",
+      domain: "api",
+      match: [any("member")],
+      limits: [spec({ name: "m", algorithm: "gcra", limit: 3, periodMs: 1000 })],
+      tiers: {
+        premium: [spec({ name: "m", algorithm: "gcra", limit: 6, periodMs: 1000, burst: 4 })],
+        internal: [spec({ name: "m", algorithm: "gcra", limit: 1, periodMs: 1000 })],
+      },
+    }),
   ],
-  identities: { "user:p": "premium", "user:i": "internal", "user:o": "premium" },
+  identities: {
+    "user:p": "premium",
+    "user:i": "internal",
+    "user:o": "premium",
+    "member:p": "premium",
+    "member:": "premium",
+    "member:%x": "internal",
+  },
   overrides: [
     makeOverride({
       identity: "user:o",
@@ -107,6 +127,11 @@ const requests: Omit<CheckRequest, "domain" | "nowMs">[] = [
   { descriptors: [[{ key: "plan", value: "free" }]] },
   { descriptors: [[{ key: "nothing", value: "matches" }]] },
   { descriptors: [[{ key: "user", value: "a" }]], cost: 0 },
+  { descriptors: [[{ key: "member", value: "a" }]] },
+  { descriptors: [[{ key: "member", value: "p" }]] },
+  { descriptors: [[{ key: "member", value: "" }]] },
+  { descriptors: [[{ key: "member", value: "%x" }]], cost: 2 },
+  { descriptors: [[{ key: "member", value: "%p" }]] },
 ];
 
 /** A descriptor no rule matches, added to a request (the result's descriptor at its place is NO_MATCH). */
@@ -181,6 +206,56 @@ describe("engine — the asynchronous hot path", () => {
     }
     expect(hot.stats).toEqual(sync.stats);
     expect(hotWide.stats).toEqual(general.stats);
+  });
+
+  it("has the memory store pick a member's tier beside its counter, and picks again after a reload moves it", async () => {
+    const clock = new ManualClock(T0);
+    const opts = { clock, scheduler: clock };
+    const store = new MemoryStore({ capacity: 1000 });
+    const bind = store.bindChoiceSync.bind(store);
+    const bound: boolean[] = [];
+    store.bindChoiceSync = (sets, choose) => {
+      const c = bind(sets, choose);
+      bound.push(c !== undefined);
+      return c;
+    };
+    // The override of user:o names no rule, so it may apply to every rule: without it, "members" is resolved by tier.
+    const noOverride = (c: typeof config) => makeConfig({ ...c, overrides: [] });
+    const sync = createEngine({ config: noOverride(config), store, ...opts });
+    const general = createEngine({
+      config: noOverride(generalConfig),
+      store: new AsyncMemoryStore(),
+      ...opts,
+    });
+    const members = ["a", "p", "", "%x", "%p"];
+    /** One check of `value` on both engines, which must answer alike; the synchronous engine's result. */
+    const both = async (value: string) => {
+      const request: CheckRequest = { domain: "api", descriptors: [[{ key: "member", value }], NO_RULE] };
+      const got = sync.checkSync({ ...request, descriptors: [request.descriptors[0]] });
+      expect(got, `member "${value}"`).toEqual(narrowed(await general.check(request), false));
+      return got;
+    };
+    const rounds = async () => {
+      for (let i = 0; i < 4; i++) {
+        for (const value of members) await both(value);
+        clock.advance(150);
+      }
+    };
+    await rounds();
+    expect(bound).toEqual([true]);
+    expect(await both("p")).toMatchObject({ descriptors: [{ source: "tier", limits: [{ limit: 6 }] }] });
+    // "p" leaves premium, "a" joins internal: the reloaded rule's consumer chooses again for every key.
+    const moved = (c: typeof config) =>
+      makeConfig({
+        ...noOverride(c),
+        identities: { ...c.identities, "member:p": "free", "member:a": "internal" },
+      });
+    sync.updateConfig(moved(config));
+    general.updateConfig(moved(generalConfig));
+    await rounds();
+    expect(bound).toEqual([true, true]);
+    expect(await both("p")).toMatchObject({ descriptors: [{ source: "rule", limits: [{ limit: 3 }] }] });
+    expect(await both("a")).toMatchObject({ descriptors: [{ source: "tier", limits: [{ limit: 1 }] }] });
   });
 
   it("makes one store call of one item per counted check, and none for unlimited or unmatched ones", async () => {

@@ -58,7 +58,7 @@ import {
   valueKey,
 } from "../rules/matcher.js";
 import type { Descriptor, Rule, RuleFailurePolicy, RuleMode, SluiceConfig } from "../rules/rule.js";
-import type { Store, SyncStore } from "../stores/store.js";
+import type { ChoiceConsumer, Store, SyncStore } from "../stores/store.js";
 
 /**
  * How a dynamic rule's traffic is counted, per counter key, in the store (so every instance agrees): a
@@ -270,6 +270,19 @@ export class HotRule {
   readonly tierOf: TierIndex | undefined;
   /** The entry by tier number ({@link HOT_BY_TIER}); undefined for an unlimited tier. */
   readonly tierEntries: readonly (SetEntry | undefined)[];
+  /**
+   * The entries a store's choice consumer picks from ({@link HOT_BY_TIER}, see `SyncStore.bindChoiceSync`): `entry`
+   * at 0, then `tierEntries` (tier t at t + 1). Undefined when the counter key is not the identity's value, or a tier
+   * is unlimited: the tier is then looked up on every check.
+   */
+  readonly choices: readonly SetEntry[] | undefined;
+  /** The choice of a counter key (its identity's tier + 1, or 0), for the store's choice consumer. */
+  readonly choose: ((key: string) => number) | undefined;
+  /**
+   * The store's choice consumer of `choices` (bound by the engine on first use; null when the store offers none or
+   * the sets do not qualify).
+   */
+  chooser: ChoiceConsumer | null | undefined;
   /** The rule's full state. */
   readonly state: RuleState;
 
@@ -297,6 +310,24 @@ export class HotRule {
     this.entry = entry;
     this.tierOf = tierOf;
     this.tierEntries = tierEntries;
+    const choices = [entry, ...tierEntries];
+    if (
+      mode === HOT_BY_TIER &&
+      tierOf !== undefined &&
+      keyEntry === identityIndex &&
+      choices.every((e) => e !== undefined)
+    ) {
+      this.choices = choices as SetEntry[];
+      this.choose = (key) => {
+        // The counter key is valueKey(value): "%" in front of an empty value or one starting with "%".
+        const tier = tierOf.get(key.charCodeAt(0) === 37 ? key.slice(1) : key);
+        return tier === undefined ? 0 : tier + 1;
+      };
+    } else {
+      this.choices = undefined;
+      this.choose = undefined;
+    }
+    this.chooser = undefined;
     this.state = state;
   }
 }

@@ -104,7 +104,14 @@ import { descriptorKey, type RuleMatch, valueKey } from "../rules/matcher.js";
 import type { Descriptor, Rule, RuleFailurePolicy, SluiceConfig } from "../rules/rule.js";
 import { type MemoryStore, memoryStore } from "../stores/memory/memory-store.js";
 import { type ResilientOptions, ResilientStore, resilientStore } from "../stores/resilient-store.js";
-import { isSyncStore, type OnceResult, type Store, type StoreItem, type SyncStore } from "../stores/store.js";
+import {
+  type ChoiceConsumer,
+  isSyncStore,
+  type OnceResult,
+  type Store,
+  type StoreItem,
+  type SyncStore,
+} from "../stores/store.js";
 import {
   type CompiledConfig,
   compileConfig,
@@ -832,6 +839,22 @@ class SluiceEngine implements Engine {
     if (mode === HOT_NONE) return this.#oneSyncState(sync, c, request, nowMs, index, at);
     const ii = h.identityIndex;
     if (mode === HOT_BY_TIER) {
+      const choices = h.choices;
+      if (choices !== undefined) {
+        let chooser = h.chooser;
+        if (chooser === undefined) {
+          chooser =
+            sync.bindChoiceSync?.(
+              choices.map((e) => e.set),
+              h.choose as (key: string) => number,
+            ) ?? null;
+          h.chooser = chooser;
+        }
+        if (chooser !== null) {
+          const chosen = this.#consumeChosen(request, nowMs, at, h, desc, chooser, choices);
+          if (chosen !== undefined) return chosen;
+        }
+      }
       const tier = (h.tierOf as TierIndex).get(desc[ii].value);
       if (tier !== undefined) {
         const entry = h.tierEntries[tier];
@@ -924,6 +947,32 @@ class SluiceEngine implements Engine {
       const r = countedResult(ownAllowed(d), m, e.specs, src, d, delayMs);
       return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
     });
+  }
+
+  /**
+   * {@link SluiceEngine.#oneSync} for a rule whose tiers the store chooses (`h.choices`, see
+   * `SyncStore.bindChoiceSync`): the identity's tier is read beside its counter instead of looked up, and the result
+   * is the one `#consumeOne` gives for the chosen entry. Undefined, with nothing counted, for a fractional cost (which
+   * `#consumeOne` checks against the entry).
+   */
+  #consumeChosen(
+    request: CheckRequest,
+    nowMs: number,
+    at: number,
+    h: HotRule,
+    desc: Descriptor,
+    chooser: ChoiceConsumer,
+    choices: readonly SetEntry[],
+  ): CheckResult | undefined {
+    const costs = request.costs;
+    const cost = (costs === undefined ? undefined : costs[at]) ?? request.cost ?? 1;
+    if (!Number.isInteger(cost)) return undefined;
+    const d = chooser.consume(valueKey(desc[h.keyEntry].value), cost, nowMs);
+    const entry = choices[chooser.chosen];
+    const allowed = d.allowed;
+    const delayMs = allowed && entry.delayBaseMs !== undefined ? delayOf(entry, d) : 0;
+    const r = countedResult(allowed, this.#hotMatch(h, desc), entry.specs, entry.source, d, delayMs);
+    return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
   }
 
   /** The {@link RuleMatch} of `desc` under hot record `h` (equal to `RuleState.matchOf`). */

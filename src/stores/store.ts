@@ -171,6 +171,22 @@ export interface SyncStore extends Store {
   bindSync(limits: LimitSet): (key: string, cost: number, nowMs: number) => Decision;
   /** Synchronous {@link Store.release}. */
   releaseSync(limits: LimitSet, key: string, leases: Readonly<Record<string, number>>, nowMs: number): void;
+  /**
+   * Optional: one consumer over several sets of one namespace, each of one small limit of one shape, that applies
+   * to each key the set `choose(key)` names (an index into `sets`) and remembers that choice with the key's state,
+   * so `choose` runs only when a key is stored (or after its state was dropped). `choose` must be a pure function
+   * of the key for the consumer's lifetime (bind a new consumer when it changes). Undefined when the sets do not
+   * qualify; the caller then picks the set itself and uses {@link SyncStore.bindSync}.
+   */
+  bindChoiceSync?(sets: readonly LimitSet[], choose: (key: string) => number): ChoiceConsumer | undefined;
+}
+
+/** A consumer made by {@link SyncStore.bindChoiceSync}. */
+export interface ChoiceConsumer {
+  /** Consumes `cost` units for `key` under the set chosen for it, as {@link SyncStore.consumeSync}. */
+  consume(key: string, cost: number, nowMs: number): Decision;
+  /** The index (into the sets bound) of the set the last {@link ChoiceConsumer.consume} applied. */
+  readonly chosen: number;
 }
 
 /** Whether `store` offers the synchronous path. */

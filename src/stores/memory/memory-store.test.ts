@@ -367,6 +367,90 @@ describe("MemoryStore", () => {
       expect(consume("k", 1, T0).allowed).toBe(false);
     });
 
+    describe("choice consumer (bindChoiceSync)", () => {
+      const tierSpecs = [
+        { name: "p", algorithm: "gcra", limit: 4, periodMs: 1000 },
+        { name: "p", algorithm: "gcra", limit: 10, periodMs: 1000, burst: 6 },
+        { name: "p", algorithm: "gcra", limit: 1, periodMs: 1000 },
+      ] as const;
+      const setsOf = (namespace = "tiers") =>
+        tierSpecs.map((s) => createLimitSet(namespace, [parseLimitSpec(s)]));
+
+      it("steps each key under the set chosen for it, as the bound consumer of that set does", () => {
+        const store = new MemoryStore({ capacity: 8 });
+        const plain = new MemoryStore({ capacity: 8 });
+        const plainSets = setsOf();
+        const plainConsumers = plainSets.map((s) => plain.bindSync(s));
+        const choiceOf = (key: string) => Number(key.slice(1)) % 3;
+        const chooser = store.bindChoiceSync(setsOf(), choiceOf);
+        if (chooser === undefined) throw new Error("the sets qualify");
+        const next = random(99);
+        let now = T0;
+        // More keys than the capacity: evicted keys come back and are chosen again.
+        for (let i = 0; i < 3000; i++) {
+          now += Math.floor(next() * 60);
+          const key = `k${Math.floor(next() * 12)}`;
+          const cost = next() < 0.1 ? 3 : 1;
+          const got = chooser.consume(key, cost, now);
+          expect(chooser.chosen).toBe(choiceOf(key));
+          const want = plainConsumers[choiceOf(key)](key, cost, now);
+          expect(fields(got), `step ${i}: ${key} cost ${cost}`).toEqual(fields(want));
+        }
+      });
+
+      it("asks for a key's choice when it is stored, not on later calls, and again once the key was dropped", () => {
+        const store = new MemoryStore();
+        const asked: string[] = [];
+        const chooser = store.bindChoiceSync(setsOf(), (key) => {
+          asked.push(key);
+          return key === "gold" ? 1 : 0;
+        });
+        if (chooser === undefined) throw new Error("the sets qualify");
+        chooser.consume("gold", 1, T0);
+        chooser.consume("gold", 1, T0);
+        chooser.consume("plain", 1, T0);
+        expect(chooser.consume("gold", 1, T0)).toMatchObject({ limit: 10, remaining: 3 });
+        expect(chooser.chosen).toBe(1);
+        expect(chooser.consume("plain", 1, T0)).toMatchObject({ limit: 4, remaining: 2 });
+        expect(chooser.chosen).toBe(0);
+        expect(asked).toEqual(["gold", "plain"]);
+        store.applySync([{ limits: setsOf()[0], key: "gold", cost: 0 }], "reset", T0);
+        expect(chooser.consume("gold", 1, T0)).toMatchObject({ limit: 10, remaining: 5 });
+        expect(asked).toEqual(["gold", "plain", "gold"]);
+      });
+
+      it("gives each consumer its own choices: a new one asks again and reads the same state", () => {
+        const store = new MemoryStore();
+        const first = store.bindChoiceSync(setsOf(), () => 0);
+        const second = store.bindChoiceSync(setsOf(), () => 2);
+        if (first === undefined || second === undefined) throw new Error("the sets qualify");
+        expect(first.consume("k", 1, T0)).toMatchObject({ limit: 4, remaining: 3 });
+        // the same key's state (one unit used at T0), stepped with the second consumer's choice (limit 1)
+        expect(second.consume("k", 1, T0)).toMatchObject({ allowed: false, limit: 1 });
+        expect(first.consume("k", 1, T0)).toMatchObject({ limit: 4, remaining: 2 });
+        expect([first.chosen, second.chosen]).toEqual([0, 2]);
+      });
+
+      it("declines sets that do not share a namespace and a one-limit shape, and rejects a choice out of range", () => {
+        const store = new MemoryStore();
+        const [a, b] = setsOf();
+        const elsewhere = createLimitSet("other", [parseLimitSpec(tierSpecs[0])]);
+        const window = createLimitSet("tiers", [
+          parseLimitSpec({ name: "p", algorithm: "fixed_window", limit: 4, periodMs: 1000 }),
+        ]);
+        const two = createLimitSet("tiers", [
+          parseLimitSpec({ name: "p", algorithm: "gcra", limit: 4, periodMs: 1000 }),
+          parseLimitSpec({ name: "q", algorithm: "gcra", limit: 40, periodMs: 60_000 }),
+        ]);
+        expect(store.bindChoiceSync([], () => 0)).toBeUndefined();
+        expect(store.bindChoiceSync([a, elsewhere], () => 0)).toBeUndefined();
+        expect(store.bindChoiceSync([a, window], () => 0)).toBeUndefined();
+        expect(store.bindChoiceSync([two], () => 0)).toBeUndefined();
+        const chooser = store.bindChoiceSync([a, b], () => 2);
+        expect(() => chooser?.consume("k", 1, T0)).toThrow(/choice 2 is not one of the 2 sets bound/);
+      });
+    });
+
     it("stores a new key through the general path and throws after close()", async () => {
       const store = new MemoryStore({ capacity: 2 });
       const consume = store.bindSync(gcraSet(2));

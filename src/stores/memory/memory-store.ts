@@ -50,7 +50,7 @@ import {
   WARNING_ENTER_REMAINING,
   WARNING_LEAVE_REMAINING,
 } from "../../core/limit-state.js";
-import type { StoreItem, StoreOp, SyncStore } from "../store.js";
+import type { ChoiceConsumer, StoreItem, StoreOp, SyncStore } from "../store.js";
 import { KeyIndex } from "./key-index.js";
 
 // Module-local copy for the hot path: V8 folds it into optimised code, while an imported binding is read from its
@@ -127,6 +127,10 @@ interface Table {
   zeros: Float64Array;
   /** The single-limit consumer of `set` when `only` is defined. */
   consumeOne: Consumer | undefined;
+  /** The id of the table's last choice consumer in its epoch (see {@link MAX_CHOICE_ID}). */
+  choiceId: number;
+  /** The table's choice epoch: tags written in an earlier one are not trusted (see {@link MAX_CHOICE_ID}). */
+  choiceEpoch: number;
 }
 
 /** The shared array of small states: slot `s` holds its limits' states at `data[s · stride + offset]`. */
@@ -140,6 +144,18 @@ type Consumer = (key: string, cost: number, nowMs: number) => Decision;
 
 const MAX_TABLES = 0xffff;
 
+/**
+ * Most sets of one {@link MemoryStore.bindChoiceSync} consumer: a slot's choice tag is `id · 256 + choice + 1`, the
+ * consumer's id (unique in its table) in the upper 23 bits (so the tag stays a positive int32), the choice in the
+ * low 8.
+ */
+const MAX_CHOICES = 255;
+/**
+ * Choice consumer ids of one table run from 1 to this; the next bind starts a new epoch of the table (its tags
+ * cleared, ids from 1 again), and consumers of earlier epochs stop trusting tags (they choose on every call).
+ */
+const MAX_CHOICE_ID = 2 ** 23 - 1;
+
 /** The in-process store with a synchronous path; see the module comment for its layout. */
 export class MemoryStore implements SyncStore {
   readonly name = "memory";
@@ -151,6 +167,12 @@ export class MemoryStore implements SyncStore {
   readonly #keys: (string | undefined)[];
   readonly #owner: Uint16Array;
   readonly #flags: Uint8Array;
+  /**
+   * Per slot, the choice of the {@link MemoryStore.bindChoiceSync} consumer that last stepped it: `id · 256 + choice
+   * + 1`, or 0 (none). Cleared when the slot is (re)assigned, so a choice never outlives its key. Allocated on the
+   * first such consumer.
+   */
+  #tags: Int32Array | undefined;
   /** (table, key) → slot for every key held. */
   readonly #index: KeyIndex;
   readonly #free: Int32Array;
@@ -219,6 +241,52 @@ export class MemoryStore implements SyncStore {
     const t = this.#table(limits);
     if (t.consumeOne !== undefined) return t.consumeOne;
     return (key, cost, nowMs) => this.#consumeIn(t, limits, key, cost, nowMs);
+  }
+
+  /**
+   * A consumer over `sets` that applies to each key the set `choose(key)` names (see {@link SyncStore.bindChoiceSync}):
+   * the choice is kept in the slot's tag ({@link MemoryStore.#tags}) under this consumer's id, read beside the
+   * slot's flags, so a key's choice costs nothing after its first call. The sets must share a namespace and be of
+   * one small limit of one shape (the engine's tiers of a rule's shape): they then share each key's state as is
+   * (see `#bind`), and each step uses the chosen set's limit. Undefined when they do not qualify.
+   */
+  bindChoiceSync(sets: readonly LimitSet[], choose: (key: string) => number): ChoiceConsumer | undefined {
+    if (sets.length === 0 || sets.length > MAX_CHOICES) return undefined;
+    const first = this.#compiled(sets[0]);
+    if (first.only === undefined) return undefined;
+    for (const s of sets) {
+      if (s.namespace !== sets[0].namespace || this.#compiled(s).shape !== first.shape) return undefined;
+    }
+    const t = this.#table(sets[0]);
+    this.#tags ??= new Int32Array(this.#capacity);
+    if (t.choiceId === MAX_CHOICE_ID) {
+      t.choiceEpoch++;
+      t.choiceId = 0;
+      for (const slot of this.#slotsOf(t)) this.#tags[slot] = 0;
+    }
+    const id = ++t.choiceId;
+    const layouts = sets.map((s) => this.#compiled(s).only as LimitLayout);
+    const only = first.only;
+    return choiceConsumer(
+      t,
+      first.shape,
+      this.#index,
+      only.algorithm.apply,
+      only.algorithm.idleAfterMs,
+      layouts.map((l) => l.spec),
+      layouts.map((l) => WARNING_ENTER_REMAINING * l.spec.limit),
+      layouts.map((l) => WARNING_LEAVE_REMAINING * l.spec.limit),
+      only.offset,
+      only.warnBit,
+      this.#slab,
+      this.#flags,
+      this.#tags,
+      id,
+      t.choiceEpoch,
+      choose,
+      this.#out,
+      outOfLine((key: string, nowMs: number) => this.#slotOf(t, sets[0], key, nowMs)),
+    );
   }
 
   /** The fast path: one key, one consume, synchronous. */
@@ -526,6 +594,7 @@ export class MemoryStore implements SyncStore {
     if (slot < t.lo) t.lo = slot;
     if (slot > t.hi) t.hi = slot;
     this.#flags[slot] = 1;
+    if (this.#tags !== undefined) this.#tags[slot] = 0;
     const base = slot * this.#slab.stride;
     this.#slab.data.fill(0, base, base + this.#slab.stride);
     if (t.bigWidth > 0) this.#big[slot] = new Float64Array(t.bigWidth);
@@ -598,6 +667,7 @@ export class MemoryStore implements SyncStore {
     this.#big[slot] = undefined;
     this.#owner[slot] = 0;
     this.#flags[slot] = 0;
+    if (this.#tags !== undefined) this.#tags[slot] = 0;
     this.#free[this.#freeTop++] = slot;
   }
 
@@ -692,6 +762,8 @@ export class MemoryStore implements SyncStore {
         shape: c.shape,
         zeros: c.zeros,
         consumeOne: undefined,
+        choiceId: 0,
+        choiceEpoch: 0,
       };
       this.#tablesBySlotOwner.push(t);
       this.#tablesByNamespace.set(set.namespace, t);
@@ -814,32 +886,137 @@ function consumerOver(
   return function consumeOne(key, cost, nowMs) {
     let slot = index.get(tableId, key);
     if (table.shape !== shape || slot === -1) slot = slotOf(key, nowMs);
-    const data = slab.data;
-    const off = slot * slab.stride + offset;
-    const before = flags[slot] | 1; // marked recently used
-    // A key with its warning flag up decides first without writing: denied, it keeps the flag (a denial changes
-    // no state, and every reader of the flag drops it from a fresh state first); granted, the step runs again to
-    // write (one call site of the kernel, in a loop, so that the JIT inlines it once), and the flag is dropped if
-    // the state was back to fresh, which can only be asked before the write.
-    let commit = (before & warnBit) === 0;
-    let warned = !commit;
-    for (;;) {
-      apply(data, off, nowMs, spec, cost, commit, out);
-      if (commit || !out.allowed) break;
-      // The flag decides the new one only in the hysteresis band [enter, leave] (the remaining units are the same
-      // in both runs), and holds there unless the state was back to fresh (no history). Asked only there: a call
-      // that never runs is not inlined, which keeps the consumer within its callers' inlining budget.
-      if (out.remaining >= enter && out.remaining <= leave)
-        warned = !(idleAfterMs(data, off, nowMs, spec) <= 0);
-      commit = true;
-    }
-    const allowed = out.allowed;
-    const remaining = out.remaining;
-    // A grant moves the flag with the remaining units, as nextWarning does: up below `enter`, down above `leave`.
-    const warning = allowed ? remaining < enter || (remaining <= leave && warned) : warned;
-    flags[slot] = warning ? before | warnBit : before & ~warnBit;
-    return new StoreDecision(spec, out, allowed, allowed ? (warning ? "warning" : "normal") : "throttled");
+    return stepSingle(
+      apply,
+      idleAfterMs,
+      spec,
+      enter,
+      leave,
+      warnBit,
+      slab,
+      offset,
+      slot,
+      flags,
+      cost,
+      nowMs,
+      out,
+    );
   };
+}
+
+/**
+ * The step of a single small limit on `slot` (the kernel, the flags, the decision): the common part of
+ * {@link consumerOver} and {@link choiceConsumer}, small enough to be inlined into either, so that a caller inlining
+ * the consumer still sees where the decision comes from.
+ */
+function stepSingle(
+  apply: Algorithm["apply"],
+  idleAfterMs: Algorithm["idleAfterMs"],
+  spec: LimitSpec,
+  enter: number,
+  leave: number,
+  warnBit: number,
+  slab: Slab,
+  offset: number,
+  slot: number,
+  flags: Uint8Array,
+  cost: number,
+  nowMs: number,
+  out: StepOut,
+): Decision {
+  const data = slab.data;
+  const off = slot * slab.stride + offset;
+  const before = flags[slot] | 1; // marked recently used
+  // A key with its warning flag up decides first without writing: denied, it keeps the flag (a denial changes
+  // no state, and every reader of the flag drops it from a fresh state first); granted, the step runs again to
+  // write (one call site of the kernel, in a loop, so that the JIT inlines it once), and the flag is dropped if
+  // the state was back to fresh, which can only be asked before the write.
+  let commit = (before & warnBit) === 0;
+  let warned = !commit;
+  for (;;) {
+    apply(data, off, nowMs, spec, cost, commit, out);
+    if (commit || !out.allowed) break;
+    // The flag decides the new one only in the hysteresis band [enter, leave] (the remaining units are the same
+    // in both runs), and holds there unless the state was back to fresh (no history). Asked only there: a call
+    // that never runs is not inlined, which keeps the consumer within its callers' inlining budget.
+    if (out.remaining >= enter && out.remaining <= leave)
+      warned = !(idleAfterMs(data, off, nowMs, spec) <= 0);
+    commit = true;
+  }
+  const allowed = out.allowed;
+  const remaining = out.remaining;
+  // A grant moves the flag with the remaining units, as nextWarning does: up below `enter`, down above `leave`.
+  const warning = allowed ? remaining < enter || (remaining <= leave && warned) : warned;
+  flags[slot] = warning ? before | warnBit : before & ~warnBit;
+  return new StoreDecision(spec, out, allowed, allowed ? (warning ? "warning" : "normal") : "throttled");
+}
+
+/** The {@link ChoiceConsumer} of {@link MemoryStore.bindChoiceSync}: the consumer's `chosen` is its last choice. */
+class SlotChoice implements ChoiceConsumer {
+  chosen = 0;
+  consume: Consumer;
+  constructor(consume: (self: SlotChoice) => Consumer) {
+    this.consume = consume(this);
+  }
+}
+
+/**
+ * {@link consumerOver} over several sets of one shape (see {@link MemoryStore.bindChoiceSync}): the slot's tag names
+ * the set when it carries this consumer's `id` (and the table is still in the consumer's `epoch`); otherwise
+ * `choose(key)` does, and the tag keeps it. `specs`, `enters` and `leaves` are per set; the state's offset and
+ * warning bit are the shape's.
+ */
+function choiceConsumer(
+  table: Table,
+  shape: object | undefined,
+  index: KeyIndex,
+  apply: Algorithm["apply"],
+  idleAfterMs: Algorithm["idleAfterMs"],
+  specs: readonly LimitSpec[],
+  enters: readonly number[],
+  leaves: readonly number[],
+  offset: number,
+  warnBit: number,
+  slab: Slab,
+  flags: Uint8Array,
+  tags: Int32Array,
+  id: number,
+  epoch: number,
+  choose: (key: string) => number,
+  out: StepOut,
+  slotOf: (key: string, nowMs: number) => number,
+): ChoiceConsumer {
+  const tableId = table.id;
+  const mark = id * 256 + 1;
+  return new SlotChoice((self) => (key, cost, nowMs) => {
+    let slot = index.get(tableId, key);
+    if (table.shape !== shape || slot === -1) slot = slotOf(key, nowMs);
+    let c = tags[slot] - mark;
+    if (c < 0 || c >= specs.length || table.choiceEpoch !== epoch) {
+      c = choose(key);
+      if (!(c >= 0 && c < specs.length))
+        throw new InvalidArgumentError(
+          `memoryStore: choice ${c} is not one of the ${specs.length} sets bound`,
+        );
+      if (table.choiceEpoch === epoch) tags[slot] = mark + c;
+    }
+    self.chosen = c;
+    return stepSingle(
+      apply,
+      idleAfterMs,
+      specs[c],
+      enters[c],
+      leaves[c],
+      warnBit,
+      slab,
+      offset,
+      slot,
+      flags,
+      cost,
+      nowMs,
+      out,
+    );
+  });
 }
 
 /**
