@@ -60,9 +60,8 @@ const config = makeConfig({
       match: [exact("plan", "free")],
       unlimited: true,
     }),
-    // Tiers of the rule's shape, none unlimited: without an override that may apply (see the test on it below), the
-    // memory store picks the tier beside the counter (`SyncStore.bindChoiceSync`), for the empty value and values
-    // starting with "%" too.
+    // Tiers of the rule's shape, none unlimited, and no override of a `member:` identity: the memory store picks the
+    // tier beside the counter (`SyncStore.bindChoiceSync`), for the empty value and values starting with "%" too.
     makeRule({
       id: "members",
       domain: "api",
@@ -219,14 +218,8 @@ describe("engine — the asynchronous hot path", () => {
       bound.push(c !== undefined);
       return c;
     };
-    // The override of user:o names no rule, so it may apply to every rule: without it, "members" is resolved by tier.
-    const noOverride = (c: typeof config) => makeConfig({ ...c, overrides: [] });
-    const sync = createEngine({ config: noOverride(config), store, ...opts });
-    const general = createEngine({
-      config: noOverride(generalConfig),
-      store: new AsyncMemoryStore(),
-      ...opts,
-    });
+    const sync = createEngine({ config, store, ...opts });
+    const general = createEngine({ config: generalConfig, store: new AsyncMemoryStore(), ...opts });
     const members = ["a", "p", "", "%x", "%p"];
     /** One check of `value` on both engines, which must answer alike; the synchronous engine's result. */
     const both = async (value: string) => {
@@ -247,7 +240,7 @@ describe("engine — the asynchronous hot path", () => {
     // "p" leaves premium, "a" joins internal: the reloaded rule's consumer chooses again for every key.
     const moved = (c: typeof config) =>
       makeConfig({
-        ...noOverride(c),
+        ...c,
         identities: { ...c.identities, "member:p": "free", "member:a": "internal" },
       });
     sync.updateConfig(moved(config));

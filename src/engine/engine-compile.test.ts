@@ -160,3 +160,63 @@ describe("RuleState: the hot path's match and entry", () => {
     expect([at("g")?.source, at("s")?.source, at("n")?.source]).toEqual(["tier", "tier", "rule"]);
   });
 });
+
+describe("compileConfig: which rules an override may apply to", () => {
+  const lim = (name: string, limit: number) =>
+    parseLimitSpec({ name, algorithm: "gcra", limit, periodMs: 60_000 });
+  const store = memoryStore();
+  const rules = [
+    makeRule({
+      id: "by-user",
+      match: [any("user")],
+      limits: [lim("rule", 10)],
+      tiers: { gold: [lim("rule", 20)] },
+    }),
+    makeRule({
+      id: "by-ip",
+      match: [any("ip")],
+      limits: [lim("rule", 10)],
+      tiers: { gold: [lim("rule", 20)] },
+    }),
+    makeRule({ id: "by-region", match: [any("user:region")], limits: [lim("rule", 10)] }),
+    makeRule({ id: "named", match: [any("tenant")], limits: [lim("rule", 10)] }),
+  ];
+  const compile = (overrides: ReturnType<typeof makeOverride>[]) =>
+    compileConfig(makeConfig({ rules, identities: { "ip:1": "gold" }, overrides }), 1, 0, () => ({
+      store,
+      sync: store,
+    }));
+  const modes = (overrides: ReturnType<typeof makeOverride>[]) => {
+    const c = compile(overrides);
+    return Object.fromEntries(c.stateAt.map((rs, i) => [rs.rule.id, c.hotAt[i].mode !== HOT_NONE]));
+  };
+
+  it("keeps every rule on the hot path without overrides", () => {
+    expect(modes([])).toEqual({ "by-user": true, "by-ip": true, "by-region": true, named: true });
+  });
+
+  it("takes off it only the rules of the identity key of an override naming no rule, or the rule named", () => {
+    // "user:region:eu" may be identity key "user" (value "region:eu") or "user:region" (value "eu").
+    expect(
+      modes([
+        makeOverride({ identity: "user:region:eu", limits: [lim("rule", 1)] }),
+        makeOverride({ identity: "tenant:t", rule: "named", limits: [lim("rule", 1)] }),
+      ]),
+    ).toEqual({ "by-user": false, "by-ip": true, "by-region": false, named: false });
+    expect(modes([makeOverride({ identity: "nokey", limits: [lim("rule", 1)] })])).toEqual({
+      "by-user": true,
+      "by-ip": true,
+      "by-region": true,
+      named: true,
+    });
+  });
+
+  it("still applies a generic override to the rules of its key", () => {
+    const c = compile([makeOverride({ identity: "user:o", limits: [lim("rule", 1)] })]);
+    const desc = [{ key: "user", value: "o" }];
+    const rs = c.stateAt[c.rules.find("default", desc)];
+    expect(rs.resolve(desc)).toBeUndefined(); // left to effectiveLimits, which finds the override
+    const ip = [{ key: "ip", value: "1" }];
+    expect(c.stateAt[c.rules.find("default", ip)].resolve(ip)?.source).toBe("tier");
+  });
+});

@@ -873,12 +873,17 @@ export function compileConfig(
   const states = new Map<Rule, RuleState>();
   const ids = new Set<string>();
   let anyReplaces = false;
-  // Overrides that may apply to every rule, and rule ids named by some override.
-  let genericOverride = false;
+  // Rule ids named by some override, and the identity keys an override naming no rule may be of: an override of
+  // identity `k:v` can only apply to a rule whose identity key is `k` (every split at a ":", as keys may hold ":"),
+  // so the rules of other identity keys are resolved ahead (by tier, or fixed) whatever generic overrides exist.
   const overridden = new Set<string>();
+  const genericKeys = new Set<string>();
   for (const o of config.overrides) {
-    if (o.rule === undefined) genericOverride = true;
-    else overridden.add(o.rule);
+    if (o.rule !== undefined) overridden.add(o.rule);
+    else {
+      for (let p = o.identity.indexOf(":"); p !== -1; p = o.identity.indexOf(":", p + 1))
+        genericKeys.add(o.identity.slice(0, p));
+    }
   }
   const tiersByKey = new Map<string, Set<string>>();
   for (const rule of config.rules) {
@@ -908,7 +913,8 @@ export function compileConfig(
     ids.add(key);
     if (rule.replaces.length > 0) anyReplaces = true;
     const { store, sync } = targetOf(rule);
-    const overridable = genericOverride || overridden.has(rule.id);
+    const overridable =
+      overridden.has(rule.id) || (rule.identityKey !== undefined && genericKeys.has(rule.identityKey));
     const state = new RuleState(
       rule,
       i,
