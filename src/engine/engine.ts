@@ -475,15 +475,20 @@ function checkFractional(entry: SetEntry, rule: Rule | undefined, cost: number, 
   );
 }
 
+/** The cost asked for descriptor `at`: its own (`costs[at]`), else the request's, else 1. */
+function costAt(request: CheckRequest, at: number): number {
+  const costs = request.costs;
+  return (costs === undefined ? undefined : costs[at]) ?? request.cost ?? 1;
+}
+
 /**
- * The cost the hot path counts for descriptor `at`: its own (`costs[at]`), else the request's, else 1; a fraction
+ * The cost the hot path counts for descriptor `at` ({@link costAt}); a fraction
  * is checked against `entry` (see {@link checkFractional}).
  */
 function hotCost(request: CheckRequest, at: number, entry: SetEntry, rule: Rule): number {
-  const costs = request.costs;
-  const cost = (costs === undefined ? undefined : costs[at]) ?? request.cost ?? 1;
+  const cost = costAt(request, at);
   if (!Number.isInteger(cost))
-    checkFractional(entry, rule, cost, costs?.[at] === undefined ? "cost" : `costs[${at}]`);
+    checkFractional(entry, rule, cost, request.costs?.[at] === undefined ? "cost" : `costs[${at}]`);
   return cost;
 }
 
@@ -964,15 +969,11 @@ class SluiceEngine implements Engine {
     chooser: ChoiceConsumer,
     choices: readonly SetEntry[],
   ): CheckResult | undefined {
-    const costs = request.costs;
-    const cost = (costs === undefined ? undefined : costs[at]) ?? request.cost ?? 1;
+    const cost = costAt(request, at);
     if (!Number.isInteger(cost)) return undefined;
     const d = chooser.consume(valueKey(desc[h.keyEntry].value), cost, nowMs);
     const entry = choices[chooser.chosen];
-    const allowed = d.allowed;
-    const delayMs = allowed && entry.delayBaseMs !== undefined ? delayOf(entry, d) : 0;
-    const r = countedResult(allowed, this.#hotMatch(h, desc), entry.specs, entry.source, d, delayMs);
-    return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
+    return this.#counted(request, at, this.#hotMatch(h, desc), entry, entry.source, d);
   }
 
   /** The {@link RuleMatch} of `desc` under hot record `h` (equal to `RuleState.matchOf`). */
@@ -1058,7 +1059,18 @@ class SluiceEngine implements Engine {
       consume = sync.bindSync(entry.set);
       entry.consume = consume;
     }
-    const d = consume(m.counterKey, cost, nowMs);
+    return this.#counted(request, at, m, entry, source, consume(m.counterKey, cost, nowMs));
+  }
+
+  /** The answer to `request` whose descriptor `at`, matched as `m`, was counted under `entry` with decision `d`. */
+  #counted(
+    request: CheckRequest,
+    at: number,
+    m: RuleMatch,
+    entry: SetEntry,
+    source: LimitSource,
+    d: Decision,
+  ): CheckResult {
     const allowed = d.allowed;
     const delayMs = allowed && entry.delayBaseMs !== undefined ? delayOf(entry, d) : 0;
     const r = countedResult(allowed, m, entry.specs, source, d, delayMs);
