@@ -886,11 +886,7 @@ class SluiceEngine implements Engine {
       entry.consume = consume;
       h.consume = consume;
     }
-    const d = consume(m.counterKey, cost, nowMs);
-    const allowed = d.allowed;
-    const delayMs = allowed && h.delayBaseMs !== undefined ? delayOf(h.entry as SetEntry, d) : 0;
-    const r = countedResult(allowed, m, h.specs, h.source, d, delayMs);
-    return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
+    return this.#countedHot(request, at, h, m, consume(m.counterKey, cost, nowMs));
   }
 
   /**
@@ -972,8 +968,19 @@ class SluiceEngine implements Engine {
     const cost = costAt(request, at);
     if (!Number.isInteger(cost)) return undefined;
     const d = chooser.consume(valueKey(desc[h.keyEntry].value), cost, nowMs);
-    const entry = choices[chooser.chosen];
+    const c = chooser.chosen;
+    // Choice 0 is the rule's own entry, whose fields `h` holds: the common check reads no SetEntry.
+    if (c === 0) return this.#countedHot(request, at, h, this.#hotMatch(h, desc), d);
+    const entry = choices[c];
     return this.#counted(request, at, this.#hotMatch(h, desc), entry, entry.source, d);
+  }
+
+  /** {@link SluiceEngine.#counted} for the entry of hot record `h` (`h.entry`), from the copies of its fields in `h`. */
+  #countedHot(request: CheckRequest, at: number, h: HotRule, m: RuleMatch, d: Decision): CheckResult {
+    const allowed = d.allowed;
+    const delayMs = allowed && h.delayBaseMs !== undefined ? delayOf(h.entry as SetEntry, d) : 0;
+    const r = countedResult(allowed, m, h.specs, h.source, d, delayMs);
+    return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
   }
 
   /** The {@link RuleMatch} of `desc` under hot record `h` (equal to `RuleState.matchOf`). */
