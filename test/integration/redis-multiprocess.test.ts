@@ -215,7 +215,12 @@ function sum(values: number[]): number {
 }
 
 /** Prints and returns, per key, the admitted total and its split over the processes. */
-function report(algorithm: string, periodMs: number, run: Run, bound: string): { admitted: number[]; denied: number[] } {
+function report(
+  algorithm: string,
+  periodMs: number,
+  run: Run,
+  bound: string,
+): { admitted: number[]; denied: number[] } {
   const { results, keys } = run;
   const admitted = keys.map((k) => sum(results.map((r) => r.admitted[k])));
   const denied = keys.map((k) => sum(results.map((r) => r.denied[k])));
@@ -251,7 +256,12 @@ describe("redis store: 4 processes on the same keys", () => {
   for (const { algorithm, aligned } of windows) {
     it(`${algorithm}: exactly the limit per key within one period`, { timeout: 180_000 }, async () => {
       const run = await runLoad(algorithm, WINDOW_PERIOD_MS, aligned);
-      const { admitted, denied } = report(algorithm, WINDOW_PERIOD_MS, run, `expected exactly ${LIMIT} per key`);
+      const { admitted, denied } = report(
+        algorithm,
+        WINDOW_PERIOD_MS,
+        run,
+        `expected exactly ${LIMIT} per key`,
+      );
       expectClean(run);
       expect(run.endMs - run.startMs, "the load must fit in one period").toBeLessThan(WINDOW_PERIOD_MS);
       if (aligned) {
