@@ -431,6 +431,25 @@ describe("MemoryStore", () => {
         expect([first.chosen, second.chosen]).toEqual([0, 2]);
       });
 
+      it("keeps consumers of equal limits apart: each counts its own namespace and reports its own policy", () => {
+        // Equal limits are shared between consumers (one array of specs): that must change no count and no name.
+        const store = new MemoryStore();
+        const renamed = tierSpecs.map((s) => createLimitSet("other", [parseLimitSpec({ ...s, name: "q" })]));
+        const consumers = [
+          store.bindChoiceSync(setsOf("a"), () => 0),
+          store.bindChoiceSync(setsOf("b"), () => 0),
+          store.bindChoiceSync(renamed, () => 1),
+        ];
+        const [a, b, other] = consumers;
+        if (a === undefined || b === undefined || other === undefined) throw new Error("the sets qualify");
+        expect(a.consume("k", 3, T0)).toMatchObject({ policy: "p", limit: 4, remaining: 1 });
+        expect(b.consume("k", 1, T0)).toMatchObject({ policy: "p", limit: 4, remaining: 3 });
+        expect(other.consume("k", 1, T0)).toMatchObject({ policy: "q", limit: 10, remaining: 5 });
+        expect(a.consume("k", 1, T0)).toMatchObject({ remaining: 0 });
+        expect(a.consume("k", 1, T0).allowed).toBe(false);
+        expect(b.consume("k", 1, T0)).toMatchObject({ allowed: true, remaining: 2 });
+      });
+
       it("declines sets that do not share a namespace and a one-limit shape, and rejects a choice out of range", () => {
         const store = new MemoryStore();
         const [a, b] = setsOf();
