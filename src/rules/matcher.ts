@@ -446,58 +446,72 @@ function segmentEndsAt(v: string, i: number): boolean {
 /**
  * Adds every path terminal under `node` that matches the segments of `v` from `pos` to `v`'s end or first `?`
  * to `out`. Walks the string in place with `charCodeAt` (which the JIT inlines): nothing is sliced or
- * allocated, and a literal segment is compared without first scanning for its end.
+ * allocated, and a literal segment is compared without first scanning for its end. A node with one way on (a
+ * literal child or a parameter, not both: most nodes) is followed in the loop; only where both match does the
+ * literal's subtree take a recursive call before the loop goes on with the parameter. (Measured on the engine
+ * benchmark's 20 patterns, warm: one call per node made a lookup 14–20 % slower.)
  */
 function collectPath(node: PathNode, v: string, pos: number, out: HitList): void {
   const n = v.length;
-  let c = 0;
-  while (pos < n) {
-    c = v.charCodeAt(pos);
-    if (c !== 47 /* / */) break;
-    pos++;
-  }
-  if (pos === n || c === 63 /* ? */) {
-    if (node.end !== undefined) addHit(out, node.endScore, node.end);
-    return;
-  }
-  if (node.star !== undefined) addHit(out, node.starScore, node.star);
-  let segEnd = -1;
-  const count = node.litCount;
-  if (count > LITERAL_SCAN_MAX) {
-    let h = 0;
-    let i = pos;
-    for (; i < n; i++) {
-      c = v.charCodeAt(i);
-      if (c === 47 || c === 63) break;
-      h = (Math.imul(h, 31) + c) | 0;
+  for (;;) {
+    let c = 0;
+    while (pos < n) {
+      c = v.charCodeAt(pos);
+      if (c !== 47 /* / */) break;
+      pos++;
     }
-    segEnd = i;
-    const mask = node.tableMask;
-    const texts = node.tableTexts;
-    const len = segEnd - pos;
-    for (let k = h & 0x3fffffff & mask; ; k = (k + 1) & mask) {
-      const text = texts[k];
-      if (text === "") break;
-      if (text.length === len && sameSegment(v, pos, text, 0)) {
-        collectPath(node.tableNodes[k], v, segEnd, out);
-        break;
+    if (pos === n || c === 63 /* ? */) {
+      if (node.end !== undefined) addHit(out, node.endScore, node.end);
+      return;
+    }
+    if (node.star !== undefined) addHit(out, node.starScore, node.star);
+    let segEnd = -1;
+    let literal: PathNode | undefined;
+    const count = node.litCount;
+    if (count > LITERAL_SCAN_MAX) {
+      let h = 0;
+      let i = pos;
+      for (; i < n; i++) {
+        c = v.charCodeAt(i);
+        if (c === 47 || c === 63) break;
+        h = (Math.imul(h, 31) + c) | 0;
+      }
+      segEnd = i;
+      const mask = node.tableMask;
+      const texts = node.tableTexts;
+      const len = segEnd - pos;
+      for (let k = h & 0x3fffffff & mask; ; k = (k + 1) & mask) {
+        const text = texts[k];
+        if (text.length === 0) break; // a free place
+        if (text.length === len && sameSegment(v, pos, text, 0)) {
+          literal = node.tableNodes[k];
+          break;
+        }
+      }
+    } else if (count > 0) {
+      // `c` is the segment's first character (the walk stopped on it).
+      const firsts = node.litFirsts;
+      for (let k = 0; k < count; k++) {
+        if (firsts.charCodeAt(k) !== c) continue;
+        const text = node.litTexts[k];
+        const e = pos + text.length;
+        if (e <= n && segmentEndsAt(v, e) && sameSegment(v, pos, text, 1)) {
+          segEnd = e;
+          literal = node.litNodes[k];
+          break;
+        }
       }
     }
-  } else if (count > 0) {
-    // `c` is the segment's first character (the walk stopped on it).
-    const firsts = node.litFirsts;
-    for (let k = 0; k < count; k++) {
-      if (firsts.charCodeAt(k) !== c) continue;
-      const text = node.litTexts[k];
-      const e = pos + text.length;
-      if (e <= n && segmentEndsAt(v, e) && sameSegment(v, pos, text, 1)) {
-        segEnd = e;
-        collectPath(node.litNodes[k], v, e, out);
-        break;
+    const param = node.param;
+    if (literal !== undefined) {
+      if (param === undefined) {
+        node = literal;
+        pos = segEnd;
+        continue;
       }
+      collectPath(literal, v, segEnd, out);
     }
-  }
-  if (node.param !== undefined) {
+    if (param === undefined) return;
     if (segEnd === -1) {
       segEnd = pos + 1;
       while (segEnd < n) {
@@ -506,7 +520,8 @@ function collectPath(node: PathNode, v: string, pos: number, out: HitList): void
         segEnd++;
       }
     }
-    collectPath(node.param, v, segEnd, out);
+    node = param;
+    pos = segEnd;
   }
 }
 
