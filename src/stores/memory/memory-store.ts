@@ -1084,13 +1084,14 @@ interface ChoiceLimits {
   readonly bounds: Float64Array;
 }
 
-/** The content of `specs` as a string: equal for specs that step and decide alike (every field of each). */
+/**
+ * The content of `specs` as a string, equal exactly for specs that step and decide alike (every field of each, in
+ * JSON: no name, whatever its characters, can make two different lists read alike).
+ */
 function choiceLimitsKey(specs: readonly LimitSpec[]): string {
-  let key = "";
-  for (const s of specs) {
-    key += `${s.name}\u0000${s.algorithm}\u0000${s.limit}\u0000${s.periodMs}\u0000${s.burst}\u0000${s.bucketMs}\u0000${s.emissionMs}\u0001`;
-  }
-  return key;
+  return JSON.stringify(
+    specs.map((s) => [s.name, s.algorithm, s.limit, s.periodMs, s.burst, s.bucketMs, s.emissionMs]),
+  );
 }
 
 /**
