@@ -967,12 +967,13 @@ class SluiceEngine implements Engine {
   ): CheckResult | undefined {
     const cost = costAt(request, at);
     if (!Number.isInteger(cost)) return undefined;
-    const d = chooser.consume(valueKey(desc[h.keyEntry].value), cost, nowMs);
+    const m = this.#hotMatch(h, desc);
+    const d = chooser.consume(m.counterKey, cost, nowMs);
     const c = chooser.chosen;
     // Choice 0 is the rule's own entry, whose fields `h` holds: the common check reads no SetEntry.
-    if (c === 0) return this.#countedHot(request, at, h, this.#hotMatch(h, desc), d);
+    if (c === 0) return this.#countedHot(request, at, h, m, d);
     const entry = choices[c];
-    return this.#counted(request, at, this.#hotMatch(h, desc), entry, entry.source, d);
+    return this.#counted(request, at, m, entry, entry.source, d);
   }
 
   /** {@link SluiceEngine.#counted} for the entry of hot record `h` (`h.entry`), from the copies of its fields in `h`. */
