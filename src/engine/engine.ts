@@ -970,8 +970,13 @@ class SluiceEngine implements Engine {
     const m = this.#hotMatch(h, desc);
     const d = chooser.consume(m.counterKey, cost, nowMs);
     const c = chooser.chosen;
-    // Choice 0 is the rule's own entry, whose fields `h` holds: the common check reads no SetEntry.
+    // Choice 0 is the rule's own entry, whose fields `h` holds: the common check reads no SetEntry; nor does
+    // choice 1, whose fields `h` holds too (HotRule.specs1).
     if (c === 0) return this.#countedHot(request, at, h, m, d);
+    if (c === 1 && h.delayBaseMs1 === undefined) {
+      const r = countedResult(d.allowed, m, h.specs1 as readonly LimitSpec[], h.source1, d, 0);
+      return this.#answer(resultsWith(request, at, r), d, d.allowed, 0);
+    }
     const entry = choices[c];
     return this.#counted(request, at, m, entry, entry.source, d);
   }
