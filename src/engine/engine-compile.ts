@@ -263,11 +263,12 @@ export class HotRule {
   /** `entry.delayBaseMs`. */
   readonly delayBaseMs: readonly number[] | undefined;
   /**
-   * `choices[1].specs`, `.source` and `.delayBaseMs` (undefined, "tier", undefined without choices): the fields a
-   * check chosen 1 (the first tier with limits of its own) reads, copied here as `specs` … are for choice 0. A check
-   * of another choice reads its entry: for each rule, `choices`, its elements and the entry are three more objects,
-   * out of the caches when a rule's tiered identities are few (measured on the engine benchmark, where 1 in 10 is:
-   * those three loads took about 40 % of the time of the engine's hot path on average).
+   * `choices[1].specs`, `.source` and `.delayBaseMs` (undefined, "tier", undefined without choices), copied here as
+   * `specs`, `source` and `delayBaseMs` copy choice 0's: a check of choice 1 (an identity in the first tier with
+   * limits of its own) then reads no {@link SetEntry} either. A check of a later choice reads its entry: per rule,
+   * `choices`, its elements and the entry are three more objects, out of the caches when few of a rule's identities
+   * are tiered (on the engine benchmark, where 1 in 10 is, those three loads took ~40 % of the samples of the hot
+   * path's own body).
    */
   readonly specs1: readonly LimitSpec[] | undefined;
   /** See {@link HotRule.specs1}. */
