@@ -430,9 +430,8 @@ function unlimitedResult(match: RuleMatch, source: LimitSource): DescriptorResul
   return { code: "OK", match, limits: "unlimited", source, shadowed: false, delayMs: 0 };
 }
 
-/** The wait of an admitted delay item: max over its limits of `resetAfterMs − B·T`. */
-function delayOf(entry: SetEntry, d: Decision): number {
-  const base = entry.delayBaseMs;
+/** The wait of an admitted delay item: max over its limits of `resetAfterMs − B·T` (`base`: its `SetEntry.delayBaseMs`). */
+function delayOf(base: readonly number[] | undefined, d: Decision): number {
   if (base === undefined) return 0;
   const ps = d.policies;
   let max = 0;
@@ -944,7 +943,7 @@ class SluiceEngine implements Engine {
     return rs.target.apply([{ limits: e.set, key: m.counterKey, cost }], "consume", nowMs).then((ds) => {
       const d = ds[0];
       const allowed = d.allowed;
-      const delayMs = allowed && e.delayBaseMs !== undefined ? delayOf(e, d) : 0;
+      const delayMs = allowed && e.delayBaseMs !== undefined ? delayOf(e.delayBaseMs, d) : 0;
       const r = countedResult(ownAllowed(d), m, e.specs, src, d, delayMs);
       return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
     });
@@ -970,23 +969,18 @@ class SluiceEngine implements Engine {
     const m = this.#hotMatch(h, desc);
     const d = chooser.consume(m.counterKey, cost, nowMs);
     const c = chooser.chosen;
-    // Choice 0 is the rule's own entry, whose fields `h` holds: the common check reads no SetEntry; nor does
-    // choice 1, whose fields `h` holds too (HotRule.specs1).
+    // Choices 0 and 1 (the rule's own entry, the first tier's) are read from their copies in `h`: the common
+    // checks read no SetEntry.
     if (c === 0) return this.#countedHot(request, at, h, m, d);
-    if (c === 1 && h.delayBaseMs1 === undefined) {
-      const r = countedResult(d.allowed, m, h.specs1 as readonly LimitSpec[], h.source1, d, 0);
-      return this.#answer(resultsWith(request, at, r), d, d.allowed, 0);
-    }
+    if (c === 1)
+      return this.#counted(request, at, m, h.specs1 as readonly LimitSpec[], h.source1, h.delayBaseMs1, d);
     const entry = choices[c];
-    return this.#counted(request, at, m, entry, entry.source, d);
+    return this.#counted(request, at, m, entry.specs, entry.source, entry.delayBaseMs, d);
   }
 
   /** {@link SluiceEngine.#counted} for the entry of hot record `h` (`h.entry`), from the copies of its fields in `h`. */
   #countedHot(request: CheckRequest, at: number, h: HotRule, m: RuleMatch, d: Decision): CheckResult {
-    const allowed = d.allowed;
-    const delayMs = allowed && h.delayBaseMs !== undefined ? delayOf(h.entry as SetEntry, d) : 0;
-    const r = countedResult(allowed, m, h.specs, h.source, d, delayMs);
-    return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
+    return this.#counted(request, at, m, h.specs as readonly LimitSpec[], h.source, h.delayBaseMs, d);
   }
 
   /** The {@link RuleMatch} of `desc` under hot record `h` (equal to `RuleState.matchOf`). */
@@ -1072,21 +1066,23 @@ class SluiceEngine implements Engine {
       consume = sync.bindSync(entry.set);
       entry.consume = consume;
     }
-    return this.#counted(request, at, m, entry, source, consume(m.counterKey, cost, nowMs));
+    const d = consume(m.counterKey, cost, nowMs);
+    return this.#counted(request, at, m, entry.specs, source, entry.delayBaseMs, d);
   }
 
-  /** The answer to `request` whose descriptor `at`, matched as `m`, was counted under `entry` with decision `d`. */
+  /** The answer to `request` whose descriptor `at`, matched as `m`, was counted with decision `d` under the limits `specs` (from `source`; `delayBaseMs`: their `SetEntry.delayBaseMs`). */
   #counted(
     request: CheckRequest,
     at: number,
     m: RuleMatch,
-    entry: SetEntry,
+    specs: readonly LimitSpec[],
     source: LimitSource,
+    delayBaseMs: readonly number[] | undefined,
     d: Decision,
   ): CheckResult {
     const allowed = d.allowed;
-    const delayMs = allowed && entry.delayBaseMs !== undefined ? delayOf(entry, d) : 0;
-    const r = countedResult(allowed, m, entry.specs, source, d, delayMs);
+    const delayMs = allowed && delayBaseMs !== undefined ? delayOf(delayBaseMs, d) : 0;
+    const r = countedResult(allowed, m, specs, source, d, delayMs);
     return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
   }
 
@@ -1465,7 +1461,7 @@ class SluiceEngine implements Engine {
     for (const it of plan.enforce) {
       const d = it.decision as Decision;
       const own = ownAllowed(d);
-      const delay = allowed && it.entry.delayBaseMs !== undefined ? delayOf(it.entry, d) : 0;
+      const delay = allowed && it.entry.delayBaseMs !== undefined ? delayOf(it.entry.delayBaseMs, d) : 0;
       if (delay > delayMs) delayMs = delay;
       results[it.index] = itemResult(it, own ? "OK" : "OVER_LIMIT", d, false, delay);
       head = d;
