@@ -450,6 +450,32 @@ describe("MemoryStore", () => {
         expect(b.consume("k", 1, T0)).toMatchObject({ allowed: true, remaining: 2 });
       });
 
+      it("sees its table change shape under it (another algorithm took the namespace) and starts its keys fresh", () => {
+        // The consumer skips reading its table while no table of the store has changed; a change to any makes it
+        // look again. Here its own namespace goes to a fixed window and back, and another namespace changes too.
+        const store = new MemoryStore();
+        const chooser = store.bindChoiceSync(setsOf(), () => 0);
+        if (chooser === undefined) throw new Error("the sets qualify");
+        const window = (namespace: string) =>
+          createLimitSet(namespace, [
+            parseLimitSpec({ name: "p", algorithm: "fixed_window", limit: 4, periodMs: 1000 }),
+          ]);
+        expect(chooser.consume("k", 3, T0)).toMatchObject({ limit: 4, remaining: 1 });
+        expect(chooser.consume("k", 1, T0)).toMatchObject({ remaining: 0 });
+        const windowed = store.bindSync(window("tiers"));
+        expect(windowed("k", 2, T0)).toMatchObject({ remaining: 2 });
+        // Each shape change drops the namespace's state: the key starts fresh on either side, every time.
+        expect(chooser.consume("k", 1, T0)).toMatchObject({ allowed: true, limit: 4, remaining: 3 });
+        expect(windowed("k", 1, T0)).toMatchObject({ allowed: true, limit: 4, remaining: 3 });
+        expect(chooser.consume("k", 1, T0)).toMatchObject({ allowed: true, limit: 4, remaining: 3 });
+        expect(chooser.consume("k", 1, T0)).toMatchObject({ remaining: 2 });
+        // A change elsewhere: the consumer checks its table again, finds it as it was, and keeps counting.
+        store.bindSync(createLimitSet("elsewhere", [parseLimitSpec(tierSpecs[0])]))("j", 1, T0);
+        store.bindSync(window("elsewhere"))("j", 1, T0);
+        expect(chooser.consume("k", 1, T0)).toMatchObject({ remaining: 1 });
+        expect(chooser.consume("k", 1, T0)).toMatchObject({ remaining: 0 });
+      });
+
       it("declines sets that do not share a namespace and a one-limit shape, and rejects a choice out of range", () => {
         const store = new MemoryStore();
         const [a, b] = setsOf();

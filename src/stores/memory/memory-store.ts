@@ -190,6 +190,11 @@ export class MemoryStore implements SyncStore {
   /** What the choice consumers of each shape share (see {@link SlotChoice}). */
   readonly #choiceCores = new Map<object, ChoiceCore>();
   /**
+   * Bumped whenever a table's `shape` or `choiceEpoch` changes, read by every {@link SlotChoice}: while it holds the
+   * value a consumer last checked its table at, its table is as it was then, so a call reads no `Table`.
+   */
+  readonly #tableVersion: TableVersion = { version: 0 };
+  /**
    * The limits of choice consumers by content ({@link choiceLimitsKey}): consumers whose sets hold equal limits (a
    * configuration's rules often repeat the same limits, and so do their tiers) share one array of specs and one of
    * thresholds, so a check going round many rules reads the same few objects. At most {@link MAX_SHARED_CHOICES}
@@ -270,6 +275,7 @@ export class MemoryStore implements SyncStore {
     this.#tags ??= new Int32Array(this.#capacity);
     if (t.choiceId === MAX_CHOICE_ID) {
       t.choiceEpoch++;
+      this.#tableVersion.version++;
       t.choiceId = 0;
       for (const slot of this.#slotsOf(t)) this.#tags[slot] = 0;
     }
@@ -287,6 +293,7 @@ export class MemoryStore implements SyncStore {
         slab: this.#slab,
         flags: this.#flags,
         out: this.#out,
+        tables: this.#tableVersion,
       };
       this.#choiceCores.set(shape, core);
     }
@@ -805,6 +812,7 @@ export class MemoryStore implements SyncStore {
     t.smallWidth = c.small;
     t.bigWidth = c.big;
     t.only = c.only;
+    if (t.shape !== c.shape) this.#tableVersion.version++;
     t.shape = c.shape;
     t.zeros = c.zeros;
     t.consumeOne = c.only === undefined ? undefined : this.#consumerOf(t, set, c.only);
@@ -1004,6 +1012,8 @@ class SlotChoice implements ChoiceConsumer {
   readonly #tableId: number;
   readonly #mark: number;
   readonly #epoch: number;
+  /** The store's table version at which this consumer last found its table as bound ({@link ChoiceCore.tables}). */
+  #version = -1;
   /** The sets' limits, by choice (shared with every consumer of equal limits). */
   readonly #specs: readonly LimitSpec[];
   /** `[enter, leave]` ({@link nextWarning}'s thresholds) per choice. */
@@ -1040,27 +1050,61 @@ class SlotChoice implements ChoiceConsumer {
   }
 
   consume(key: string, cost: number, nowMs: number): Decision {
-    const table = this.#table;
+    const core = this.#core;
+    // While no table of the store has changed since this consumer last looked at its own, the table's shape and
+    // epoch are as they were then: the common call reads no `Table` (one cold object fewer per call when calls go
+    // round many rules).
+    if (core.tables.version !== this.#version) return this.#consumeChecked(key, cost, nowMs);
     let slot = this.#index.get(this.#tableId, key);
-    if (table.shape !== this.#shape || slot === -1) slot = this.#slotOf(key, nowMs);
+    if (slot === -1) slot = this.#slotOf(key, nowMs);
     const specs = this.#specs;
     const tags = this.#tags;
     let c = tags[slot] - this.#mark;
-    if (c < 0 || c >= specs.length || table.choiceEpoch !== this.#epoch) {
-      c = this.#choose(key);
-      if (!(c >= 0 && c < specs.length))
-        throw new InvalidArgumentError(
-          `memoryStore: choice ${c} is not one of the ${specs.length} sets bound`,
-        );
-      if (table.choiceEpoch === this.#epoch) tags[slot] = this.#mark + c;
+    if (c < 0 || c >= specs.length) {
+      c = this.#chooseFor(key);
+      tags[slot] = this.#mark + c;
     }
+    return this.#step(c, slot, cost, nowMs);
+  }
+
+  /** {@link SlotChoice.consume} reading the table: after a change to some table of the store (maybe this one). */
+  #consumeChecked(key: string, cost: number, nowMs: number): Decision {
+    const table = this.#table;
+    const version = this.#core.tables.version;
+    let slot = this.#index.get(this.#tableId, key);
+    if (table.shape !== this.#shape || slot === -1) slot = this.#slotOf(key, nowMs);
+    const current = table.choiceEpoch === this.#epoch;
+    // The table is as this consumer was bound to it (#slotOf rebinds a table of another shape to this one's):
+    // later calls may skip these checks until the next change.
+    if (current && table.shape === this.#shape) this.#version = version;
+    const tags = this.#tags;
+    let c = tags[slot] - this.#mark;
+    if (c < 0 || c >= this.#specs.length || !current) {
+      c = this.#chooseFor(key);
+      if (current) tags[slot] = this.#mark + c;
+    }
+    return this.#step(c, slot, cost, nowMs);
+  }
+
+  /** The choice of `key` by `choose`, checked. */
+  #chooseFor(key: string): number {
+    const c = this.#choose(key);
+    if (!(c >= 0 && c < this.#specs.length))
+      throw new InvalidArgumentError(
+        `memoryStore: choice ${c} is not one of the ${this.#specs.length} sets bound`,
+      );
+    return c;
+  }
+
+  /** One step of choice `c` on `slot`; `chosen` records it. */
+  #step(c: number, slot: number, cost: number, nowMs: number): Decision {
     this.chosen = c;
     const core = this.#core;
     const bounds = this.#bounds;
     return stepSingle(
       core.apply,
       core.idleAfterMs,
-      specs[c],
+      this.#specs[c],
       bounds[2 * c],
       bounds[2 * c + 1],
       core.warnBit,
@@ -1106,6 +1150,13 @@ interface ChoiceCore {
   readonly slab: Slab;
   readonly flags: Uint8Array;
   readonly out: StepOut;
+  /** The store's {@link MemoryStore.#tableVersion}. */
+  readonly tables: TableVersion;
+}
+
+/** A counter bumped whenever any table of a store changes its `shape` or `choiceEpoch`. */
+interface TableVersion {
+  version: number;
 }
 
 /**
