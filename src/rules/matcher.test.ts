@@ -567,6 +567,54 @@ describe("path nodes with many literal children (looked up by hash)", () => {
   });
 });
 
+describe("path literals told by their packed first four characters", () => {
+  // A literal child is compared by length and its first four UTF-16 units packed in two integers; only longer
+  // segments read the rest. Siblings alike in those four units, units of 0x8000 and more (negative when packed),
+  // U+0000 (packed like a missing unit), and the hashed lookup of more than 8 siblings must all match as a scan does.
+  const literals = [
+    "item",
+    "items",
+    "itemsA",
+    "itemsB",
+    "itemz",
+    "i",
+    "\u0000",
+    "\u0000\u0000",
+    "\u8000\uffff",
+    "\u8000\ufffe",
+    "\uffff\uffff\uffff\uffffx",
+    "\uffff\uffff\uffff\uffffy",
+    "é",
+    "ab\u0000",
+    "ab",
+  ];
+  for (const [name, siblings] of [
+    ["scanned (up to 8 siblings)", literals.slice(0, 8)],
+    ["hashed (more than 8 siblings)", literals],
+  ] as const) {
+    it(`${name}: every value matches as a linear scan does`, () => {
+      const rules = makeRules([
+        ...siblings.map((n) => ({ match: [path("endpoint", `/v/${n}`)] })),
+        ...siblings.slice(0, 3).map((n) => ({ match: [path("endpoint", `/v/${n}/:id`)] })),
+        { match: [path("endpoint", "/v/:other/x")] },
+      ]);
+      const compiled = compileRules(rules);
+      const values: string[] = [];
+      for (const n of [...literals, "itemsC", "items\u0000", "\u8000", "\u8000\uffff\u0000", "itemsAB", ""]) {
+        for (const tail of ["", "/7", "/x", "?q", "/7/8"]) values.push(`/v/${n}${tail}`);
+      }
+      let matched = 0;
+      for (const v of values) {
+        const desc = d(["endpoint", v]);
+        const want = bruteForce(rules, "default", desc);
+        expect(compiled.match("default", desc)?.rule.id, JSON.stringify(v)).toBe(want?.id);
+        if (want !== undefined) matched++;
+      }
+      expect(matched).toBeGreaterThan(values.length / 3);
+    });
+  }
+});
+
 describe("property: match() agrees with a brute-force linear scan", () => {
   const char = fc.constantFrom("/", "/", "a", "b", "1", "?", "|", "=", "%");
   const value = fc.oneof(
