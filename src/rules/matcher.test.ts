@@ -247,6 +247,23 @@ describe("specificity", () => {
 });
 
 describe("structure", () => {
+  it("finds domains, keys and exact values by content, whatever the strings' origin (built, literal, numeric)", () => {
+    // The matcher keeps V8's internalized copy of each name (a lookup by identity when the caller's is one too);
+    // strings built at run time, and integer-like names (which V8 keeps as element indices), match all the same.
+    const built = (...parts: string[]) => parts.join("");
+    const rules = makeRules([
+      { id: "svc", domain: built("sv", "c-1"), match: [exact(built("us", "er"), built("4", "2"))] },
+      { id: "num", domain: "123", match: [exact("7", "8"), any("endpoint")] },
+    ]);
+    const c = compileRules(rules);
+    expect(c.match("svc-1", d(["user", "42"]))?.rule.id).toBe("svc");
+    expect(c.match(built("svc", "-1"), d([built("u", "ser"), built("4", "2")]))?.rule.id).toBe("svc");
+    expect(c.match(built("svc", "-1"), d(["user", "43"]))).toBeUndefined();
+    expect(c.match(built("1", "23"), d([built("", "7"), "8"], ["endpoint", "/"]))?.rule.id).toBe("num");
+    expect(c.match("123", d(["7", "8"], ["endpoint", "/"]))?.rule.id).toBe("num");
+    expect(c.find("124", d(["7", "8"], ["endpoint", "/"]))).toBe(-1);
+  });
+
   it("a descriptor with N entries matches only rules with exactly N entries", () => {
     const rules = makeRules([
       { id: "one", match: [any("user")] },
