@@ -46,6 +46,15 @@ function failField(method: string, field: string, message: string): never {
   throw new InvalidArgumentError(`${method}: ${field} ${message}`);
 }
 
+/**
+ * Throws the `InvalidArgumentError` of bad descriptor `i` (or its entry `j`, `.key`/`.value` in `part`). The field's
+ * name is built here, on the failing path only: built in `validateRequest`, the optimising compiler merged the
+ * `${i}` of every error message into one number-to-string conversion run for every descriptor of every request.
+ */
+function failDescriptor(method: string, message: string, i: number, j?: number, part = ""): never {
+  failField(method, j === undefined ? `descriptors[${i}]` : `descriptors[${i}][${j}]${part}`, message);
+}
+
 /** Throws `InvalidArgumentError` naming the first bad field of a check request; touches nothing. */
 export function validateRequest(method: string, req: RequestShape): void {
   if (req === null || typeof req !== "object")
@@ -67,30 +76,34 @@ export function validateRequest(method: string, req: RequestShape): void {
   for (let i = 0; i < list.length; i++) {
     const d = list[i];
     if (!Array.isArray(d) || d.length === 0 || d.length > MAX_ENTRIES) {
-      failField(
+      failDescriptor(
         method,
-        `descriptors[${i}]`,
         `must be an array of 1 to ${MAX_ENTRIES} { key, value } entries, got ${Array.isArray(d) ? `${d.length} entries` : describe(d)}`,
+        i,
       );
     }
     const entries = d as Descriptor;
     for (let j = 0; j < entries.length; j++) {
       const e = entries[j];
       if (e === null || typeof e !== "object")
-        failField(method, `descriptors[${i}][${j}]`, `must be { key, value }, got ${describe(e)}`);
+        failDescriptor(method, `must be { key, value }, got ${describe(e)}`, i, j);
       const { key, value } = e;
       if (typeof key !== "string" || key.length === 0 || key.length > MAX_ENTRY_KEY_LENGTH) {
-        failField(
+        failDescriptor(
           method,
-          `descriptors[${i}][${j}].key`,
           `must be a non-empty string of at most ${MAX_ENTRY_KEY_LENGTH} characters, got ${describe(key)}`,
+          i,
+          j,
+          ".key",
         );
       }
       if (typeof value !== "string" || value.length > MAX_VALUE_LENGTH) {
-        failField(
+        failDescriptor(
           method,
-          `descriptors[${i}][${j}].value`,
           `must be a string of at most ${MAX_VALUE_LENGTH} characters, got ${describe(value)}`,
+          i,
+          j,
+          ".value",
         );
       }
     }
