@@ -524,7 +524,9 @@ function collectPath(node: PathNode, v: string, pos: number, out: HitList): void
           const k = table[i] - 1;
           if (k === -1) break; // a free place
           const at = 3 * k;
-          // Equal codes: equal texts up to the fifth character (children alike that far differ after it).
+          // Equal codes: equal texts up to the fifth character (children alike that far differ after it). The same
+          // test as the scan's below, written out twice: as a shared helper it cost 2–4 % more instructions per
+          // find() (callgrind, warm), though the JIT inlined it.
           if (
             codes[at] === len &&
             codes[at + 1] === lo &&
