@@ -24,7 +24,9 @@
 //   process over 10,000 identities (each connection cycles through its own slice, every request built once up
 //   front). The peer is a bare fastify route parsing the same JSON body and answering the real service's
 //   captured body and headers.
-// - Each on the memory store and on the Redis store (a private redis-server, `--save "" --appendonly no`).
+// - Each on the memory store and on the Redis store (a private redis-server, `--save "" --appendonly no`), each
+//   store in two `sluice serve` processes, one for the gRPC cases and one for the HTTP cases, as the peers are one
+//   process per protocol (why: at the start of main()).
 //
 // Rounds are interleaved (per case: the peer, then each store) and each ratio is taken per round against the
 // peer measured just before it, then the median is reported. Before each run the bench waits (at most
@@ -1103,11 +1105,25 @@ async function main() {
         : autocannonRun(subject.httpUrl, c.target, connections, seconds);
 
   try {
-    // Every server runs for the whole benchmark, pinned to CPU 0, idle while another is measured.
+    // Every server runs for the whole benchmark, pinned to CPU 0, idle while another is measured. Per store, two
+    // Sluice processes, one per protocol, as the no-op peers are (one gRPC, one HTTP process): node:http2 leaves
+    // the objects of many closed streams to the garbage collector (its C++ stream is freed by a weak callback
+    // when the socket still had a write of it pending), so a process that has served gRPC at load holds tens of
+    // MB of them in its old generation, and their mark-compact (sweep and external-string finalisation, 25-170 ms
+    // here) would land in whichever case runs next. One process per protocol keeps each case's figures its own.
     const subjects = [];
     for (const store of stores) {
-      const svc = await startSluice(dir, store, redis ? `redis://127.0.0.1:${redis.port}` : undefined);
-      subjects.push({ name: `sluice ${store}`, store, ...svc, grpcServer: svc, httpServer: svc });
+      const url = redis ? `redis://127.0.0.1:${redis.port}` : undefined;
+      const grpcSvc = await startSluice(dir, store, url);
+      const httpSvc = await startSluice(dir, store, url);
+      subjects.push({
+        name: `sluice ${store}`,
+        store,
+        grpcAddress: grpcSvc.grpcAddress,
+        httpUrl: httpSvc.httpUrl,
+        grpcServer: grpcSvc,
+        httpServer: httpSvc,
+      });
     }
     const fixed = join(dir, "fixed.json");
     writeFileSync(fixed, JSON.stringify(await captureAnswers(subjects[0])));
@@ -1185,7 +1201,7 @@ async function main() {
           // Where decisions by a failure policy (store timeouts) happened, if any: the run is then invalid.
           const policy =
             s.store === "redis"
-              ? `, failure-policy decisions so far ${(await metricsOf(s.httpUrl)).failurePolicy}`
+              ? `, failure-policy decisions so far ${(await metricsOf(server.httpUrl)).failurePolicy}`
               : "";
           console.error(
             `round ${r + 1}/${rounds} ${c.name} ${s.name}: ${Math.round(res.callsPerS)} calls/s, server CPU ${Math.round(serverPct)} %, other load on CPU 0 ${Math.round(cpu0Pct - serverPct)} %${policy}`,
@@ -1323,7 +1339,9 @@ async function main() {
 
     for (const s of all) await verifyGrpc(s.grpcAddress);
     for (const s of subjects) {
-      const m = await metricsOf(s.httpUrl);
+      // Both processes of the store (gRPC and HTTP), summed.
+      const [g, h] = [await metricsOf(s.grpcServer.httpUrl), await metricsOf(s.httpServer.httpUrl)];
+      const m = Object.fromEntries(Object.keys(g).map((k) => [k, g[k] + h[k]]));
       if (m.notOk > 0 || m.denied > 0 || m.failurePolicy > 0) {
         // The figures are printed all the same (marked invalid below), then the run fails.
         invalid.push(`${s.name}: unexpected answers: ${JSON.stringify(m)}`);
@@ -1333,7 +1351,8 @@ async function main() {
         `${s.name}: ${m.allowed} decisions, all allowed and counted by the store (0 denied, 0 by a failure policy, 0 non-ok requests)`,
       );
     }
-    for (const s of [...subjects.map((x) => x.grpcServer), noopG, noopG2, noopH]) await stopServer(s);
+    for (const s of [...subjects.flatMap((x) => [x.grpcServer, x.httpServer]), noopG, noopG2, noopH])
+      await stopServer(s);
   } finally {
     killAll();
     redis?.stop();
