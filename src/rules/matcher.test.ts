@@ -582,6 +582,17 @@ describe("path nodes with many literal children (looked up by hash)", () => {
     }
     expect(matched).toBeGreaterThan(values.length / 2);
   });
+
+  it("find every child through the table's growth (children added one by one, past several doublings)", () => {
+    // 2,000 siblings: the table grows from 16 to 4,096 places, and children are probed into it between growths.
+    const names = Array.from({ length: 2000 }, (_, i) => (i % 3 === 0 ? `seg${i}` : `s${i}x`));
+    const rules = makeRules(names.map((n) => ({ match: [path("endpoint", `/t/${n}/:id`)] })));
+    const compiled = compileRules(rules);
+    for (let i = 0; i < names.length; i++) {
+      expect(compiled.match("default", d(["endpoint", `/t/${names[i]}/7`]))?.rule.id).toBe(rules[i].id);
+    }
+    expect(compiled.match("default", d(["endpoint", "/t/seg1/7"]))).toBeUndefined();
+  });
 });
 
 describe("path literals told by their packed first four characters", () => {
