@@ -22,8 +22,13 @@ export class Report {
 
   print() {
     const fmt = (r) => {
-      if (r.metric === "ratio")
-        return `${r.value.toFixed(2)}×${r.target !== undefined ? `  (target ${r.target})` : ""}`;
+      if (r.metric === "ratio") {
+        const range =
+          r.replica_ratio_min === undefined
+            ? ""
+            : `  (replicas ${r.replica_ratio_min.toFixed(2)}–${r.replica_ratio_max.toFixed(2)})`;
+        return `${r.value.toFixed(2)}×${range}${r.target !== undefined ? `  (target ${r.target})` : ""}`;
+      }
       if (r.metric === "ops_per_s") return `${(r.value / 1e6).toFixed(2)} M/s`;
       if (r.metric === "bytes_per_key") return `${r.value.toFixed(1)} B`;
       if (r.metric.endsWith("_pct")) return `${r.value.toFixed(3)} %`;
