@@ -55,10 +55,11 @@
 // machine (the load average is printed at the start and the end).
 //
 // Replicas: each subject runs in `--replicas` processes (default 2), all in the same turns, and its throughput is
-// the mean of theirs. Two processes running the very same code differ by more than their slices do (seen here: the
-// same subject in two processes of one run at 0.93× and 1.08× of each other: the heap's layout, where the JIT's
-// code and the data land in the caches and pages, fixed per process), so one process per subject measures that
-// draw as much as the code. The report therefore gives, beside every ratio, the ratios of every replica of one
+// the mean of theirs. Two processes running the very same code can differ by more than their slices do (seen here:
+// two copies of one build, one process per subject, read 0.93× and 1.08× of each other on two subjects in one run;
+// in the first run with replicas, a subject's two processes were 1.00–1.02× apart but for one, 1.10×): the heap's
+// layout, where the JIT's code and the data land in the caches and pages, is fixed per process, so one process per
+// subject measures that draw with the code. The report therefore gives, beside every ratio, the ratios of every replica of one
 // subject against every replica of the other (`replica_ratio_min`, `replica_ratio_max`), and per subject its
 // fastest replica over its slowest (`…: replica spread`): a ratio whose replica range straddles its target is not
 // met or missed by this run, whatever its mean.
