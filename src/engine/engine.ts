@@ -690,17 +690,26 @@ class SluiceEngine implements Engine {
   }
 
   checkSync(request: CheckRequest): CheckResult {
+    // Kept small (the rare cases are calls out), so that V8 inlines it into its callers and `check`.
     const sync = this.#sync;
-    if (sync === undefined) {
-      throw new SluiceError(
-        "ERR_SLUICE_UNSUPPORTED",
-        `checkSync: the ${this.store.name} store has no synchronous path; use check()`,
-      );
-    }
+    if (sync === undefined) throw this.#noSyncPath();
     validateRequest("checkSync", request);
     const nowMs = request.nowMs ?? this.#clock.nowMs();
     const c = this.#compiled;
     if (request.idempotencyKey === undefined) return this.#decideSync(sync, c, request, nowMs);
+    return this.#checkSyncOnce(sync, c, request, nowMs);
+  }
+
+  /** The error of `checkSync` on a store without a synchronous path. */
+  #noSyncPath(): SluiceError {
+    return new SluiceError(
+      "ERR_SLUICE_UNSUPPORTED",
+      `checkSync: the ${this.store.name} store has no synchronous path; use check()`,
+    );
+  }
+
+  /** {@link SluiceEngine.checkSync} of a request with an idempotency key: replayed, or decided once. */
+  #checkSyncOnce(sync: SyncStore, c: CompiledConfig, request: CheckRequest, nowMs: number): CheckResult {
     const key = `${request.domain}\u0000${request.idempotencyKey}`;
     const rec = this.#idem.get(key, nowMs);
     if (rec?.value !== undefined) return this.#replay(rec.value);
@@ -780,6 +789,11 @@ class SluiceEngine implements Engine {
         if (one !== undefined) return one;
       }
     }
+    return this.#decideSyncPlanned(sync, c, request, nowMs);
+  }
+
+  /** {@link SluiceEngine.#decideSync} off the hot path: every descriptor planned, then counted together. */
+  #decideSyncPlanned(sync: SyncStore, c: CompiledConfig, request: CheckRequest, nowMs: number): CheckResult {
     const plan = this.#plan(c, request, nowMs);
     if (plan.blocked !== undefined) return this.#finish(plan, false);
     if (plan.dynamic) {

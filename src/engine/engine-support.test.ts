@@ -1,0 +1,108 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { InvalidArgumentError } from "../core/errors.js";
+import { validateRequest } from "./engine-support.js";
+
+/** The request rules as documented (engine-support.ts), written out plainly: the reference of the property below. */
+function validByTheRules(req: unknown): boolean {
+  if (req === null || typeof req !== "object") return false;
+  const r = req as Record<string, unknown>;
+  const isString = (v: unknown, min: number, max: number) =>
+    typeof v === "string" && v.length >= min && v.length <= max;
+  const isCost = (v: unknown) => typeof v === "number" && v >= 0 && v <= Number.MAX_SAFE_INTEGER;
+  if (!isString(r.domain, 1, 256)) return false;
+  if (!Array.isArray(r.descriptors) || r.descriptors.length > 64) return false;
+  for (const d of r.descriptors) {
+    if (!Array.isArray(d) || d.length < 1 || d.length > 64) return false;
+    for (const e of d) {
+      if (e === null || typeof e !== "object") return false;
+      if (!isString(e.key, 1, 256) || !isString(e.value, 0, 1024)) return false;
+    }
+  }
+  if (r.cost !== undefined && !isCost(r.cost)) return false;
+  if (r.costs !== undefined) {
+    if (!Array.isArray(r.costs) || r.costs.length !== r.descriptors.length) return false;
+    if (r.costs.some((c) => c !== undefined && !isCost(c))) return false;
+  }
+  if (r.idempotencyKey !== undefined && !isString(r.idempotencyKey, 1, 256)) return false;
+  if (r.nowMs !== undefined && !(typeof r.nowMs === "number" && Number.isFinite(r.nowMs))) return false;
+  return true;
+}
+
+/** Near-valid values: mostly of the right type, around each bound. */
+const text = (max: number) =>
+  fc.oneof(
+    fc.string({ maxLength: 4 }),
+    fc.constantFrom(0, max, max + 1).map((n) => "x".repeat(n)),
+    fc.constantFrom(null, 7, [], {}),
+  );
+const entry = fc.oneof(
+  { weight: 8, arbitrary: fc.record({ key: text(256), value: text(1024) }) },
+  { weight: 1, arbitrary: fc.constantFrom(null, "k=v", 3, ["k", "v"]) },
+);
+const descriptor = fc.oneof(
+  { weight: 8, arbitrary: fc.array(entry, { minLength: 0, maxLength: 3 }) },
+  { weight: 1, arbitrary: fc.constantFrom(65).map((n) => Array(n).fill({ key: "k", value: "v" })) },
+  { weight: 1, arbitrary: fc.constantFrom(null, "d", { key: "k", value: "v" }) },
+);
+const number = fc.oneof(
+  fc.constantFrom(0, 1, 0.5, -1, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER + 2),
+  fc.constantFrom("1", null),
+);
+const request = fc.oneof(
+  {
+    weight: 9,
+    arbitrary: fc.record(
+      {
+        domain: text(256),
+        descriptors: fc.oneof(
+          { weight: 8, arbitrary: fc.array(descriptor, { maxLength: 3 }) },
+          { weight: 1, arbitrary: fc.constant(Array(65).fill([{ key: "k", value: "v" }])) },
+          { weight: 1, arbitrary: fc.constantFrom(null, "descriptors", {}) },
+        ),
+        cost: number,
+        costs: fc.oneof(fc.array(fc.oneof(number, fc.constant(undefined)), { maxLength: 3 }), number),
+        idempotencyKey: text(256),
+        nowMs: number,
+      },
+      { requiredKeys: ["domain", "descriptors"] },
+    ),
+  },
+  { weight: 1, arbitrary: fc.constantFrom(null, undefined, 3, "request", []) },
+);
+
+describe("validateRequest", () => {
+  it("refuses exactly the requests the rules refuse, always naming a field", () => {
+    fc.assert(
+      fc.property(request, (req) => {
+        let error: unknown;
+        try {
+          validateRequest("check", req as never);
+        } catch (e) {
+          error = e;
+        }
+        expect(error === undefined).toBe(validByTheRules(req));
+        if (error !== undefined) {
+          expect(error).toBeInstanceOf(InvalidArgumentError);
+          expect((error as Error).message).toMatch(
+            /^check: (request|domain|descriptors|cost|idempotencyKey|nowMs)/,
+          );
+          expect((error as Error).message).not.toMatch(/changed while it was validated/);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("refuses, as a whole, a request whose field reads differently the second time", () => {
+    let reads = 0;
+    const req = {
+      descriptors: [[{ key: "k", value: "v" }]],
+      get domain() {
+        reads++;
+        return reads === 1 ? "" : "api";
+      },
+    };
+    expect(() => validateRequest("check", req)).toThrow("check: request changed while it was validated");
+  });
+});
