@@ -105,4 +105,22 @@ describe("validateRequest", () => {
     };
     expect(() => validateRequest("check", req)).toThrow("check: request changed while it was validated");
   });
+
+  it("refuses limitOverrides with a typed error when the descriptors read differently the second time", () => {
+    const request = () => {
+      let reads = 0;
+      return {
+        domain: "api",
+        limitOverrides: [undefined],
+        get descriptors() {
+          reads++;
+          return reads === 1 ? [[{ key: "k", value: "v" }]] : undefined;
+        },
+      };
+    };
+    expect(() => validateRequest("check", request())).toThrow(InvalidArgumentError);
+    expect(() => validateRequest("check", request())).toThrow(
+      /limitOverrides must be an array with one entry/,
+    );
+  });
 });

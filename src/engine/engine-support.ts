@@ -74,7 +74,10 @@ export function validateRequest(method: string, req: RequestShape): void {
   if (!isValidRequest(req)) explainInvalidRequest(method, req);
   const limitOverrides = req.limitOverrides;
   if (limitOverrides !== undefined) {
-    validateLimitOverrides(method, limitOverrides, (req.descriptors as readonly unknown[]).length);
+    // Read again here: a getter may answer otherwise than when it was checked, and must not make this throw a
+    // TypeError (-1 descriptors: no overrides list can match, so it is refused as an InvalidArgumentError).
+    const descriptors = req.descriptors;
+    validateLimitOverrides(method, limitOverrides, Array.isArray(descriptors) ? descriptors.length : -1);
   }
 }
 
