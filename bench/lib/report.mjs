@@ -13,11 +13,22 @@ export class Report {
     this.rows.push({ bench: this.bench, case: caseName, subject, metric, value, ...extra });
   }
 
+  /**
+   * Adds the ratio `a/b` of one metric. When both rows carry `replicas` (the values of several processes running the
+   * same subject; the row's value is their mean), the ratio also gives the range of every replica of `a` against
+   * every replica of `b` (`replica_ratio_min`, `replica_ratio_max`).
+   */
   ratio(caseName, a, b, metric = "ops_per_s", target) {
-    const va = this.rows.find((r) => r.case === caseName && r.subject === a && r.metric === metric)?.value;
-    const vb = this.rows.find((r) => r.case === caseName && r.subject === b && r.metric === metric)?.value;
-    if (va === undefined || vb === undefined) return;
-    this.add(caseName, `${a}/${b}`, "ratio", va / vb, target === undefined ? {} : { target });
+    const ra = this.rows.find((r) => r.case === caseName && r.subject === a && r.metric === metric);
+    const rb = this.rows.find((r) => r.case === caseName && r.subject === b && r.metric === metric);
+    if (ra === undefined || rb === undefined) return;
+    const extra = target === undefined ? {} : { target };
+    if (ra.replicas !== undefined && rb.replicas !== undefined) {
+      const pairs = ra.replicas.flatMap((x) => rb.replicas.map((y) => x / y));
+      extra.replica_ratio_min = Math.min(...pairs);
+      extra.replica_ratio_max = Math.max(...pairs);
+    }
+    this.add(caseName, `${a}/${b}`, "ratio", ra.value / rb.value, extra);
   }
 
   print() {
