@@ -182,3 +182,45 @@ describe("redis store: coalesced batches take the fast or the general path with 
     });
   }
 });
+
+describe("redis store: a batch's reads", () => {
+  // apply.lua reads a batch of up to 1,000 keys with one MGET (its MGET_KEYS) and a larger one key by key; both
+  // must answer as the reference store, over keys fresh, stored and repeated within the batch. 600 calls of one
+  // limit are 600 keys (one MGET), of two limits 1,200 (key by key), and 1,500 calls key by key either way (the
+  // batches of the test above, up to 40 calls, take the MGET on both paths).
+  for (const calls of [600, 1500]) {
+    it(`${calls} concurrent calls in one script call, fast and small paths`, async () => {
+      for (const limits of [
+        [parseLimitSpec({ name: "g", algorithm: "gcra", limit: 3, periodMs: 1000 })],
+        [
+          parseLimitSpec({ name: "g", algorithm: "gcra", limit: 3, periodMs: 1000 }),
+          parseLimitSpec({ name: "w", algorithm: "sliding_window", limit: 2, periodMs: 1000 }),
+        ],
+      ]) {
+        const store = redisStore({
+          client,
+          clock: "client",
+          maxBatch: 10_000,
+          maxInFlight: 1,
+          prefix: uniqueKeyPrefix(`reads-${calls}-${limits.length}`).slice(0, -1),
+        });
+        const reference = new ReferenceStore();
+        const set = createLimitSet("ns", limits);
+        // Two passes: the first finds most keys fresh, the second finds them stored. Key i % (calls / 3 * 2): the
+        // first third of the keys is asked twice in one batch (a key the batch has already changed).
+        for (const now of [T0, T0 + 10]) {
+          const keys = Array.from({ length: calls }, (_, i) => `k${i % Math.floor((calls * 2) / 3)}`);
+          // The first call is alone in flight (maxInFlight 1): the rest queue behind it and leave as one batch.
+          const got = await Promise.all(
+            keys.map((key) => store.apply([{ limits: set, key, cost: 1 }], "consume", now)),
+          );
+          for (const [i, key] of keys.entries()) {
+            const want = await reference.apply([{ limits: set, key, cost: 1 }], "consume", now);
+            expect(got[i].map(plain), `call ${i} (${key}) at +${now - T0}`).toEqual(want.map(plain));
+          }
+        }
+        await store.close();
+      }
+    });
+  }
+});

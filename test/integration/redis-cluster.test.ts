@@ -117,6 +117,9 @@ describe("redis cluster store: slots", () => {
 
   it("runs a script flagged allow-cross-slot-keys: keys of several slots of one node, in ARGV", async () => {
     expect(loadClusterScript().source.startsWith("#!lua flags=allow-cross-slot-keys\n")).toBe(true);
+    // apply.lua's batch read (one MGET of every key) would span slots: the cluster variant reads key by key.
+    expect(loadClusterScript().source).toContain("local MULTI_READ = false -- @multi-read");
+    expect(loadClusterScript().source).not.toContain("local MULTI_READ = true");
     // Two keys of different slots on one master: declared together they are refused (CROSSSLOT), even flagged;
     // the first declared and the second passed in ARGV, the flagged script reaches both — one command per slot
     // (a single command inside the script still may not span slots), as apply.lua does (one GET / SET per key).

@@ -12,7 +12,8 @@
  * (CROSSSLOT), so the call declares only its first key — which also makes the ioredis `Cluster` route it to that
  * key's master and follow MOVED / ASK for it — and passes the other keys in ARGV. The cluster variant of the
  * script starts with `#!lua flags=allow-cross-slot-keys` and a prelude that rebuilds `KEYS` and `ARGV` (see
- * {@link loadClusterScript}), so `apply.lua` runs unchanged. Redis checks each key the script touches: one no
+ * {@link loadClusterScript}), so `apply.lua` runs as on a single server but for one line: it reads key by key
+ * (`MULTI_READ` false), as no single command inside the script may span slots. Redis checks each key the script touches: one no
  * longer served by that node fails the whole call ("non local key") before anything is written, since the script
  * writes only at its end.
  *
@@ -139,10 +140,19 @@ end)(KEYS, ARGV)
 
 let clusterScript: RedisScript | undefined;
 
-/** The cluster variant of the script (flag line and prelude before `apply.lua`), assembled once per process. */
+/**
+ * The line of `apply.lua` that lets its fast and small paths read a batch's keys with one MGET, and its cluster
+ * form: a cluster refuses a multi-key command over several slots, even in a script allowed to cross them.
+ */
+const MULTI_READ_LINE = "local MULTI_READ = true -- @multi-read";
+const CLUSTER_READ_LINE = "local MULTI_READ = false -- @multi-read";
+
+/** The cluster variant of the script: flag line and prelude before `apply.lua`, read key by key; assembled once per process. */
 export function loadClusterScript(): RedisScript {
   if (clusterScript === undefined) {
-    const source = CLUSTER_HEADER + assembleScript();
+    const main = assembleScript();
+    if (!main.includes(MULTI_READ_LINE)) throw new Error(`apply.lua has no "${MULTI_READ_LINE}" line`);
+    const source = CLUSTER_HEADER + main.replace(MULTI_READ_LINE, CLUSTER_READ_LINE);
     clusterScript = Object.freeze({ source, sha: createHash("sha1").update(source).digest("hex") });
   }
   return clusterScript;
