@@ -224,3 +224,41 @@ describe("redis store: a batch's reads", () => {
     });
   }
 });
+
+describe("redis store: a key holding another Redis type", () => {
+  // GET fails on a hash (WRONGTYPE) where MGET answers nil: the batch read must not turn such a key into a fresh
+  // state and overwrite it. The call fails on every path, alone or batched, and the key is left as it was.
+  for (const limits of [
+    [parseLimitSpec({ name: "g", algorithm: "gcra", limit: 3, periodMs: 1000 })],
+    [
+      parseLimitSpec({ name: "g", algorithm: "gcra", limit: 3, periodMs: 1000 }),
+      parseLimitSpec({ name: "w", algorithm: "sliding_window", limit: 2, periodMs: 1000 }),
+    ],
+  ]) {
+    it(`fails the call and leaves the key (${limits.length} limit${limits.length > 1 ? "s" : ""})`, async () => {
+      const store = redisStore({
+        client,
+        clock: "client",
+        prefix: uniqueKeyPrefix(`wrongtype-${limits.length}`).slice(0, -1),
+      });
+      const set = createLimitSet("ns", limits);
+      const foreign = store.keysOf(set, "taken")[0];
+      await client.hset(foreign, { owner: "another application" });
+      const alone = store.apply([{ limits: set, key: "taken", cost: 1 }], "consume", T0);
+      await expect(alone).rejects.toMatchObject({ code: "ERR_SLUICE_STORE_UNAVAILABLE" });
+      await expect(alone).rejects.toThrow(/WRONGTYPE/);
+      // Batched: the other calls of the batch are fresh keys, so its read is an MGET.
+      const batch = ["a", "b", "taken", "c"].map((key) =>
+        store.apply([{ limits: set, key, cost: 1 }], "consume", T0),
+      );
+      const settled = await Promise.allSettled(batch);
+      expect(settled[2]).toMatchObject({
+        status: "rejected",
+        reason: { code: "ERR_SLUICE_STORE_UNAVAILABLE" },
+      });
+      expect(await client.type(foreign)).toBe("hash");
+      expect(await client.hgetall(foreign)).toEqual({ owner: "another application" });
+      await store.close();
+    });
+  }
+});

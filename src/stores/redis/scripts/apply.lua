@@ -123,9 +123,13 @@
 -- gcra + sliding_window (the small path) 6.83 / 5.95 / 5.78 -> 6.32 / 5.49 / 5.43; one decision a call reads
 -- with GET as before (5.1 us either way). The PSETEX of each changed key is now the larger part: without them
 -- gcra at 32 took 1.03 us against 1.79. The values are the ones the GETs would have read (no write happens before
--- the end of the call), and a path that gives up has still written nothing. A Redis Cluster refuses a multi-key
--- command whose keys hash to different slots, even inside a script flagged allow-cross-slot-keys, so the cluster
--- variant of the script (cluster-router.ts) sets MULTI_READ false and reads key by key.
+-- the end of the call), and a path that gives up has still written nothing. MGET answers nil both for a missing
+-- key and for a key holding another type (a hash, a list ...), where GET fails the call (WRONGTYPE) before
+-- anything is written; so a nil is read again with GET, and such a key fails the call on every path, as it did
+-- before, instead of being overwritten. That GET is the old cost, paid for missing keys only. A Redis Cluster
+-- refuses a multi-key command whose keys hash to different slots, even inside a script flagged
+-- allow-cross-slot-keys, so the cluster variant of the script (cluster-router.ts) sets MULTI_READ false and reads
+-- key by key.
 
 local TIME_TOLERANCE_MS = 1e-3 -- src/core/time-math.ts
 local UNIT_TOLERANCE = 1e-3 -- src/core/time-math.ts
@@ -201,7 +205,8 @@ if nsets == 1 then
       if b then
         raw = pend[b + 2]
       elseif vals then
-        raw = vals[ki] -- false for a missing key
+        raw = vals[ki]
+        if not raw then raw = call("GET", key) end -- missing, or not a string: GET answers as before ("Reads")
       else
         raw = call("GET", key) -- false for a missing key
       end
@@ -559,7 +564,8 @@ if nsets == 1 and not inline_tried then
         if b then
           raw = pend[b + 2]
         elseif vals then
-          raw = vals[ki + j] -- false for a missing key
+          raw = vals[ki + j]
+          if not raw then raw = call("GET", KEYS[ki + j]) end -- missing, or not a string ("Reads")
         else
           raw = call("GET", KEYS[ki + j]) -- false for a missing key
         end
