@@ -1,7 +1,9 @@
 // `npm run bench -- service [--seconds 5] [--rounds 3] [--stores memory,redis] [--procs 8] [--connections 64]
-//   [--quiet-wait 60] [--cases grpc,http] [--open-loop-rate 20000] [--latency-rounds 1]` (--cases: only the cases
-//   whose name contains one of the words; --open-loop-rate: calls/s per open-loop client process; --latency-rounds:
-//   open-loop rounds per case and store, each Sluice's run followed by the no-op peer's at the same rate; 0: none)
+//   [--quiet-wait 60] [--cases grpc,http] [--open-loop-rate 20000] [--latency-rounds 1] [--server-v8-pool-size 1]`
+//   (--cases: only the cases whose name contains one of the words; --open-loop-rate: calls/s per open-loop client
+//   process; --latency-rounds: open-loop rounds per case and store, each Sluice's run followed by the no-op peer's
+//   at the same rate, 0: none; --server-v8-pool-size: V8's worker threads in every server process, "node": Node's
+//   own default of 4)
 //
 // Calls/s of the real `sluice serve` process against a no-op server speaking the same protocol with the same
 // messages, measured in the same run, per protocol and store (DESIGN §8: every figure is a ratio against a
@@ -41,7 +43,13 @@
 // call correctly before and after the runs.
 //
 // Pinning: servers (Sluice, the no-op peers) on CPU 0 (`taskset -c 0`), load generators on CPU 1 (`taskset -c 1`),
-// redis-server on CPU 1 too (the machine has two cores; h2load needs little CPU, autocannon more).
+// redis-server on CPU 1 too (the machine has two cores; h2load needs little CPU, autocannon more). Every server
+// process runs with `--v8-pool-size=1`, as a process given one CPU should (the README says why): Node starts 4 V8
+// worker threads whatever the CPUs it may use, and pinned to one CPU they take it from the event loop. Measured on
+// `sluice serve` with the Redis store under `/v1/auth` at 29.5 k/s (8 s open-loop runs): with Node's 4 workers p99
+// was over 10 ms in 15 runs of 56 (10.6–57 ms) and the longest event-loop stall 20–70 ms a run (14 runs measured);
+// with one worker (6 runs) p99 3.7–8.5 ms, longest stall 15–17 ms; with none (`--single-threaded`, 14 runs) p99
+// 2.6–10.0 ms, longest stall 16–40 ms. `--single-threaded-gc` alone did not help (p99 41 and 51 ms in 2 of 6).
 // Latency: p50/p99 at half of the measured closed-loop throughput of the same case and store, target p99 <= 2 ms,
 // beside the no-op peer at the very same rate (the floor: the p99 this machine allows at that rate; flagged when it
 // misses 2 ms itself) and Sluice's p99 over the floor's per round, from an
@@ -83,6 +91,10 @@ const DIST = (p) => join(ROOT, "dist", p);
 const DOMAIN = "bench";
 /** The V8 flag recommended for `sluice serve` (bin/sluice.js explains), given as `npm start` gives it. */
 const SERVE_NODE_FLAG = "--min-semi-space-size=16";
+/** V8 worker threads of every server process, pinned to one CPU (see "Pinning" above); "node": Node's default. */
+const SERVER_V8_POOL = arg("server-v8-pool-size", "1");
+if (SERVER_V8_POOL !== "node" && !/^\d+$/.test(SERVER_V8_POOL))
+  throw new Error(`--server-v8-pool-size must be a whole number or "node", got ${SERVER_V8_POOL}`);
 const HTTP_IDENTITIES = 10_000;
 const WARMUP_S = 2;
 /** The lags of the open-loop pacer thread (startPacer of bench/lib/pacer-worker.mjs): see there, and bench/redis.mjs. */
@@ -747,10 +759,12 @@ process.on("exit", killAll);
 /** Starts a server process pinned to CPU 0; `ready(line)` says when it listens. */
 function startServer(label, cmd, args, ready) {
   const setpriv = which("setpriv");
+  const pool = cmd === process.execPath && SERVER_V8_POOL !== "node" ? [`--v8-pool-size=${SERVER_V8_POOL}`] : [];
   const [c, ...rest] = [
     ...(setpriv ? [setpriv, "--pdeathsig", "SIGKILL", "--"] : []),
     ...pinPrefix(0),
     cmd,
+    ...pool,
     ...args,
   ];
   const child = spawn(c, rest, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
