@@ -759,7 +759,8 @@ process.on("exit", killAll);
 /** Starts a server process pinned to CPU 0; `ready(line)` says when it listens. */
 function startServer(label, cmd, args, ready) {
   const setpriv = which("setpriv");
-  const pool = cmd === process.execPath && SERVER_V8_POOL !== "node" ? [`--v8-pool-size=${SERVER_V8_POOL}`] : [];
+  const pool =
+    cmd === process.execPath && SERVER_V8_POOL !== "node" ? [`--v8-pool-size=${SERVER_V8_POOL}`] : [];
   const [c, ...rest] = [
     ...(setpriv ? [setpriv, "--pdeathsig", "SIGKILL", "--"] : []),
     ...pinPrefix(0),
