@@ -13,9 +13,9 @@
  * key's master and follow MOVED / ASK for it — and passes the other keys in ARGV. The cluster variant of the
  * script starts with `#!lua flags=allow-cross-slot-keys` and a prelude that rebuilds `KEYS` and `ARGV` (see
  * {@link loadClusterScript}), so `apply.lua` runs as on a single server but for one line: it reads key by key
- * (`MULTI_READ` false), as no single command inside the script may span slots. Redis checks each key the script touches: one no
- * longer served by that node fails the whole call ("non local key") before anything is written, since the script
- * writes only at its end.
+ * (`MULTI_READ` false), as no single command inside the script may span slots. Redis checks each key the script
+ * touches: one no longer served by that node fails the whole call ("non local key") before anything is written,
+ * since the script writes only at its end.
  *
  * All-or-nothing: the items of one `apply` on one node are one group of one script call, atomic as on a single
  * server. A call whose items live on several masters is split into one group per master, sent in parallel; a
@@ -147,7 +147,10 @@ let clusterScript: RedisScript | undefined;
 const MULTI_READ_LINE = "local MULTI_READ = true -- @multi-read";
 const CLUSTER_READ_LINE = "local MULTI_READ = false -- @multi-read";
 
-/** The cluster variant of the script: flag line and prelude before `apply.lua`, read key by key; assembled once per process. */
+/**
+ * The cluster variant of the script: flag line and prelude before `apply.lua`, which reads key by key; assembled
+ * once per process.
+ */
 export function loadClusterScript(): RedisScript {
   if (clusterScript === undefined) {
     const main = assembleScript();
