@@ -141,21 +141,12 @@ end)(KEYS, ARGV)
 let clusterScript: RedisScript | undefined;
 
 /**
- * The line of `apply.lua` that lets its fast and small paths read a batch's keys with one MGET, and its cluster
- * form: a cluster refuses a multi-key command over several slots, even in a script allowed to cross them.
- */
-const MULTI_READ_LINE = "local MULTI_READ = true -- @multi-read";
-const CLUSTER_READ_LINE = "local MULTI_READ = false -- @multi-read";
-
-/**
  * The cluster variant of the script: flag line and prelude before `apply.lua`, which reads key by key; assembled
  * once per process.
  */
 export function loadClusterScript(): RedisScript {
   if (clusterScript === undefined) {
-    const main = assembleScript();
-    if (!main.includes(MULTI_READ_LINE)) throw new Error(`apply.lua has no "${MULTI_READ_LINE}" line`);
-    const source = CLUSTER_HEADER + main.replace(MULTI_READ_LINE, CLUSTER_READ_LINE);
+    const source = CLUSTER_HEADER + assembleScript(undefined, { multiRead: false });
     clusterScript = Object.freeze({ source, sha: createHash("sha1").update(source).digest("hex") });
   }
   return clusterScript;

@@ -8,7 +8,7 @@
  * Assembly: `apply.lua` is the script; its `--[[@kernels]]` line becomes `local function kernel(code)`, whose
  * branch `code == n` holds the sources of algorithm n (token and leaky bucket each get `drain.lua` first, as their
  * TS steps share `drain.ts`). Each branch ends by returning the algorithm's table, so a call only instantiates the
- * algorithms it uses.
+ * algorithms it uses. With `multiRead: false` (the Redis Cluster variant), its `MULTI_READ` line is switched off.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -39,6 +39,20 @@ const KERNEL_FILES: readonly (readonly [number, readonly string[]])[] = [
 ];
 
 const KERNELS_MARK = "--[[@kernels]]";
+
+/** The line of `apply.lua` that lets its fast and small paths read a batch's keys with one MGET, and its off form. */
+const MULTI_READ_LINE = "local MULTI_READ = true -- @multi-read";
+const SINGLE_READS_LINE = "local MULTI_READ = false -- @multi-read";
+
+/** Options of {@link assembleScript}. */
+export interface AssembleOptions {
+  /**
+   * Whether the fast and small paths read a batch's keys with one MGET (`apply.lua`'s "Reads"). False for Redis
+   * Cluster, which refuses a multi-key command over several slots even in a script allowed to cross them.
+   * @default true
+   */
+  readonly multiRead?: boolean;
+}
 
 /** A loaded script: its source and the SHA1 that EVALSHA names it by. */
 export interface RedisScript {
@@ -74,8 +88,15 @@ function readLua(name: string): string {
 }
 
 /** Assembles `apply.lua` with every algorithm pasted into `kernel(code)` (see the module comment). */
-export function assembleScript(read: (name: string) => string = readLua): string {
-  const main = read("apply.lua");
+export function assembleScript(
+  read: (name: string) => string = readLua,
+  options: AssembleOptions = {},
+): string {
+  let main = read("apply.lua");
+  if (options.multiRead === false) {
+    if (!main.includes(MULTI_READ_LINE)) throw new Error(`apply.lua has no "${MULTI_READ_LINE}" line`);
+    main = main.replace(MULTI_READ_LINE, SINGLE_READS_LINE);
+  }
   const at = main.indexOf(KERNELS_MARK);
   if (at === -1) throw new Error(`apply.lua has no ${KERNELS_MARK} line`);
   let kernels = "local function kernel(code)\n";

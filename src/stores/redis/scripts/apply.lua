@@ -126,10 +126,11 @@
 -- the end of the call), and a path that gives up has still written nothing. MGET answers nil both for a missing
 -- key and for a key holding another type (a hash, a list ...), where GET fails the call (WRONGTYPE) before
 -- anything is written; so a nil is read again with GET, and such a key fails the call on every path, as it did
--- before, instead of being overwritten. That GET is the old cost, paid for missing keys only. A Redis Cluster
+-- before, instead of being overwritten. That GET is the old cost, paid for missing keys only (beside their share
+-- of the MGET). A Redis Cluster
 -- refuses a multi-key command whose keys hash to different slots, even inside a script flagged
--- allow-cross-slot-keys, so the cluster variant of the script (cluster-router.ts) sets MULTI_READ false and reads
--- key by key.
+-- allow-cross-slot-keys, so the cluster variant of the script (assembled with `multiRead: false`, script.ts) sets
+-- MULTI_READ false and reads key by key.
 
 local TIME_TOLERANCE_MS = 1e-3 -- src/core/time-math.ts
 local UNIT_TOLERANCE = 1e-3 -- src/core/time-math.ts
