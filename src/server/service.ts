@@ -2,13 +2,14 @@
  * `sluice serve` as a library call: {@link startService} composes the service from its settings and runs it until
  * {@link RunningService.close}.
  *
- * **Start.** Loads the rules file (a bad file fails the start, naming every problem), builds the store
- * (`service-store.ts`; for Redis it waits up to the connect timeout for the connection, then serves anyway, the
- * rules' failure policies answering until Redis is reachable), the engine (per-call store timeout and fallback
- * share from the settings), the context every adapter shares (metrics, the in-flight gate, the logger, the wall
- * clock and a monotonic stopwatch, the request bounds), then the HTTP and gRPC servers. With `watch`, the rules
- * file is reloaded on change; a refused version keeps the previous rules and makes /readyz answer 503 with the
- * error until a valid version is applied. One log line per endpoint says where it listens.
+ * **Start.** Tunes the process's V8 for a server (nextTick's shape pinned, allocation-site pretenuring off: see
+ * `tick-shape.ts` and `disable-pretenuring.ts`), loads the rules file (a bad file fails the start, naming every
+ * problem), builds the store (`service-store.ts`; for Redis it waits up to the connect timeout for the connection,
+ * then serves anyway, the rules' failure policies answering until Redis is reachable), the engine (per-call store
+ * timeout and fallback share from the settings), the context every adapter shares (metrics, the in-flight gate,
+ * the logger, the wall clock and a monotonic stopwatch, the request bounds), then the HTTP and gRPC servers. With
+ * `watch`, the rules file is reloaded on change; a refused version keeps the previous rules and makes /readyz
+ * answer 503 with the error until a valid version is applied. One log line per endpoint says where it listens.
  *
  * **Readiness** (/readyz, and {@link RunningService.readiness}): `store` — a real round trip to every store node
  * (a `peek` of a private key, bounded by {@link READINESS_PROBE_TIMEOUT_MS}), its result cached for
@@ -32,6 +33,7 @@ import { loadConfigFile } from "../rules/load-config.js";
 import type { SluiceConfig } from "../rules/rule.js";
 import { type RunningAdmin, startAdminService } from "./admin/admin-service.js";
 import { loadAdminTokens } from "./admin/admin-tokens.js";
+import { disablePretenuring } from "./disable-pretenuring.js";
 import { createGrpcServer, type SluiceGrpcServer } from "./grpc/grpc-server.js";
 import { createHttpServer, type HttpServerOptions, type Readiness } from "./http/http-server.js";
 import { createInflightGate } from "./inflight-gate.js";
@@ -150,6 +152,8 @@ export async function startService(
 ): Promise<RunningService> {
   // Before the store's preallocation and the servers: see tick-shape.ts (nextTick's fast path across full GCs).
   pinTickObjectShape();
+  // Before any request: see disable-pretenuring.ts (a request's objects must not be allocated as old ones).
+  disablePretenuring();
   const log = deps.log ?? createServiceLogger({ level: settings.logLevel });
   const clock = deps.clock ?? systemClock;
   const stopwatch = deps.stopwatch ?? monotonicClock;
