@@ -127,10 +127,9 @@
 -- key and for a key holding another type (a hash, a list ...), where GET fails the call (WRONGTYPE) before
 -- anything is written; so a nil is read again with GET, and such a key fails the call on every path, as it did
 -- before, instead of being overwritten. That GET is the old cost, paid for missing keys only (beside their share
--- of the MGET). A Redis Cluster
--- refuses a multi-key command whose keys hash to different slots, even inside a script flagged
--- allow-cross-slot-keys, so the cluster variant of the script (assembled with `multiRead: false`, script.ts) sets
--- MULTI_READ false and reads key by key.
+-- of the MGET). A Redis Cluster refuses a multi-key command whose keys hash to different slots, even inside a
+-- script flagged allow-cross-slot-keys, so the cluster variant of the script (assembled with `multiRead: false`,
+-- script.ts) sets MULTI_READ false and reads key by key.
 
 local TIME_TOLERANCE_MS = 1e-3 -- src/core/time-math.ts
 local UNIT_TOLERANCE = 1e-3 -- src/core/time-math.ts
