@@ -661,11 +661,10 @@ class SluiceEngine implements Engine {
   // ------------------------------------------------------------------------------------------- checks
 
   check(request: CheckRequest): Promise<CheckResult> {
-    // Small, so that V8 inlines it, and `checkSync` inside it, into the caller: the asynchronous store's path is a
-    // call of its own. With that path written here, `check` took 253 bytes of bytecode, V8's budget for what one
-    // function inlines ran out before `checkSync`, and every check paid a call. Out: 85 bytes, `checkSync` inlined
-    // (--trace-turbo-inlining), 5,194 against 5,246 instructions a check+build call under callgrind; in time, within
-    // this machine's process-to-process spread (bench `engine`, docs/benchmarks.md).
+    // Small, so that V8 can inline it, and `checkSync` inside it, into the caller: the asynchronous store's path is a
+    // call of its own. With that path written here, `check` took 253 bytes of bytecode and, in the engine bench's
+    // caller, V8's budget for what one function inlines ran out before `checkSync` (--trace-turbo-inlining); at 85
+    // bytes both fit. The gain in time is within this machine's process-to-process spread (docs/benchmarks.md).
     if (this.#sync !== undefined) {
       try {
         return Promise.resolve(this.checkSync(request));
