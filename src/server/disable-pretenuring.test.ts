@@ -41,10 +41,11 @@ describe("disablePretenuring", () => {
   }, 200_000);
 
   it("stops V8 from considering any allocation site for pretenuring, from the call on", async () => {
-    // The control: the same workload in a process left as it is gets its sites considered (and tenured).
+    // The control: the same workload in a process left as it is gets its sites considered for tenuring (Node 20
+    // and 24 tenure them; Node 22's V8 leaves them at "maybe tenure" on this short workload).
     const on = await siteDecisions(false);
     expect(on.length).toBeGreaterThan(0);
-    expect(on.some((l) => /=> tenure/.test(l))).toBe(true);
+    expect(on.some((l) => /=> (maybe )?tenure/.test(l))).toBe(true);
     expect(await siteDecisions(true)).toEqual([]);
   }, 120_000);
 
