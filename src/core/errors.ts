@@ -75,8 +75,16 @@ export class StoreUnavailableError extends SluiceError {
 
 /** A store call took longer than its timeout. */
 export class StoreTimeoutError extends SluiceError {
-  /** Creates an error naming the store and the timeout that elapsed. */
-  constructor(store: string, timeoutMs: number) {
-    super("ERR_SLUICE_STORE_TIMEOUT", `${store}: no answer within ${timeoutMs} ms`);
+  /**
+   * Creates an error naming the store and the timeout that elapsed; `queued`: the call never left this process
+   * (it waited in the store's own queue, see `CallTicket.queued`).
+   */
+  constructor(store: string, timeoutMs: number, queued = false) {
+    super(
+      "ERR_SLUICE_STORE_TIMEOUT",
+      queued
+        ? `${store}: not sent within ${timeoutMs} ms (queued in this process, which is behind; the store was not asked)`
+        : `${store}: no answer within ${timeoutMs} ms`,
+    );
   }
 }

@@ -261,6 +261,11 @@ export function createServiceMetrics(engine: Engine, options: ServiceMetricsOpti
     fromStats("sluice_store_errors_total", "Store calls that failed, timeouts included.", (s) => s.failures);
     fromStats("sluice_store_timeouts_total", "Store calls that timed out.", (s) => s.timeouts);
     fromStats(
+      "sluice_store_queue_timeouts_total",
+      "Calls that timed out still queued in this process, never sent to the store (not store errors).",
+      (s) => s.queueTimeouts,
+    );
+    fromStats(
       "sluice_store_short_circuited_total",
       "Calls not sent to the store because its breaker was open.",
       (s) => s.shortCircuited,

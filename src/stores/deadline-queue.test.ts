@@ -17,6 +17,22 @@ function setup(timeoutMs = 1000) {
 }
 
 describe("DeadlineQueue", () => {
+  it("marks a call leftLate when a store takes it out of its queue once its deadline has passed", () => {
+    const { clock, add } = setup(50);
+    const early = add(0);
+    const late = add(1);
+    const never = add(2);
+    early.queued = true;
+    late.queued = true;
+    clock.advance(49);
+    early.queued = false; // left 1 ms before its deadline: the store had a chance
+    clock.advance(1);
+    late.queued = false; // left at its deadline
+    never.queued = false; // was never queued: nothing to mark
+    expect([early.leftLate, late.leftLate, never.leftLate]).toEqual([false, true, false]);
+    expect([early.queued, late.queued, never.queued]).toEqual([false, false, false]);
+  });
+
   it("holds about the calls in flight under a load that never drains, not every call of the timeout", async () => {
     const { clock, queue, timedOut, add } = setup(10_000);
     // 5,000 calls 1 ms apart (all inside one timeout), each answered after the next one is issued: one or two

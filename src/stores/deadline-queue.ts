@@ -9,14 +9,44 @@ import { type CancelTimer, type Clock, monotonicClock, type Scheduler } from "..
 
 const noop = (): void => {};
 
-/** A call waiting for its answer or its deadline. */
-export interface PendingCall {
-  /** When it times out, on the queue's time base (ms). */
-  readonly deadlineMs: number;
+/**
+ * A call waiting for its answer or its deadline; the `CallTicket` the wrapper hands the store with it.
+ *
+ * `queued` is set by a store that holds calls in the process before sending them (`CallTicket.queued`). A call
+ * that leaves such a queue once its deadline has passed is marked `leftLate`: its timeout, which runs after the
+ * event loop has read the sockets (`Scheduler.timer`), may still come in the very turn it was sent, before the store
+ * could have answered, so it counts as a call the store never had. The clock is read only then: when a store
+ * takes a call out of its queue.
+ */
+export class PendingCall {
   /** Answered, failed or timed out: nothing more happens to it. */
-  settled: boolean;
-  /** Rejects the caller's promise with the timeout error; dropped (a no-op) once settled. */
-  timeOut: () => void;
+  settled = false;
+  /** Left the store's queue at or after its deadline (see the class comment). */
+  leftLate = false;
+  #queued: boolean | undefined = undefined;
+  readonly #time: Clock;
+
+  constructor(
+    /** When it times out, on the queue's time base (ms). */
+    readonly deadlineMs: number,
+    /** Rejects the caller's promise with the timeout error; dropped (a no-op) once settled. */
+    public timeOut: () => void,
+    time: Clock,
+  ) {
+    this.#time = time;
+  }
+
+  /** Still waiting in the store's own queue, in this process (see `CallTicket.queued`); undefined if never queued. */
+  get queued(): boolean | undefined {
+    return this.#queued;
+  }
+
+  set queued(queued: boolean | undefined) {
+    if (queued === false && this.#queued === true && !this.settled && this.#time.nowMs() >= this.deadlineMs) {
+      this.leftLate = true;
+    }
+    this.#queued = queued;
+  }
 }
 
 /**
@@ -69,7 +99,7 @@ export class DeadlineQueue {
 
   /** Registers a call issued now; `timeOut` runs once its deadline passes unless it is settled first. */
   add(timeOut: () => void): PendingCall {
-    const call: PendingCall = { deadlineMs: this.#time.nowMs() + this.#timeoutMs, settled: false, timeOut };
+    const call = new PendingCall(this.#time.nowMs() + this.#timeoutMs, timeOut, this.#time);
     this.#queue.push(call);
     this.#pending++;
     if (this.#cancel === undefined) this.#arm();

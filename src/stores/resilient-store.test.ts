@@ -163,6 +163,7 @@ describe.each(["apply", "applyTo"] as const)("resilientStore (inner store answer
       storeCalls: 1,
       failures: 0,
       timeouts: 0,
+      queueTimeouts: 0,
       failOpen: 0,
       failClosed: 0,
       fallback: 0,
@@ -626,5 +627,72 @@ describe("resilientStore: the inner store's applyTo gets a ticket per call", () 
     expect(store.stats.timeouts).toBe(1);
     inner.mode = "ok";
     for (const h of inner.hung) h.resolve();
+  });
+
+  /** Issues `n` calls that hang, the store holding each as queued (`queued` set on its ticket) or as sent. */
+  const hangCalls = async (
+    ctx: ReturnType<typeof setup>,
+    n: number,
+    queued: boolean,
+  ): Promise<Promise<Decision>[]> => {
+    ctx.inner.mode = "hang";
+    const calls = Array.from({ length: n }, () => ctx.consume());
+    await flush();
+    for (const t of (ctx.inner as CallbackFlakyStore).tickets.slice(-n)) (t as CallTicket).queued = queued;
+    return calls;
+  };
+
+  it("a call that times out still queued in the process is answered by the policy but is no store failure", async () => {
+    const ctx = setup({ timeoutMs: 50, breaker: { failures: 5, openMs: 1000 } });
+    const calls = await hangCalls(ctx, 4, true);
+    ctx.clock.advance(50);
+    for (const d of await Promise.all(calls)) expect(d.reason).toBe("fallback");
+    expect(ctx.store.stats).toMatchObject({ failures: 0, timeouts: 0, queueTimeouts: 4, fallback: 4 });
+    expect(ctx.store.state).toBe("closed");
+    ctx.inner.mode = "ok";
+    ctx.inner.settleHung("resolve");
+    expect(await ctx.consume()).toMatchObject({ reason: "store" }); // a success ends the run of four
+    const more = await hangCalls(ctx, 4, true);
+    ctx.clock.advance(50);
+    await Promise.all(more);
+    expect(ctx.store.state).toBe("closed");
+    ctx.inner.settleHung("resolve");
+  });
+
+  it("a run of queued timeouts alone opens the breaker for min(openMs, timeoutMs); the store is tried again then", async () => {
+    const ctx = setup({ timeoutMs: 50, breaker: { failures: 3, openMs: 1000 } });
+    const calls = await hangCalls(ctx, 3, true);
+    ctx.clock.advance(50);
+    await Promise.all(calls);
+    expect(ctx.store.state).toBe("open");
+    expect(ctx.changes.at(-1)).toMatchObject({
+      to: "open",
+      error: { code: "ERR_SLUICE_STORE_TIMEOUT", message: expect.stringMatching(/queued in this process/) },
+    });
+    ctx.inner.mode = "ok";
+    ctx.inner.settleHung("resolve");
+    const before = ctx.inner.applyCalls;
+    ctx.clock.advance(49);
+    expect((await ctx.consume()).reason).toBe("fallback"); // still open
+    ctx.clock.advance(1); // 50 ms after it opened: the probe
+    expect(await ctx.consume()).toMatchObject({ reason: "store" });
+    expect(ctx.store.state).toBe("closed");
+    expect(ctx.inner.applyCalls).toBe(before + 1);
+  });
+
+  it("a run holding a failure of the store opens the breaker for openMs, queued timeouts counting toward it", async () => {
+    const ctx = setup({ timeoutMs: 50, breaker: { failures: 3, openMs: 1000 } });
+    const sent = await hangCalls(ctx, 1, false); // Redis has it and does not answer
+    const queued = await hangCalls(ctx, 2, true); // behind it in the process
+    ctx.clock.advance(50);
+    await Promise.all([...sent, ...queued]);
+    expect(ctx.store.stats).toMatchObject({ failures: 1, timeouts: 1, queueTimeouts: 2 });
+    expect(ctx.store.state).toBe("open");
+    ctx.inner.mode = "ok";
+    ctx.inner.settleHung("resolve");
+    ctx.clock.advance(999);
+    expect((await ctx.consume()).reason).toBe("fallback");
+    ctx.clock.advance(1);
+    expect((await ctx.consume()).reason).toBe("store");
   });
 });

@@ -100,10 +100,19 @@ export function hasOnceLedger(store: Store): store is OnceLedgerStore {
  * waits for the answer (a wrapper's timeout answered it with its failure policy). A call still queued then is
  * dropped rather than applied, so a backlog built during a stall is shed instead of being sent, and a request the
  * policy answered is not also counted by the store.
+ *
+ * `queued` goes the other way: a store that holds calls in the process before sending them (Redis batching) sets
+ * it true while the call waits there and false once it has left. A call whose deadline passes while `queued` is
+ * true never reached the backend, so its timeout says nothing of the backend's health: it is the caller's own
+ * backlog (its event loop held up, or calls arriving faster than one connection carries them), and a circuit
+ * breaker that counted it would cut off a healthy backend. A store that never sets it leaves it undefined, and
+ * every timeout then counts as the backend's.
  */
 export interface CallTicket {
   /** The caller has its answer (or gave up): the call's outcome is no longer awaited. */
   readonly settled: boolean;
+  /** True while the call waits in the store's own queue in this process, false once it has left it (see above). */
+  queued?: boolean;
 }
 
 /** A place where limiter state lives. */

@@ -11,12 +11,17 @@
 //
 // The count is read exactly: gcra with a limit of 10,000 per 30 days refills one unit per 259 s, so `remaining`
 // is 10,000 minus the calls Redis applied.
+//
+// The second case is the client's own stall with Redis healthy: the calls that time out still queued in the process
+// never reached Redis, so they are no failures of it (`queueTimeouts`); a run of them opens the breaker for
+// min(openMs, timeoutMs) only, and Redis answers again right after, not a whole `openMs` later.
 import { once } from "node:events";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLimiter } from "../../src/engine/limiter.js";
 import { FULL_IN_FLIGHT, STALL_MS } from "../../src/stores/redis/batch-queue.js";
 import { redisStore } from "../../src/stores/redis/index.js";
+import { resilientStore } from "../../src/stores/resilient-store.js";
 import { type RedisProcess, sleep, startRedis } from "../support/redis-server.js";
 
 const LIMITS = { algorithm: "gcra", limit: 10_000, period: "30d" } as const;
@@ -72,6 +77,47 @@ describe("Redis store behind resilientStore: a stall's backlog is shed, not repl
       const sent = FULL_IN_FLIGHT * MAX_BATCH;
       expect(LIMITS.limit - after.remaining).toBe(1 + sent);
       expect(1 + sent).toBeLessThan(1 + CALLS); // what Redis would have counted had the backlog been replayed
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it("the client's own stall: calls that time out still queued are no Redis failures; Redis answers again within the timeout", {
+    timeout: 30_000,
+  }, async () => {
+    const client = new Redis({
+      host: redis.host,
+      port: redis.port,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      lazyConnect: false,
+    });
+    await once(client, "ready");
+    try {
+      const store = resilientStore(redisStore({ client, maxBatch: MAX_BATCH }), {
+        onError: "fallback",
+        timeoutMs: 200, // long beside Redis's answer (well under 1 ms), should the machine be loaded
+        breaker: { failures: 5, openMs: 10_000 },
+      });
+      const limiter = createLimiter({ store, name: "stall", limits: LIMITS });
+      expect((await limiter.limit("k")).reason).toBe("store"); // script loaded
+      const calls = Array.from({ length: CALLS }, () => limiter.limit("k"));
+      // This process stalls (a long task, a collection) past the timeout before it can send the queued calls.
+      const until = performance.now() + 300;
+      while (performance.now() < until);
+      const decisions = await Promise.all(calls);
+      const byReason = (r: string) => decisions.filter((d) => d.reason === r).length;
+      // The whole batches that left before the stall were answered by Redis; the calls still queued timed out there.
+      expect(byReason("store")).toBeGreaterThanOrEqual(FULL_IN_FLIGHT * MAX_BATCH);
+      expect(byReason("store") + byReason("fallback")).toBe(CALLS);
+      expect(store.stats.failures).toBe(0);
+      expect(store.stats.timeouts).toBe(0);
+      expect(store.stats.queueTimeouts).toBe(byReason("fallback"));
+      // A run of them may open the breaker, for the timeout (200 ms) and not for openMs (10 s): Redis is asked again.
+      await sleep(250);
+      expect((await limiter.limit("k")).reason).toBe("store");
+      expect(store.state).toBe("closed");
     } finally {
       client.disconnect();
     }

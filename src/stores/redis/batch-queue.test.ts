@@ -15,6 +15,7 @@ interface Call extends Batchable {
 /** A ticket the test settles by hand. */
 interface Ticket {
   settled: boolean;
+  queued?: boolean;
 }
 
 /** A call of `items` items named `id`, with `ticket` when given. */
@@ -212,6 +213,25 @@ describe("BatchQueue", () => {
     expect(dropped).toEqual(["b", "c"]);
     expect(ids()).toEqual([["a"], ["d", "e"]]);
     expect(queue.queued).toBe(0);
+  });
+
+  it("marks a ticket queued while its call waits in the queue, and not once the call has left", async () => {
+    const { queue, sent } = harness(2, 1);
+    const t = (): Ticket => ({ settled: false });
+    const [a, b, c, d] = [t(), t(), t(), t()];
+    queue.push(call("a", 1, a));
+    expect(a.queued).toBe(true); // until the end of the turn
+    await tick();
+    expect(a.queued).toBe(false); // sent
+    queue.push(call("b", 1, b));
+    queue.push(call("c", 1, c));
+    queue.push(call("d", 1, d)); // b + c make a whole batch: it leaves at once, d waits for a slot
+    expect([b.queued, c.queued, d.queued]).toEqual([false, false, true]);
+    sent[0].answer();
+    sent[1].answer(); // both slots free
+    await tick();
+    expect(sent.map((x) => x.ids)).toEqual([["a"], ["b", "c"], ["d"]]);
+    expect(d.queued).toBe(false);
   });
 
   it("sends nothing and holds no slot when every queued call was settled", async () => {

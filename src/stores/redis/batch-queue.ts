@@ -32,7 +32,9 @@
  * answered it meanwhile) is dropped — handed to `drop`, never sent. So after a stall (Redis busy, the client's own
  * loop held up by a long task or a collection) the backlog of calls nobody waits for any more costs neither Redis
  * time nor a second count of a request its failure policy already answered, and the live calls behind it leave at
- * once instead of queueing behind dead ones.
+ * once instead of queueing behind dead ones. A ticket is also marked `queued` while its call waits here, and
+ * unmarked as the call leaves, so that the caller's timeout can tell a call Redis never saw (this process's own
+ * backlog) from one Redis did not answer (`CallTicket.queued`).
  */
 import type { CallTicket } from "../store.js";
 import type { Group } from "./protocol.js";
@@ -114,6 +116,8 @@ export class BatchQueue<T extends Batchable> {
 
   /** Queues `call`; it leaves as the module comment says. */
   push(call: T): void {
+    const ticket = call.ticket;
+    if (ticket !== undefined) ticket.queued = true;
     this.#queue.push(call);
     this.#items += call.group.items.length;
     while (this.#items >= this.#maxBatch && this.#slots.size < this.#maxFullInFlight) this.#sendOne();
@@ -175,6 +179,8 @@ export class BatchQueue<T extends Batchable> {
       }
       if (items > 0 && items + n > this.#maxBatch) break;
       items += n;
+      const ticket = call.ticket;
+      if (ticket !== undefined) ticket.queued = false; // it leaves now
       live?.push(call);
       end++;
     }
