@@ -311,6 +311,12 @@ export interface Engine {
   readonly stats: EngineStats;
   /** The store in use. */
   readonly store: Store;
+  /**
+   * The failure wrappers of a shared store, by failure policy: the timeout, circuit breaker and policy the engine
+   * put around `store` for each policy its rules have used (or `store` itself, when it is a `ResilientStore`, under
+   * its own policy). Empty on an in-process store. Each one's `stats` and `state` are what metrics report.
+   */
+  readonly failureStores: ReadonlyMap<RuleFailurePolicy, ResilientStore>;
   /** Listens to `event`; returns a function that stops listening. */
   on<K extends keyof EngineEvents>(event: K, listener: (e: EngineEvents[K]) => void): () => void;
   /** Stops `listener` listening to `event`. */
@@ -560,7 +566,7 @@ class SluiceEngine implements Engine {
   readonly #idem: IdempotencyRecords<CheckResult>;
   readonly #events = new Emitter<EngineEvents>();
   readonly #failure: EngineOptions["failure"];
-  readonly #wrappers = new Map<RuleFailurePolicy, Store>();
+  readonly #wrappers = new Map<RuleFailurePolicy, ResilientStore>();
   #local: MemoryStore | undefined;
   #lastError: { message: string; atMs: number } | undefined;
   #checks = 0;
@@ -603,6 +609,11 @@ class SluiceEngine implements Engine {
     const c = this.#compiled;
     const base = { configSource: c.config.source, loadedAtMs: c.loadedAtMs, version: c.version };
     return Object.freeze(this.#lastError === undefined ? base : { ...base, lastError: this.#lastError });
+  }
+
+  get failureStores(): ReadonlyMap<RuleFailurePolicy, ResilientStore> {
+    if (this.store instanceof ResilientStore) return new Map([[this.store.policy, this.store]]);
+    return new Map(this.#wrappers);
   }
 
   get stats(): EngineStats {

@@ -170,6 +170,51 @@ describe("createServiceMetrics", () => {
     ).toBe(1);
   });
 
+  it("reports the failure wrappers the engine puts around a shared store, by policy", async () => {
+    // `sluice serve` hands the engine the bare store: the engine wraps it once per failure policy its rules use.
+    const clock = new ManualClock(T0);
+    const failing: Store = {
+      name: "down",
+      shared: true,
+      apply: (): Promise<Decision[]> =>
+        Promise.reject(new StoreUnavailableError("down", "connection refused")),
+      release: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+    };
+    const engine = createEngine({
+      config: parseConfig(CONFIG),
+      store: failing,
+      clock,
+      scheduler: clock,
+      failure: { breaker: { failures: 2, openMs: 1000 } },
+    });
+    expect([...engine.failureStores.keys()].sort()).toEqual(["fail_open", "fallback"]);
+    const metrics = createServiceMetrics(engine, { defaultMetrics: false });
+    for (let i = 0; i < 3; i++) {
+      await engine.check({ domain: "api", descriptors: [[{ key: "tenant", value: "a" }]] }); // fail_open
+    }
+    await engine.check({ domain: "api", descriptors: [[{ key: "user", value: "1" }]] }); // fallback (the default)
+    const s = parseExposition((await metrics.render()).body);
+    const at = (name: string, policy: string) => sampleValue(s, name, { policy });
+    expect(at("sluice_store_calls_total", "fail_open")).toBe(2); // the third was short-circuited
+    expect(at("sluice_store_errors_total", "fail_open")).toBe(2);
+    expect(at("sluice_store_short_circuited_total", "fail_open")).toBe(1);
+    expect(at("sluice_store_breaker_opened_total", "fail_open")).toBe(1);
+    expect(at("sluice_store_breaker_open", "fail_open")).toBe(1);
+    expect(at("sluice_store_calls_total", "fallback")).toBe(1);
+    expect(at("sluice_store_errors_total", "fallback")).toBe(1);
+    expect(at("sluice_store_breaker_open", "fallback")).toBe(0);
+    expect(at("sluice_store_queue_timeouts_total", "fallback")).toBe(0);
+  });
+
+  it("has no store traffic series on an in-process store", async () => {
+    const engine = createEngine({ config: parseConfig(CONFIG) });
+    expect(engine.failureStores.size).toBe(0);
+    const metrics = createServiceMetrics(engine, { defaultMetrics: false });
+    const s = parseExposition((await metrics.render()).body);
+    expect(s.some((x) => x.name === "sluice_store_calls_total")).toBe(false);
+  });
+
   it("registers into a given registry and never into the global one", async () => {
     const { Registry, register } = await import("prom-client");
     const registry = new Registry();

@@ -15,8 +15,8 @@
  * | `sluice_config_version` | gauge | | the engine's configuration version (1 = the first) |
  * | `sluice_store_evictions_total` | counter | | memory store keys evicted while holding usage (when the engine's store is a memory store) |
  * | `sluice_store_keys` | gauge | | keys a memory store holds |
- * | `sluice_store_calls_total`, `sluice_store_errors_total`, `sluice_store_timeouts_total`, `sluice_store_short_circuited_total` | counter | | a `ResilientStore`'s traffic (when the engine's store is one) |
- * | `sluice_store_breaker_open` | gauge | | 1 while that store's breaker is open or half-open |
+ * | `sluice_store_calls_total`, `sluice_store_errors_total`, `sluice_store_timeouts_total`, `sluice_store_queue_timeouts_total`, `sluice_store_short_circuited_total`, `sluice_store_breaker_opened_total` | counter | policy | the traffic of the engine's failure wrappers around a shared store, one per failure policy in use (`Engine.failureStores`) |
+ * | `sluice_store_breaker_open` | gauge | policy | 1 while that wrapper's breaker is open or half-open |
  * | process_*, nodejs_* | | | prom-client's default metrics |
  *
  * **Cost on the data plane.** `recordDecision` and `recordRequest` run once per request, so they only add to plain
@@ -28,7 +28,7 @@
 import client, { type Registry } from "prom-client";
 import type { CheckResult, Engine } from "../engine/engine.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
-import { ResilientStore } from "../stores/resilient-store.js";
+import type { ResilientStore } from "../stores/resilient-store.js";
 import { CountingHistogram, type HistogramSeries } from "./counting-histogram.js";
 import type { InflightGate, ServiceApi, ServiceMetrics, ServiceOutcome } from "./service-context.js";
 
@@ -246,39 +246,52 @@ export function createServiceMetrics(engine: Engine, options: ServiceMetricsOpti
       },
     });
   }
-  if (store instanceof ResilientStore) {
-    const fromStats = (name: string, help: string, read: (s: ResilientStore["stats"]) => number): void => {
-      new client.Counter({
-        name,
-        help,
-        registers,
-        collect() {
-          setCounter(this, read(store.stats));
-        },
-      });
-    };
-    fromStats("sluice_store_calls_total", "Calls that reached the store.", (s) => s.storeCalls);
-    fromStats("sluice_store_errors_total", "Store calls that failed, timeouts included.", (s) => s.failures);
-    fromStats("sluice_store_timeouts_total", "Store calls that timed out.", (s) => s.timeouts);
-    fromStats(
-      "sluice_store_queue_timeouts_total",
-      "Calls that timed out still queued in this process, never sent to the store (not store errors).",
-      (s) => s.queueTimeouts,
-    );
-    fromStats(
-      "sluice_store_short_circuited_total",
-      "Calls not sent to the store because its breaker was open.",
-      (s) => s.shortCircuited,
-    );
-    new client.Gauge({
-      name: "sluice_store_breaker_open",
-      help: "1 while the store's circuit breaker is open or half-open, else 0.",
+  // The failure wrappers of a shared store (one per failure policy in use, created as rules need them, so read at
+  // every scrape): their traffic, by policy. None on an in-process store: then no series.
+  const fromStats = (name: string, help: string, read: (s: ResilientStore["stats"]) => number): void => {
+    new client.Counter({
+      name,
+      help,
+      labelNames: ["policy"] as const,
       registers,
       collect() {
-        this.set(store.stats.state === "closed" ? 0 : 1);
+        this.reset();
+        for (const [policy, w] of engine.failureStores) {
+          const value = read(w.stats);
+          if (value > 0) this.inc({ policy }, value);
+          else this.labels({ policy }).inc(0);
+        }
       },
     });
-  }
+  };
+  fromStats("sluice_store_calls_total", "Calls that reached the store.", (s) => s.storeCalls);
+  fromStats("sluice_store_errors_total", "Store calls that failed, timeouts included.", (s) => s.failures);
+  fromStats("sluice_store_timeouts_total", "Store calls that timed out.", (s) => s.timeouts);
+  fromStats(
+    "sluice_store_queue_timeouts_total",
+    "Calls that timed out still queued in this process, never sent to the store (not store errors).",
+    (s) => s.queueTimeouts,
+  );
+  fromStats(
+    "sluice_store_short_circuited_total",
+    "Calls not sent to the store because its breaker was open.",
+    (s) => s.shortCircuited,
+  );
+  fromStats(
+    "sluice_store_breaker_opened_total",
+    "Times the store's circuit breaker opened (first openings and re-openings after a failed probe).",
+    (s) => s.breakerOpened,
+  );
+  new client.Gauge({
+    name: "sluice_store_breaker_open",
+    help: "1 while the store's circuit breaker is open or half-open, else 0.",
+    labelNames: ["policy"] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [policy, w] of engine.failureStores) this.set({ policy }, w.state === "closed" ? 0 : 1);
+    },
+  });
 
   let domains = domainsOf(engine);
   engine.on("config", () => {

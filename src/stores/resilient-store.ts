@@ -336,6 +336,11 @@ export class ResilientStore implements Store {
     );
   }
 
+  /** What a failed, timed-out or short-circuited call answers (`onError`). */
+  get policy(): FailurePolicy {
+    return this.#policy;
+  }
+
   /** The breaker's state; `open` turns `half_open` on the first call at least `openMs` after it opened. */
   get state(): BreakerState {
     return this.#state;

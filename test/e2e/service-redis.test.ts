@@ -120,6 +120,10 @@ describe("two sluice serve processes on one Redis", () => {
     expect(r.body.checks.config.ok).toBe(true);
     // Checks are still answered, by the rule's failure policy (fallback: a local limiter).
     expect(await httpCheck(svc, "outage-user")).toBe(true);
+    // /metrics shows the store's failures, by the policy of the wrapper the engine put around it.
+    const metrics = await (await request(`${svc.httpUrl}/metrics`)).body.text();
+    const errors = /^sluice_store_errors_total\{policy="fallback"\} (\d+)$/m.exec(metrics);
+    expect(Number(errors?.[1])).toBeGreaterThanOrEqual(1);
 
     await redis.start();
     for (let i = 0; i < 100 && r.status !== 200; i++) {
