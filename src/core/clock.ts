@@ -35,8 +35,12 @@ export interface Scheduler {
    * {@link systemScheduler} runs the callback only after the event loop has read the I/O that is ready when the
    * delay has passed: a deadline that fell due while the process was stalled (a long GC pause, a busy CPU) must not
    * beat an answer that arrived meanwhile — Node runs due timers before it reads sockets.
+   *
+   * `dueAtMs`, when given, is when the delay was seen to have passed, before that read: on the scheduler's own
+   * clock when it has `nowMs`, else on {@link monotonicClock}. The read covered what was ready then, so a caller
+   * with deadlines that fell after it (the process busy in between) knows those have not had their read yet.
    */
-  timer?(delayMs: number, callback: () => void): CancelTimer;
+  timer?(delayMs: number, callback: (dueAtMs?: number) => void): CancelTimer;
 }
 
 /** The real scheduler, backed by `setTimeout`. */
@@ -61,12 +65,13 @@ export const systemScheduler: Scheduler = Object.freeze({
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   },
-  timer(delayMs: number, callback: () => void): CancelTimer {
+  timer(delayMs: number, callback: (dueAtMs?: number) => void): CancelTimer {
     // setTimeout, then setImmediate: the check phase, which comes after the poll phase has read ready sockets.
     let immediate: NodeJS.Immediate | undefined;
     const timer = setTimeout(
       () => {
-        immediate = setImmediate(callback);
+        const dueAtMs = performance.now(); // monotonicClock's time base
+        immediate = setImmediate(callback, dueAtMs);
       },
       Math.max(0, delayMs),
     );

@@ -59,13 +59,14 @@ export class ManualClock implements Clock, Scheduler {
    * `advance` / `set`, as a sleep's continuation would run), unless cancelled first; `delayMs` <= 0 fires on a
    * microtask. Counted in {@link ManualClock.pendingSleeps} until it fires or is cancelled.
    */
-  timer(delayMs: number, callback: () => void): CancelTimer {
+  timer(delayMs: number, callback: (dueAtMs?: number) => void): CancelTimer {
     let live = true;
     const fire = (): void => {
+      const dueAtMs = this.#nowMs; // the time the clock was moved to
       queueMicrotask(() => {
         if (live) {
           live = false;
-          callback();
+          callback(dueAtMs);
         }
       });
     };

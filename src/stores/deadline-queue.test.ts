@@ -17,6 +17,34 @@ function setup(timeoutMs = 1000) {
 }
 
 describe("DeadlineQueue", () => {
+  it("times out only the calls whose deadline had passed when the timer became due; later ones wait a read", () => {
+    // A scheduler whose timer the test fires by hand, saying when it became due (as systemScheduler does before
+    // the event loop reads its sockets).
+    const clock = new ManualClock(T0);
+    const fires: ((dueAtMs?: number) => void)[] = [];
+    const scheduler = {
+      nowMs: () => clock.nowMs(),
+      sleep: () => Promise.resolve(),
+      timer: (_delayMs: number, callback: (dueAtMs?: number) => void) => {
+        fires.push(callback);
+        return () => {};
+      },
+    };
+    const queue = new DeadlineQueue(50, scheduler);
+    const timedOut: string[] = [];
+    queue.add(() => timedOut.push("a")); // due at T0 + 50
+    clock.advance(5);
+    const b = queue.add(() => timedOut.push("b")); // due at T0 + 55
+    clock.advance(55); // T0 + 60: the timer became due at T0 + 50, then the process was busy for 10 ms
+    fires.shift()?.(T0 + 50);
+    expect(timedOut).toEqual(["a"]); // b's deadline passed after that: its answer may be in the socket, unread
+    expect(fires).toHaveLength(1); // re-armed at once for b
+    queue.settle(b); // the read found b's answer
+    fires.shift()?.(T0 + 60);
+    expect(timedOut).toEqual(["a"]);
+    expect(queue.pending).toBe(0);
+  });
+
   it("marks a call leftLate when a store takes it out of its queue once its deadline has passed", () => {
     const { clock, add } = setup(50);
     const early = add(0);

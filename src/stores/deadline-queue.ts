@@ -154,10 +154,10 @@ export class DeadlineQueue {
     const target = this.#queue[this.#head] as PendingCall;
     const delayMs = Math.min(this.#timeoutMs, Math.max(0, target.deadlineMs - this.#time.nowMs()));
     let cancel: CancelTimer;
-    const fire = (): void => {
+    const fire = (dueAtMs?: number): void => {
       if (this.#cancel === cancel) {
         this.#cancel = undefined;
-        this.#expire(target);
+        this.#expire(target, dueAtMs);
       }
     };
     const scheduler = this.#scheduler;
@@ -166,17 +166,23 @@ export class DeadlineQueue {
       // A scheduler with `sleep` only: the same timer, dearer to cancel.
       const abort = new AbortController();
       cancel = () => abort.abort();
-      scheduler.sleep(delayMs, abort.signal).then(fire, noop);
+      scheduler.sleep(delayMs, abort.signal).then(() => fire(), noop);
     }
     this.#cancel = cancel;
   }
 
-  /** Times out `target` and every unsettled call whose deadline has passed, then re-arms. */
-  #expire(target: PendingCall): void {
+  /**
+   * Times out `target` and every unsettled call whose deadline had passed when the timer became due (`dueAtMs`, on
+   * the queue's time base; now when unknown), then re-arms. A call whose deadline passed only after that, while the
+   * process was busy, has not had its answer read since (the scheduler reads sockets between the two moments): it
+   * waits for the next timer, armed at once, and so for the next read.
+   */
+  #expire(target: PendingCall, dueAtMs: number | undefined): void {
     const nowMs = this.#time.nowMs();
+    const cutoffMs = dueAtMs === undefined ? nowMs : Math.min(nowMs, dueAtMs);
     for (;;) {
       const call = this.#queue[this.#head] as PendingCall; // the oldest unsettled call
-      if (call !== target && call.deadlineMs > nowMs) break;
+      if (call !== target && call.deadlineMs > cutoffMs) break;
       const timeOut = call.timeOut; // settle drops it
       this.settle(call); // unsettled, so true; moves the head past it
       timeOut();
