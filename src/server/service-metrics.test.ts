@@ -30,6 +30,17 @@ rules:
     limits: [{ name: per-second, algorithm: fixed_window, limit: 1, period: 1s }]
 `;
 
+/** A shared store whose every call fails (Redis refusing connections). */
+function failingStore(): Store {
+  return {
+    name: "down",
+    shared: true,
+    apply: (): Promise<Decision[]> => Promise.reject(new StoreUnavailableError("down", "connection refused")),
+    release: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+}
+
 /** One sample of the text exposition. */
 interface Sample {
   readonly name: string;
@@ -143,14 +154,7 @@ describe("createServiceMetrics", () => {
 
   it("reports a resilient store's errors and failure-policy decisions", async () => {
     const clock = new ManualClock(T0);
-    const failing: Store = {
-      name: "down",
-      shared: true,
-      apply: (): Promise<Decision[]> =>
-        Promise.reject(new StoreUnavailableError("down", "connection refused")),
-      release: () => Promise.resolve(),
-      close: () => Promise.resolve(),
-    };
+    const failing = failingStore();
     const store = resilientStore(failing, { onError: "fail_open", clock, scheduler: clock });
     const engine = createEngine({ config: parseConfig(CONFIG), store, clock, scheduler: clock });
     const metrics = createServiceMetrics(engine, { defaultMetrics: false });
@@ -173,14 +177,7 @@ describe("createServiceMetrics", () => {
   it("reports the failure wrappers the engine puts around a shared store, by policy", async () => {
     // `sluice serve` hands the engine the bare store: the engine wraps it once per failure policy its rules use.
     const clock = new ManualClock(T0);
-    const failing: Store = {
-      name: "down",
-      shared: true,
-      apply: (): Promise<Decision[]> =>
-        Promise.reject(new StoreUnavailableError("down", "connection refused")),
-      release: () => Promise.resolve(),
-      close: () => Promise.resolve(),
-    };
+    const failing = failingStore();
     const engine = createEngine({
       config: parseConfig(CONFIG),
       store: failing,

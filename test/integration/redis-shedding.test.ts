@@ -36,19 +36,25 @@ afterAll(async () => {
   await redis?.stop();
 });
 
+/** A client of the private server with the options the README recommends, once ready. */
+async function connect(): Promise<Redis> {
+  const client = new Redis({
+    host: redis.host,
+    port: redis.port,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    lazyConnect: false,
+  });
+  await once(client, "ready");
+  return client;
+}
+
 describe("Redis store behind resilientStore: a stall's backlog is shed, not replayed", () => {
   it("calls that time out while queued are never sent; only the calls that had left are applied", {
     timeout: 30_000,
   }, async () => {
-    const client = new Redis({
-      host: redis.host,
-      port: redis.port,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      autoResendUnfulfilledCommands: false,
-      lazyConnect: false,
-    });
-    await once(client, "ready");
+    const client = await connect();
     try {
       const store = redisStore({ client, maxBatch: MAX_BATCH });
       const guarded = createLimiter({
@@ -85,15 +91,7 @@ describe("Redis store behind resilientStore: a stall's backlog is shed, not repl
   it("the client's own stall: calls that time out still queued are no Redis failures; Redis answers again within the timeout", {
     timeout: 30_000,
   }, async () => {
-    const client = new Redis({
-      host: redis.host,
-      port: redis.port,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      autoResendUnfulfilledCommands: false,
-      lazyConnect: false,
-    });
-    await once(client, "ready");
+    const client = await connect();
     try {
       const store = resilientStore(redisStore({ client, maxBatch: MAX_BATCH }), {
         onError: "fallback",
