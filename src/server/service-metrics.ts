@@ -256,11 +256,7 @@ export function createServiceMetrics(engine: Engine, options: ServiceMetricsOpti
       registers,
       collect() {
         this.reset();
-        for (const [policy, w] of engine.failureStores) {
-          const value = read(w.stats);
-          if (value > 0) this.inc({ policy }, value);
-          else this.labels({ policy }).inc(0);
-        }
+        for (const [policy, w] of engine.failureStores) this.inc({ policy }, read(w.stats));
       },
     });
   };

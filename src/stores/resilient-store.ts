@@ -384,10 +384,6 @@ export class ResilientStore implements Store {
       this.#failed(epoch, probe, error);
       return this.#answer(items, op, nowMs, error);
     };
-    const unsent = (error: unknown): Decision[] => {
-      this.#queueTimedOut(epoch, probe, error);
-      return this.#answer(items, op, nowMs, error);
-    };
     const inner = this.inner;
     const deadlines = this.#deadlines;
     if (deadlines === undefined && inner.applyTo === undefined)
@@ -405,8 +401,8 @@ export class ResilientStore implements Store {
           ? undefined
           : deadlines.add(() => {
               const call = pending as PendingCall;
-              if (call.queued === true || call.leftLate) settle(unsent, this.#queueTimeoutError);
-              else settle(failed, this.#timeoutError);
+              const queued = call.queued === true || call.leftLate;
+              settle(failed, queued ? this.#queueTimeoutError : this.#timeoutError);
             });
       // Either way, a late answer or failure after the timeout is dropped (and never left unhandled).
       const onDecisions = (decisions: Decision[]): void => {
@@ -498,22 +494,20 @@ export class ResilientStore implements Store {
     }
   }
 
-  #failed(epoch: number, probe: boolean, error: unknown): void {
-    this.#n.failures++;
-    if (error instanceof StoreTimeoutError) this.#n.timeouts++;
-    if (epoch !== this.#epoch) return;
-    this.#consecutiveStore++;
-    if (probe || ++this.#consecutive >= this.#failureThreshold) this.#open(error, this.#openMs);
-  }
-
   /**
-   * A call that timed out still queued in this process (see "Local overload" in the module comment): no failure of
-   * the store, but a run of them opens the breaker, for `min(openMs, timeoutMs)` when the run holds no failure of
-   * the store.
+   * A failed call. One that timed out still queued in this process (`#queueTimeoutError`, see "Local overload" in
+   * the module comment) is no failure of the store, but counts toward opening the breaker, for
+   * `min(openMs, timeoutMs)` when the run that opens it holds no failure of the store.
    */
-  #queueTimedOut(epoch: number, probe: boolean, error: unknown): void {
-    this.#n.queueTimeouts++;
+  #failed(epoch: number, probe: boolean, error: unknown): void {
+    const queued = error === this.#queueTimeoutError;
+    if (queued) this.#n.queueTimeouts++;
+    else {
+      this.#n.failures++;
+      if (error instanceof StoreTimeoutError) this.#n.timeouts++;
+    }
     if (epoch !== this.#epoch) return;
+    if (!queued) this.#consecutiveStore++;
     if (probe || ++this.#consecutive >= this.#failureThreshold) {
       this.#open(error, this.#consecutiveStore > 0 ? this.#openMs : Math.min(this.#openMs, this.#timeoutMs));
     }
