@@ -54,6 +54,7 @@ import {
   type CompiledRules,
   compileRules,
   type KeyForm,
+  LazyRuleMatch,
   type RuleMatch,
   valueKey,
 } from "../rules/matcher.js";
@@ -535,11 +536,12 @@ export class RuleState {
     const k = this.#keyEntry;
     if (k < 0) return undefined;
     const i = this.#keyIdentity;
-    return {
-      rule: this.rule,
-      counterKey: valueKey(desc[k].value),
-      identity: i === -1 ? undefined : this.#identityPrefix + desc[i].value,
-    };
+    return new LazyRuleMatch(
+      this.rule,
+      valueKey(desc[k].value),
+      this.#identityPrefix,
+      i === -1 ? undefined : desc[i].value,
+    );
   }
 
   /** This rule's {@link HotRule}; a new object on each call (`compileConfig` makes them in one pass). */

@@ -100,7 +100,7 @@ import type { LimitSpec } from "../core/limit-spec.js";
 import { ceilMs } from "../core/time-math.js";
 import { dynamicLimit } from "../rules/dynamic-limit.js";
 import { effectiveLimits, type LimitSource } from "../rules/effective-limits.js";
-import { descriptorKey, type RuleMatch, valueKey } from "../rules/matcher.js";
+import { descriptorKey, LazyRuleMatch, type RuleMatch, valueKey } from "../rules/matcher.js";
 import type { Descriptor, Rule, RuleFailurePolicy, SluiceConfig } from "../rules/rule.js";
 import { type MemoryStore, memoryStore } from "../stores/memory/memory-store.js";
 import { type ResilientOptions, ResilientStore, resilientStore } from "../stores/resilient-store.js";
@@ -1022,11 +1022,12 @@ class SluiceEngine implements Engine {
   /** The {@link RuleMatch} of `desc` under hot record `h` (equal to `RuleState.matchOf`). */
   #hotMatch(h: HotRule, desc: Descriptor): RuleMatch {
     const ii = h.identityIndex;
-    return {
-      rule: h.rule,
-      counterKey: valueKey(desc[h.keyEntry].value),
-      identity: ii === -1 ? undefined : h.identityPrefix + desc[ii].value,
-    };
+    return new LazyRuleMatch(
+      h.rule,
+      valueKey(desc[h.keyEntry].value),
+      h.identityPrefix,
+      ii === -1 ? undefined : desc[ii].value,
+    );
   }
 
   /**

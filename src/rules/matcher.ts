@@ -66,6 +66,40 @@ export interface RuleMatch {
 }
 
 /**
+ * The {@link RuleMatch} the matcher and the engine make: its identity string is built when it is read, not when the
+ * match is made. Few checks read it (an override's lookup, a denied identity's tally), and building it on every check
+ * took ~2 % of a check's time on the engine's benchmark. `toJSON` gives all three fields; a spread (`{ ...m }`) copies
+ * only `rule` and `counterKey`.
+ */
+export class LazyRuleMatch implements RuleMatch {
+  readonly rule: Rule;
+  readonly counterKey: string;
+  /** `${identityKey}:`; "" without an identity. */
+  readonly #prefix: string;
+  /** The identity entry's value; undefined when the rule has no identity. */
+  readonly #value: string | undefined;
+
+  /** The match of `rule` counted under `counterKey`, whose identity is `prefix + value` (none when `value` is undefined). */
+  constructor(rule: Rule, counterKey: string, prefix: string, value: string | undefined) {
+    this.rule = rule;
+    this.counterKey = counterKey;
+    this.#prefix = prefix;
+    this.#value = value;
+  }
+
+  /** `${identityKey}:${value}` of the rule's identity entry, or undefined when the rule has none. */
+  get identity(): string | undefined {
+    const value = this.#value;
+    return value === undefined ? undefined : this.#prefix + value;
+  }
+
+  /** The three fields of {@link RuleMatch}, for `JSON.stringify`. */
+  toJSON(): RuleMatch {
+    return { rule: this.rule, counterKey: this.counterKey, identity: this.identity };
+  }
+}
+
+/**
  * How a rule's {@link RuleMatch} is formed from a descriptor it matched, when its counter key is one entry's value:
  * `{ rule, counterKey: valueKey(d[keyEntry].value), identity: identityPrefix + d[identityIndex].value }`.
  */
@@ -979,11 +1013,13 @@ export function compileRules(rules: readonly Rule[]): CompiledRules {
   }
   const domains = Object.freeze([...roots.keys()]);
   const scratch: HitList[] = [];
-  const resultOf = (c: CompiledRule, descriptor: Descriptor): RuleMatch => ({
-    rule: c.rule,
-    counterKey: counterKeyOf(c, descriptor),
-    identity: c.identityIndex === -1 ? undefined : c.identityPrefix + descriptor[c.identityIndex].value,
-  });
+  const resultOf = (c: CompiledRule, descriptor: Descriptor): RuleMatch =>
+    new LazyRuleMatch(
+      c.rule,
+      counterKeyOf(c, descriptor),
+      c.identityPrefix,
+      c.identityIndex === -1 ? undefined : descriptor[c.identityIndex].value,
+    );
   return Object.freeze({
     domains,
     match(domain: string, descriptor: Descriptor): RuleMatch | undefined {

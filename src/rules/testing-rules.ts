@@ -3,6 +3,7 @@
  * defaults a loader would apply, so tests of matching, limits and the engine need no config file.
  */
 import { type LimitSpec, parseLimitSpec } from "../core/limit-spec.js";
+import type { RuleMatch } from "./matcher.js";
 import type { EntryMatcher, Override, Rule, RuleDefaults, SluiceConfig, ValuePattern } from "./rule.js";
 
 /** The limit a {@link makeRule} rule gets when `limits` is not given: 10 per second, GCRA, named `default`. */
@@ -129,4 +130,9 @@ export function makeConfig(partial: ConfigInput = {}): SluiceConfig {
     defaults: partial.defaults ?? DEFAULT_TEST_DEFAULTS,
     source: partial.source,
   });
+}
+
+/** The three fields of a match as a plain object (a {@link RuleMatch} may read `identity` through a getter). */
+export function matchFields(m: RuleMatch | undefined): RuleMatch | undefined {
+  return m === undefined ? undefined : { rule: m.rule, counterKey: m.counterKey, identity: m.identity };
 }
