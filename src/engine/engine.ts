@@ -467,7 +467,8 @@ function resolveLimits(
 ): Resolved {
   const r = rs.resolve(desc);
   if (r !== undefined) return r;
-  return rs.resolvedOf(effectiveLimits(c.config, rs.rule, m.identity, nowMs, c.overrides), m.identity);
+  const identity = m.identity; // built on each read (LazyRuleMatch): read once
+  return rs.resolvedOf(effectiveLimits(c.config, rs.rule, identity, nowMs, c.overrides), identity);
 }
 
 /** Throws when fractional `cost` (named `field`) is not allowed for `entry` of `rule` (undefined: a request's limit). */
