@@ -563,6 +563,8 @@ class SluiceEngine implements Engine {
   readonly #sync: SyncStore | undefined;
   readonly #ownsStore: boolean;
   readonly #clock: Clock;
+  /** `options.clock` as given (undefined: none): the failure wrappers' breaker clock. */
+  readonly #givenClock: Clock | undefined;
   readonly #scheduler: Scheduler;
   readonly #idem: IdempotencyRecords<CheckResult>;
   readonly #events = new Emitter<EngineEvents>();
@@ -595,6 +597,7 @@ class SluiceEngine implements Engine {
     }
     this.#sync = isSyncStore(this.store) ? this.store : undefined;
     this.#clock = options.clock ?? systemClock;
+    this.#givenClock = options.clock;
     this.#scheduler = options.scheduler ?? systemScheduler;
     this.#failure = options.failure;
     const idem = options.idempotency ?? {};
@@ -1562,7 +1565,8 @@ class SluiceEngine implements Engine {
       w = resilientStore(this.store, {
         ...this.#failure,
         onError: spec.failurePolicy,
-        clock: this.#clock,
+        // The caller's clock when given (tests drive the breaker with it); else the breaker's own monotonic one.
+        clock: this.#givenClock,
         scheduler: this.#scheduler,
       });
       this.#wrappers.set(spec.failurePolicy, w);

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
 import type { Clock, Scheduler } from "../core/clock.js";
 import type { Decision } from "../core/decision.js";
@@ -539,6 +539,56 @@ describe.each(["apply", "applyTo"] as const)("resilientStore (inner store answer
     await store.close(); // idempotent
   });
 
+  it("a call with nothing to do reaches the inner store but is never the probe: the breaker stays open", async () => {
+    const { clock, inner, store, changes, consume } = setup({
+      onError: "fail_open",
+      breaker: { failures: 1, openMs: 1000 },
+    });
+    inner.mode = "fail";
+    await consume();
+    expect(store.state).toBe("open");
+    clock.advance(1000); // a probe is due; the store is still down
+    // A lease the policy granted is none: its release frees nothing, nor does an empty apply or applyOnce.
+    await expect(store.release(PER_SECOND, "k", {}, clock.nowMs())).resolves.toBeUndefined();
+    await expect(store.release(PER_SECOND, "k", { "per-second": 0 }, clock.nowMs())).resolves.toBeUndefined();
+    await expect(store.apply([], "consume", clock.nowMs())).resolves.toEqual([]);
+    expect(store.state).toBe("open");
+    expect(store.stats).toMatchObject({ failures: 1, shortCircuited: 0, storeCalls: 1, releasesDropped: 2 });
+    // The next call with work is the probe, and finds the store down.
+    expect((await consume()).reason).toBe("fail_open");
+    expect(changes.map((c) => `${c.from}>${c.to}`)).toEqual([
+      "closed>open",
+      "open>half_open",
+      "half_open>open",
+    ]);
+    // A caller error of such a call is still the caller's.
+    inner.mode = "caller_error";
+    await expect(store.apply([], "consume", clock.nowMs())).rejects.toBeInstanceOf(InvalidArgumentError);
+  });
+
+  it("close during calls in flight: they are still answered by the policy, then the fallback store closes", async () => {
+    const { clock, inner, store, consume } = setup({ timeoutMs: 50 });
+    let drained!: () => void;
+    const innerClose = inner.close.bind(inner);
+    inner.close = () =>
+      new Promise<void>((resolve) => {
+        drained = () => innerClose().then(resolve);
+      });
+    inner.mode = "fail";
+    expect((await consume("z")).reason).toBe("fallback"); // the fallback store exists
+    inner.mode = "hang";
+    const inFlight = [consume("a"), consume("b")];
+    const closing = store.close();
+    clock.advance(50); // both time out while the inner store is still draining
+    const answers = await Promise.all(inFlight);
+    expect(answers.map((d) => d.reason)).toEqual(["fallback", "fallback"]);
+    inner.settleHung("resolve");
+    drained();
+    await closing;
+    expect(inner.closed).toBe(true);
+    await expect(consume()).rejects.toMatchObject({ code: "ERR_SLUICE_STORE_CLOSED" });
+  });
+
   it("ignores exceptions thrown by onStateChange", async () => {
     const { inner, store, consume } = setup({
       breaker: { failures: 1 },
@@ -591,6 +641,27 @@ describe("createLimiter({ failure })", () => {
     clock.advance(1000); // the breaker's own clock is the limiter's clock
     expect(await limiter.limit("u")).toMatchObject({ allowed: true, reason: "store" });
     expect((limiter.store as ResilientStore).state).toBe("closed");
+  });
+
+  it("without a clock of its own, the breaker times openMs on a monotonic clock: a wall-clock step moves nothing", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] }); // Date.now only: performance.now runs on
+    try {
+      const inner = new FlakyStore();
+      const limiter = createLimiter({
+        store: inner,
+        limits: { name: "per-second", algorithm: "gcra", limit: 10, periodMs: 1000 },
+        failure: { onError: "fail_open", breaker: { failures: 1, openMs: 60_000 } },
+      });
+      inner.mode = "fail";
+      expect((await limiter.limit("u")).reason).toBe("fail_open");
+      expect(inner.applyCalls).toBe(1);
+      vi.setSystemTime(new Date(Date.UTC(2030, 0, 1))); // the wall clock jumps years ahead
+      expect((await limiter.limit("u")).reason).toBe("fail_open");
+      expect(inner.applyCalls).toBe(1); // still open: no probe
+      expect((limiter.store as ResilientStore).state).toBe("open");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("leaves an in-process store unwrapped, keeping limitSync", () => {

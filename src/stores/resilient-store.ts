@@ -22,9 +22,12 @@
  *   0.4–2 s, for as long as the load lasted).
  * - **Circuit breaker** — `closed` until `breaker.failures` consecutive failures, then `open`: calls go
  *   straight to the policy without touching the inner store. The first call at least `breaker.openMs` later
- *   (on `clock`) is let through as the single `half_open` probe: success closes the breaker, failure re-opens it
- *   for another `openMs`. Outcomes of calls issued before the last state change are counted in the stats but
- *   do not move the breaker. So a store that comes back gets traffic again within `openMs` (plus one probe).
+ *   (on `clock`, by default a monotonic one: a wall clock set back would keep the breaker open that much longer)
+ *   is let through as the single `half_open` probe: success closes the breaker, failure re-opens it for another
+ *   `openMs`. Outcomes of calls issued before the last state change are counted in the stats but do not move the
+ *   breaker. So a store that comes back gets traffic again within `openMs` (plus one probe). A call that gives
+ *   the inner store nothing to do (no items; a release of no lease) says nothing of its health: it goes straight
+ *   to the inner store (which checks it), never counted, short-circuited or taken as the probe.
  * - **Policy** (`onError`) — what a failed or short-circuited call answers:
  *   - `fail_open`: allowed, `remaining = limit`, reason `fail_open` (availability over protection);
  *   - `fail_closed`: denied, `state: "throttled"`, `retryAfterMs` until the breaker's next probe (or the
@@ -56,7 +59,7 @@
  * store's batching) drops the settled ones unsent, so a backlog built during a stall is shed, not replayed.
  */
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
-import { type Clock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
+import { type Clock, monotonicClock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
 import { combineDecision, type Decision, type DecisionReason, type PolicyStatus } from "../core/decision.js";
 import {
   InvalidArgumentError,
@@ -89,7 +92,7 @@ export interface BreakerStateChange {
   readonly from: BreakerState;
   /** State after the change. */
   readonly to: BreakerState;
-  /** When it changed, on the store's clock. */
+  /** When it changed: epoch ms (the system clock), or on `ResilientOptions.clock` when one is given. */
   readonly atMs: number;
   /** The failure that opened (or re-opened) the breaker, when `to` is `open` because of one. */
   readonly error?: unknown;
@@ -110,7 +113,7 @@ export interface ResilientOptions {
   readonly timeoutMs?: number;
   /** Circuit breaker settings. @default { failures: 5, openMs: 1000 } */
   readonly breaker?: BreakerOptions;
-  /** Clock the breaker measures `openMs` with. @default systemClock */
+  /** Clock the breaker measures `openMs` with (and stamps its state changes with). @default monotonicClock */
   readonly clock?: Clock;
   /** Scheduler the timeout sleeps on. @default systemScheduler */
   readonly scheduler?: Scheduler;
@@ -172,6 +175,24 @@ function isCallerError(error: unknown): boolean {
   return typeof code === "string" && (code.startsWith("ERR_SLUICE_INVALID_") || CALLER_CODES.has(code));
 }
 
+/** Whether `items` is an empty array: a call with nothing for the inner store to do (a non-array is its to refuse). */
+function isEmpty(items: readonly StoreItem[]): boolean {
+  return Array.isArray(items) && items.length === 0;
+}
+
+/**
+ * Whether `leases` names a lease of one of `limits`' policies (an id other than 0; a bad one is the inner store's
+ * to refuse): else a release has nothing to free (a grant made by the policy holds no lease), and the inner store
+ * only checks its arguments.
+ */
+function holdsLease(limits: LimitSet, leases: Readonly<Record<string, number>>): boolean {
+  if (leases === null || typeof leases !== "object" || !Array.isArray(limits?.specs)) return true; // its to refuse
+  return limits.specs.some((s) => {
+    const id = leases[s.name];
+    return id !== undefined && id !== 0;
+  });
+}
+
 /** How a call passes the breaker: short-circuited to the policy, sent normally, or sent as the probe. */
 const Gate = { Short: 0, Normal: 1, Probe: 2 } as const;
 type Gate = (typeof Gate)[keyof typeof Gate];
@@ -218,6 +239,8 @@ export class ResilientStore implements Store {
   readonly #failureThreshold: number;
   readonly #openMs: number;
   readonly #clock: Clock;
+  /** Stamps state changes: `clock` when given, else the epoch clock (the breaker times on a monotonic one). */
+  readonly #stampClock: Clock;
   /** The calls' deadlines; undefined when `timeoutMs` is infinite. */
   readonly #deadlines: DeadlineQueue | undefined;
   readonly #onStateChange: ((change: BreakerStateChange) => void) | undefined;
@@ -291,7 +314,8 @@ export class ResilientStore implements Store {
     this.#queueTimeoutError = new StoreTimeoutError(this.name, timeoutMs, true);
     this.#failureThreshold = failures;
     this.#openMs = openMs;
-    this.#clock = options.clock ?? systemClock;
+    this.#clock = options.clock ?? monotonicClock;
+    this.#stampClock = options.clock ?? systemClock;
     this.#deadlines =
       timeoutMs === Number.POSITIVE_INFINITY
         ? undefined
@@ -305,6 +329,8 @@ export class ResilientStore implements Store {
   /** See {@link ResilientStore.applyOnce}: the inner store's, or the policy's answer (never replayed). */
   #applyOnce(items: readonly StoreItem[], nowMs: number, once: IdempotencyClaim): Promise<OnceResult> {
     if (this.#closed) return Promise.reject(closedError(this.name));
+    if (isEmpty(items))
+      return this.#noWork(this.#innerOnce(items, nowMs, once), { decisions: [], replayed: false });
     const gate = this.#admit();
     if (gate === Gate.Short) {
       this.#n.shortCircuited++;
@@ -354,6 +380,7 @@ export class ResilientStore implements Store {
   /** Applies `op` on the inner store, or by the failure policy when it fails, times out or is cut off. */
   apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
     if (this.#closed) return Promise.reject(closedError(this.name));
+    if (isEmpty(items)) return this.#noWork(this.#innerApply(items, op, nowMs), []);
     const gate = this.#admit();
     if (gate === Gate.Short) {
       this.#n.shortCircuited++;
@@ -425,6 +452,27 @@ export class ResilientStore implements Store {
     });
   }
 
+  /**
+   * The outcome of an inner call with nothing to do (see "Circuit breaker" in the module comment): its answer, a
+   * caller error rethrown, any other failure answered by `empty` (the policy's answer to no items), and none of
+   * them counted or moving the breaker.
+   */
+  #noWork<T, E>(call: Promise<T>, empty: E): Promise<T | E> {
+    return call.catch((error: unknown) => {
+      if (isCallerError(error)) throw error;
+      return empty;
+    });
+  }
+
+  /** The inner store's `applyOnce`, a synchronous throw turned into a rejection. */
+  #innerOnce(items: readonly StoreItem[], nowMs: number, once: IdempotencyClaim): Promise<OnceResult> {
+    try {
+      return Promise.resolve((this.inner.applyOnce as NonNullable<Store["applyOnce"]>)(items, nowMs, once));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   /** The inner store's `apply`, a synchronous throw turned into a rejection. */
   #innerApply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
     try {
@@ -444,6 +492,21 @@ export class ResilientStore implements Store {
     if (this.#closed) throw closedError(this.name);
     if (this.#fallbackStore !== undefined && limits.hasConcurrency) {
       this.#fallbackStore.releaseSync(this.#fallbackSet(limits), key, leases, nowMs);
+    }
+    // A release of no lease (a grant by the policy holds none) gives the inner store nothing to do.
+    if (!holdsLease(limits, leases)) {
+      let released: Promise<void>;
+      try {
+        released = Promise.resolve(this.inner.release(limits, key, leases, nowMs));
+      } catch (error) {
+        released = Promise.reject(error);
+      }
+      const done = await this.#noWork(
+        released.then(() => true),
+        false,
+      );
+      if (!done) this.#n.releasesDropped++;
+      return;
     }
     const gate = this.#admit();
     if (gate === Gate.Short) {
@@ -467,11 +530,16 @@ export class ResilientStore implements Store {
     this.#succeeded(epoch, probe);
   }
 
-  /** Closes the inner store and the fallback store; rethrows the inner store's close error, if any. */
+  /**
+   * Closes the inner store, then the fallback store; rethrows the inner store's close error, if any. In that order:
+   * calls in flight when `close` is called may still time out or fail while the inner store drains them, and are
+   * then answered by the policy, through the fallback store.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    const [inner] = await Promise.allSettled([this.inner.close(), this.#fallbackStore?.close()]);
+    const [inner] = await Promise.allSettled([this.inner.close()]);
+    await this.#fallbackStore?.close();
     if (inner.status === "rejected") throw inner.reason;
   }
 
@@ -535,8 +603,8 @@ export class ResilientStore implements Store {
     try {
       listener(
         error === undefined
-          ? { from, to, atMs: this.#clock.nowMs() }
-          : { from, to, atMs: this.#clock.nowMs(), error },
+          ? { from, to, atMs: this.#stampClock.nowMs() }
+          : { from, to, atMs: this.#stampClock.nowMs(), error },
       );
     } catch {
       // a logging callback must never break limiting
