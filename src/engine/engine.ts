@@ -563,8 +563,6 @@ class SluiceEngine implements Engine {
   readonly #sync: SyncStore | undefined;
   readonly #ownsStore: boolean;
   readonly #clock: Clock;
-  /** `options.clock` as given (undefined: none): the failure wrappers' breaker clock. */
-  readonly #givenClock: Clock | undefined;
   readonly #scheduler: Scheduler;
   readonly #idem: IdempotencyRecords<CheckResult>;
   readonly #events = new Emitter<EngineEvents>();
@@ -597,7 +595,6 @@ class SluiceEngine implements Engine {
     }
     this.#sync = isSyncStore(this.store) ? this.store : undefined;
     this.#clock = options.clock ?? systemClock;
-    this.#givenClock = options.clock;
     this.#scheduler = options.scheduler ?? systemScheduler;
     this.#failure = options.failure;
     const idem = options.idempotency ?? {};
@@ -1565,8 +1562,7 @@ class SluiceEngine implements Engine {
       w = resilientStore(this.store, {
         ...this.#failure,
         onError: spec.failurePolicy,
-        // The caller's clock when given (tests drive the breaker with it); else the breaker's own monotonic one.
-        clock: this.#givenClock,
+        clock: this.#clock, // the system clock's stand-in there is a monotonic one (resilient-store.ts)
         scheduler: this.#scheduler,
       });
       this.#wrappers.set(spec.failurePolicy, w);

@@ -105,9 +105,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
     if (failure === null || typeof failure !== "object") {
       throw new InvalidArgumentError("createLimiter: failure must be an object of resilientStore options");
     }
-    // The breaker's clock: the one given, else its own monotonic clock (a wall clock set back would hold it open).
-    if (!isSyncStore(store))
-      store = resilientStore(store, { ...failure, clock: failure.clock ?? options.clock });
+    if (!isSyncStore(store)) store = resilientStore(store, { ...failure, clock: failure.clock ?? clock });
   }
   return new BoundLimiter(createLimitSet(name, specs), store, clock);
 }

@@ -113,7 +113,10 @@ export interface ResilientOptions {
   readonly timeoutMs?: number;
   /** Circuit breaker settings. @default { failures: 5, openMs: 1000 } */
   readonly breaker?: BreakerOptions;
-  /** Clock the breaker measures `openMs` with (and stamps its state changes with). @default monotonicClock */
+  /**
+   * Clock the breaker measures `openMs` with (and stamps its state changes with). @default monotonicClock (also
+   * used when this is `systemClock`, a wall clock that may be set back)
+   */
   readonly clock?: Clock;
   /** Scheduler the timeout sleeps on. @default systemScheduler */
   readonly scheduler?: Scheduler;
@@ -314,7 +317,9 @@ export class ResilientStore implements Store {
     this.#queueTimeoutError = new StoreTimeoutError(this.name, timeoutMs, true);
     this.#failureThreshold = failures;
     this.#openMs = openMs;
-    this.#clock = options.clock ?? monotonicClock;
+    // The system clock is a wall clock, which may be set back: the breaker times on a monotonic one instead.
+    this.#clock =
+      options.clock === undefined || options.clock === systemClock ? monotonicClock : options.clock;
     this.#stampClock = options.clock ?? systemClock;
     this.#deadlines =
       timeoutMs === Number.POSITIVE_INFINITY
