@@ -469,6 +469,32 @@ describe("redis store: batching", () => {
   });
 });
 
+describe("redis store: a call that cannot be encoded", () => {
+  it("fails alone: the calls batched with it are sent and answered", async () => {
+    const counting = new CountingClient(client);
+    const s = redisStore({
+      client: counting,
+      prefix: uniqueKeyPrefix("keyof-throws").slice(0, -1),
+      keyOf: (key, namespace, policy) => {
+        if (key === "bad") throw new InvalidArgumentError(`keyOf: no key for ${key}`);
+        return `kt:{${key}}:${namespace}:${policy}`;
+      },
+    });
+    const limits = set("kt", { algorithm: "gcra", limit: 10, periodMs: 1000 });
+    const calls = ["a", "b", "bad", "c"].map((key) => s.apply([{ limits, key, cost: 1 }], "consume", T0));
+    const out = await Promise.allSettled(calls);
+    expect(out.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect((out[2] as PromiseRejectedResult).reason).toBeInstanceOf(InvalidArgumentError);
+    expect(out.filter((o) => o.status === "fulfilled").map((o) => o.value[0].allowed)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    expect(counting.calls).toBe(1); // the three others, still one batch
+    await s.close();
+  });
+});
+
 describe("redis store: bad input", () => {
   it("rejects bad input with a clear error, without touching Redis", async () => {
     const counted = new CountingClient(client);

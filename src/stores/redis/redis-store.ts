@@ -536,8 +536,22 @@ export class RedisStore implements OnceLedgerStore {
     try {
       batch = encodeBatch(groups, this.#keysOf, this.#margin, this.#binary);
     } catch (error) {
+      // A call that cannot be encoded (a custom `keyOf` throwing for its key) fails alone, not its batch.
+      const sendable = pending.filter((p) => {
+        try {
+          encodeBatch([p.group], this.#keysOf, this.#margin, this.#binary);
+          return true;
+        } catch (own) {
+          p.reject(own);
+          return false;
+        }
+      });
+      if (sendable.length > 0 && sendable.length < pending.length) {
+        this.#send(sendable, answered);
+        return;
+      }
       answered?.();
-      for (const p of pending) p.reject(error);
+      for (const p of sendable) p.reject(error); // each encodes alone but not together: the batch's failure
       return;
     }
     // The handlers take the call off #inFlight themselves (they run after the add below: a reaction is never
