@@ -752,9 +752,13 @@ export interface RequestLimit {
 
 /**
  * The limits requests carry (Envoy's per-descriptor `limit`), built on first use and cached by their numbers:
- * `requestsPerUnit` per `unitMs`, with the configuration's default algorithm (`concurrency`, which has no rate,
- * falls back to `fixed_window`, envoyproxy/ratelimit's own), behaviour `reject`, never shadow. Counted in
- * {@link REQUEST_LIMIT_NAMESPACE}, on the store of the default mode and failure policy.
+ * `requestsPerUnit` per `unitMs`, with the configuration's default algorithm, behaviour `reject`, never shadow.
+ * Counted in {@link REQUEST_LIMIT_NAMESPACE}, on the store of the default mode and failure policy. The limit changes
+ * from request to request while the namespace stays, so the algorithm's state must not be sized by the limit:
+ * `sliding_log` (a log entry per unit) falls back to `sliding_window`, its fixed-size approximation, and
+ * `concurrency` (a lease slot per unit, and no rate) to `fixed_window`, envoyproxy/ratelimit's own. (With
+ * `sliding_log`, requests sending limits 2 and 1 in turn made the memory store re-lay and cut the log of every key
+ * of the namespace on each turn: other descriptors lost their entries and got more than their limit.)
  */
 export class RequestLimits {
   /** The algorithm of every request limit. */
@@ -766,12 +770,17 @@ export class RequestLimits {
     /** Where their items go (by the configuration's default mode and failure policy). */
     readonly target: Store,
   ) {
-    this.algorithm = algorithm === "concurrency" ? "fixed_window" : algorithm;
+    this.algorithm =
+      algorithm === "concurrency"
+        ? "fixed_window"
+        : algorithm === "sliding_log"
+          ? "sliding_window"
+          : algorithm;
   }
 
   /**
    * The limit of `requestsPerUnit` (a whole number ≥ 0) per `unitMs` (> 0); throws `InvalidArgumentError` naming
-   * `field` when the algorithm cannot enforce it (e.g. `sliding_log` above its largest limit).
+   * `field` when the algorithm cannot enforce it.
    */
   get(requestsPerUnit: number, unitMs: number, field: string): RequestLimit {
     const key = `${requestsPerUnit}/${unitMs}`;

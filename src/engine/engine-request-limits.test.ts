@@ -239,11 +239,26 @@ describe("engine — a request's own limits (limitOverrides)", () => {
     expect(gcra.check({ ...req, cost: 0.5 }).allowed).toBe(true);
   });
 
-  it("refuses a limit the default algorithm cannot enforce, naming the descriptor", () => {
-    const { check } = setup({ algorithm: "sliding_log" });
-    expect(() =>
-      check({ descriptors: [user("1"), user("2")], limitOverrides: [undefined, perSecond(1e6)] }),
-    ).toThrow(/limitOverrides\[1\] cannot be enforced with sliding_log/);
+  it("with a sliding_log default, counts request limits as sliding_window: no state sized by a limit that changes", () => {
+    const { check, clock } = setup({ algorithm: "sliding_log" });
+    const big = check({ descriptors: [user("1"), user("2")], limitOverrides: [undefined, perSecond(1e6)] });
+    expect(big.descriptors[1].limits).toMatchObject([{ algorithm: "sliding_window", limit: 1e6 }]);
+    // Requests of one descriptor sending limit 2, of another limit 1, in turn: each keeps its own count (before,
+    // the memory store re-laid the shared namespace on each turn and cut the first descriptor's log).
+    const route = (r: string, n: number) =>
+      check({ descriptors: [desc(["route", r])], limitOverrides: [{ requestsPerUnit: n, unitMs: 10_000 }] })
+        .allowed;
+    const seen: boolean[] = [];
+    seen.push(route("a", 2));
+    clock.advance(7300);
+    seen.push(route("a", 2));
+    clock.advance(6200);
+    seen.push(route("b", 1));
+    clock.advance(3100);
+    seen.push(route("a", 2));
+    clock.advance(100);
+    seen.push(route("a", 2));
+    expect(seen).toEqual([true, true, true, true, false]);
   });
 
   it("validates limitOverrides, naming the entry", async () => {

@@ -596,12 +596,42 @@ function checkDelayAlgorithms(
   });
 }
 
+/**
+ * Algorithms whose state's size follows the limit (a log entry, a lease slot per unit): a `dynamic` rule cannot
+ * scale their limits, since every level would need a state of another size, and a store holding one namespace's
+ * keys in one layout would have to re-lay (and cut) the state of every key on each change of level.
+ */
+const LIMIT_SIZED_ALGORITHMS: readonly AlgorithmId[] = ["sliding_log", "concurrency"];
+
+/** Issues for limits a `dynamic` rule (named in `ruleNote` when not the one at hand) cannot scale. */
+function checkDynamicAlgorithms(
+  limits: unknown,
+  path: ConfigPath,
+  algorithm: AlgorithmId,
+  issues: PathIssue[],
+  ruleNote = "",
+): void {
+  if (!Array.isArray(limits)) return;
+  limits.forEach((l, i) => {
+    if (!isRecord(l)) return;
+    const explicit = enumValue(l.algorithm, ALGORITHM_IDS);
+    const alg = explicit ?? algorithm;
+    if (!LIMIT_SIZED_ALGORITHMS.includes(alg)) return;
+    issues.push({
+      path: explicit ? [...path, i, "algorithm"] : [...path, i],
+      message: `dynamic${ruleNote} scales the limit, and ${alg}${explicit ? "" : " (the default algorithm)"} keeps a state sized by its limit, which cannot follow it; use sliding_window, fixed_window, bucketed_window, gcra, token_bucket or leaky_bucket`,
+    });
+  });
+}
+
 interface RuleFacts {
   readonly index: number;
   readonly identityKey: string | undefined;
   readonly behaviour: (typeof BEHAVIOURS)[number];
   readonly unlimited: boolean;
   readonly blocked: boolean;
+  /** Whether the rule has a `dynamic` section. */
+  readonly dynamic: boolean;
 }
 
 /** A key for a rule's domain and match patterns (not `shared`), or undefined when they are malformed. */
@@ -684,6 +714,7 @@ export function checkConfig(value: unknown): PathIssue[] {
       behaviour: enumValue(r.behaviour, BEHAVIOURS) ?? defaultBehaviour,
       unlimited: r.unlimited === true,
       blocked: r.blocked === true,
+      dynamic: r.dynamic !== undefined,
     });
   });
 
@@ -708,6 +739,7 @@ export function checkConfig(value: unknown): PathIssue[] {
     }
     checkLimits(r.limits, at("limits"), algorithm, issues);
     if (behaviour === "delay") checkDelayAlgorithms(r.limits, at("limits"), algorithm, issues);
+    if (r.dynamic !== undefined) checkDynamicAlgorithms(r.limits, at("limits"), algorithm, issues);
 
     let identityKey: string | undefined;
     if (match !== undefined) {
@@ -740,6 +772,7 @@ export function checkConfig(value: unknown): PathIssue[] {
         }
         checkLimits(limits, at("tiers", tier), algorithm, issues);
         if (behaviour === "delay") checkDelayAlgorithms(limits, at("tiers", tier), algorithm, issues);
+        if (r.dynamic !== undefined) checkDynamicAlgorithms(limits, at("tiers", tier), algorithm, issues);
       }
     }
 
@@ -819,11 +852,24 @@ export function checkConfig(value: unknown): PathIssue[] {
         });
       }
       if (rule.behaviour === "delay") checkDelayAlgorithms(o.limits, at("limits"), algorithm, issues);
+      if (rule.dynamic) checkDynamicAlgorithms(o.limits, at("limits"), algorithm, issues);
     } else if (identityKey !== undefined) {
       // A rule-less override applies to every rule identifying callers by its key: each must accept its limits.
       for (const [id, rule] of facts) {
         if (rule.identityKey === identityKey && rule.behaviour === "delay" && !rule.blocked) {
           checkDelayAlgorithms(o.limits, at("limits"), algorithm, issues, ` (of rule ${JSON.stringify(id)})`);
+          break;
+        }
+      }
+      for (const [id, rule] of facts) {
+        if (rule.identityKey === identityKey && rule.dynamic && !rule.blocked && !rule.unlimited) {
+          checkDynamicAlgorithms(
+            o.limits,
+            at("limits"),
+            algorithm,
+            issues,
+            ` (of rule ${JSON.stringify(id)})`,
+          );
           break;
         }
       }

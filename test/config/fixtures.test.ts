@@ -30,6 +30,9 @@ const EXPECTED: Readonly<Record<string, readonly string[]>> = {
   "delay-with-fixed-window.yaml": [
     "delay-with-fixed-window.yaml:10: rules[0].limits[1].algorithm: behaviour delay spaces requests at the limit's rate, so it needs a rate algorithm (gcra, token_bucket or leaky_bucket); fixed_window has no rate to space them at",
   ],
+  "dynamic-with-sliding-log.yaml": [
+    "dynamic-with-sliding-log.yaml:8: rules[0].limits[1].algorithm: dynamic scales the limit, and sliding_log keeps a state sized by its limit, which cannot follow it; use sliding_window, fixed_window, bucketed_window, gcra, token_bucket or leaky_bucket",
+  ],
   "undeclared-tier.yaml": [
     'undeclared-tier.yaml:10: rules[0].tiers.gold: unknown tier "gold"; declared: free, premium',
   ],
