@@ -6,6 +6,9 @@
  *
  * Namespaces (the stable identity of counters in the store, see `createLimitSet`):
  * - `${domain}/${rule.id}` — the rule's own limits, and every tier's or override's limits of the same shape
+ *   (`%` and `/` in the domain and the rule id written `%25` and `%2F`, so that no two rules' namespaces, nor a
+ *   rule's and another's dynamic counters, can be written alike: domains may hold `/`, and the rule ids of an
+ *   envoyproxy/ratelimit file always do)
  *   (same names, algorithms and state widths: {@link sameStateShape}). An identity's count therefore carries
  *   over when its tier changes or an override is set or expires: moved from `free` (10/min) to `pro`
  *   (100/min) after using 8, it has 92 left, not 100; an override that lowers its limit to 5 denies at once.
@@ -418,7 +421,7 @@ export class RuleState {
     this.#keyEntry = keyForm.keyEntry;
     this.#keyIdentity = keyForm.identityIndex;
     this.#identityPrefix = keyForm.identityPrefix;
-    this.ns = `${rule.domain}/${rule.id}`;
+    this.ns = `${namespacePart(rule.domain)}/${namespacePart(rule.id)}`;
     const path = `rules[${index}]`;
     this.blockedDecision =
       rule.blocked === true
@@ -724,6 +727,11 @@ function wrap<T>(path: string, build: () => T, inner = true): T {
   }
 }
 
+/** `s` as one part of a rule's namespace: `%` written `%25` and `/` written `%2F` (see the file comment). */
+export function namespacePart(s: string): string {
+  return s.includes("%") || s.includes("/") ? s.replaceAll("%", "%25").replaceAll("/", "%2F") : s;
+}
+
 /**
  * The namespace of every limit a request carries itself (Envoy's `RateLimitDescriptor.limit`, see
  * `CheckRequest.limitOverrides`). It holds no "/", while every rule's namespace does (`${domain}/${rule.id}…`), so
@@ -928,7 +936,7 @@ export function compileConfig(
   const stateAt: RuleState[] = [];
   const pool = new SpecPool();
   config.rules.forEach((rule, i) => {
-    const key = `${rule.domain}\u0000${rule.id}`;
+    const key = `${rule.domain.length}:${rule.domain}${rule.id}`;
     if (ids.has(key)) {
       throw new ConfigError("ERR_SLUICE_INVALID_CONFIG", [
         {

@@ -82,6 +82,26 @@ describe("engine idempotency — memory store", () => {
   });
 });
 
+describe("engine idempotency — records of different domains", () => {
+  it("never share a record, whatever characters the domain and the key hold (NUL included)", () => {
+    const engine = createEngine({
+      config: makeConfig({
+        rules: makeRules([{ id: "per-user", domain: "api", match: [any("user")], limits: fixed(1) }]),
+      }),
+      clock: new ManualClock(T0),
+    });
+    expect(engine.checkSync({ domain: "api", descriptors: [user("1")] }).allowed).toBe(true);
+    expect(engine.checkSync({ domain: "api", descriptors: [user("1")] }).allowed).toBe(false);
+    for (let i = 0; i < 3; i++) {
+      // An allowed answer of a domain without rules, recorded under (`api\0x`, `k`)...
+      engine.checkSync({ domain: "api\u0000x", descriptors: [user("1")], idempotencyKey: `k${i}` });
+      // ...is not the record of (`api`, `x\0k`): the check is decided, and denied.
+      const r = engine.checkSync({ domain: "api", descriptors: [user("1")], idempotencyKey: `x\u0000k${i}` });
+      expect([r.allowed, r.replayed]).toEqual([false, false]);
+    }
+  });
+});
+
 describe("engine idempotency — the first decision's instant", () => {
   /** The wire answer's absolute part (what must be byte-identical in every replay). */
   const absolute = (r: ReturnType<typeof checkResponseOf>) =>

@@ -158,6 +158,35 @@ describe("engine — matching and counting", () => {
   });
 });
 
+describe("engine — namespaces", () => {
+  it("never share counters between rules whose domain or id holds '/' (or a dynamic rule's traffic counters)", () => {
+    const fixed = (limit: number) => [
+      spec({ name: "m", algorithm: "fixed_window", limit, periodMs: 60_000 }),
+    ];
+    const config = makeConfig({
+      rules: makeRules([
+        { id: "rate", domain: "a/b", match: [any("user")], limits: fixed(3) },
+        {
+          id: "b",
+          domain: "a",
+          match: [any("user")],
+          limits: fixed(1000),
+          dynamic: { windowMs: 1000, recentWeight: 0.5, multiplier: 2 },
+        },
+        { id: "b/rate", domain: "a", match: [any("ip")], limits: fixed(3) },
+        { id: "x", domain: "a/b/rate", match: [any("ip")], limits: fixed(3) },
+      ]),
+    });
+    const { check } = setup(config);
+    for (let i = 0; i < 5; i++) check({ domain: "a", descriptors: [user("42")] });
+    expect(check({ domain: "a/b", descriptors: [user("42")] }).decision.remaining).toBe(2);
+    expect(check({ domain: "a", descriptors: [[{ key: "ip", value: "42" }]] }).decision.remaining).toBe(2);
+    expect(
+      check({ domain: "a/b/rate", descriptors: [[{ key: "ip", value: "42" }]] }).decision.remaining,
+    ).toBe(2);
+  });
+});
+
 describe("engine — the asynchronous path answers as the synchronous one", () => {
   const rules = makeRules([
     {

@@ -517,6 +517,15 @@ function unconsumed(d: Decision): Decision {
     : d;
 }
 
+/**
+ * The in-process record key of an idempotent check: the domain's length, then the domain and the key. Both may hold
+ * any character, NUL included, so a separator alone would let (`a\0x`, `k`) and (`a`, `x\0k`) share a record: a
+ * check could replay another domain's answer.
+ */
+function recordKeyOf(domain: string, idempotencyKey: string): string {
+  return `${domain.length}:${domain}${idempotencyKey}`;
+}
+
 /** `result` with its decision instant: its own (a replay's), else `nowMs` (idempotent checks only). */
 function withInstant(result: CheckResult, nowMs: number): CheckResult {
   return result.decidedAtMs === undefined ? { ...result, decidedAtMs: nowMs } : result;
@@ -733,7 +742,7 @@ class SluiceEngine implements Engine {
 
   /** {@link SluiceEngine.checkSync} of a request with an idempotency key: replayed, or decided once. */
   #checkSyncOnce(sync: SyncStore, c: CompiledConfig, request: CheckRequest, nowMs: number): CheckResult {
-    const key = `${request.domain}\u0000${request.idempotencyKey}`;
+    const key = recordKeyOf(request.domain, request.idempotencyKey as string);
     const rec = this.#idem.get(key, nowMs);
     if (rec?.value !== undefined) return this.#replay(rec.value);
     const result = withInstant(this.#decideSync(sync, c, request, nowMs), nowMs);
@@ -755,7 +764,7 @@ class SluiceEngine implements Engine {
     idempotencyKey: string,
     nowMs: number,
   ): Promise<CheckResult> {
-    const key = `${request.domain}\u0000${idempotencyKey}`;
+    const key = recordKeyOf(request.domain, idempotencyKey);
     const rec = this.#idem.get(key, nowMs);
     if (rec !== undefined) return this.#replay(rec.value ?? (await (rec.pending as Promise<CheckResult>)));
     const once = `${escapeRecordPart(request.domain)}:${escapeRecordPart(idempotencyKey)}`;
