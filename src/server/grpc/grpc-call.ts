@@ -40,9 +40,24 @@ const UNAVAILABLE_CODES: ReadonlySet<string> = new Set([
   "ERR_SLUICE_STORE_CLOSED",
 ]);
 
-function clip(message: string): string {
-  return message.length > MAX_STATUS_DETAILS ? `${message.slice(0, MAX_STATUS_DETAILS - 1)}…` : message;
+/**
+ * `message` cut to {@link MAX_STATUS_DETAILS} characters, never inside a surrogate pair, with any lone surrogate (from
+ * a caller's text) written U+FFFD: a `grpc-message` is percent-encoded with `encodeURI`, which throws on one.
+ */
+export function clipDetails(message: string): string {
+  let out = message;
+  if (out.length > MAX_STATUS_DETAILS) {
+    let end = MAX_STATUS_DETAILS - 1;
+    const last = out.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff) end--;
+    out = `${out.slice(0, end)}…`;
+  }
+  return LONE_SURROGATE.test(out) ? out.replace(LONE_SURROGATE_ALL, "\ufffd") : out;
 }
+
+/** A UTF-16 surrogate without its pair. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE.source, "g");
 
 /**
  * The gRPC status of an error thrown while serving: `INVALID_ARGUMENT` (its message, which names the field) for
@@ -51,13 +66,16 @@ function clip(message: string): string {
  */
 export function grpcErrorOf(error: unknown, ctx: Pick<ServiceContext, "log">, what: string): GrpcError {
   if (error instanceof InvalidArgumentError) {
-    return { status: { code: status.INVALID_ARGUMENT, details: clip(error.message) }, outcome: "invalid" };
+    return {
+      status: { code: status.INVALID_ARGUMENT, details: clipDetails(error.message) },
+      outcome: "invalid",
+    };
   }
   if (error instanceof SluiceError && UNAVAILABLE_CODES.has(error.code)) {
     return {
       status: {
         code: status.UNAVAILABLE,
-        details: clip(`the rate limit store is unavailable: ${error.message}`),
+        details: clipDetails(`the rate limit store is unavailable: ${error.message}`),
       },
       outcome: "unavailable",
     };

@@ -53,6 +53,8 @@ export const DEFAULT_MAX_CONNECTION_AGE_MS = 86_400_000;
 export const DEFAULT_MAX_CONNECTION_AGE_GRACE_MS = 3_600_000;
 /** Most concurrent streams (calls) per HTTP/2 connection. */
 export const DEFAULT_MAX_CONCURRENT_STREAMS = 1000;
+/** Longest wait for a call's request message after its headers, ms (as HTTP's request timeout). */
+export const DEFAULT_RECEIVE_TIMEOUT_MS = 10_000;
 
 /** The gRPC server implementations: Sluice's lean `node:http2` server, or grpc-js's. */
 export type GrpcTransport = "node-http2" | "grpc-js";
@@ -86,6 +88,11 @@ export interface GrpcServerOptions {
   readonly maxConnectionAgeGraceMs?: number;
   /** Most concurrent calls per connection. @default {@link DEFAULT_MAX_CONCURRENT_STREAMS} */
   readonly maxConcurrentStreams?: number;
+  /**
+   * Longest wait for a call's request message after its headers, ms (`node-http2` transport; grpc-js has no such
+   * bound). @default {@link DEFAULT_RECEIVE_TIMEOUT_MS}
+   */
+  readonly receiveTimeoutMs?: number;
 }
 
 /** The gRPC server of the service. */
@@ -128,6 +135,7 @@ function boundsOf(options: GrpcServerOptions, ctx: ServiceContext): H2GrpcServer
     maxConnectionAgeMs: options.maxConnectionAgeMs ?? DEFAULT_MAX_CONNECTION_AGE_MS,
     maxConnectionAgeGraceMs: options.maxConnectionAgeGraceMs ?? DEFAULT_MAX_CONNECTION_AGE_GRACE_MS,
     maxConcurrentStreams: options.maxConcurrentStreams ?? DEFAULT_MAX_CONCURRENT_STREAMS,
+    receiveTimeoutMs: options.receiveTimeoutMs ?? DEFAULT_RECEIVE_TIMEOUT_MS,
   };
 }
 

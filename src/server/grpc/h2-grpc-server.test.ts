@@ -16,6 +16,7 @@ const OPTIONS = {
   maxConnectionAgeMs: 86_400_000,
   maxConnectionAgeGraceMs: 3_600_000,
   maxConcurrentStreams: 100,
+  receiveTimeoutMs: 10_000,
 };
 
 describe("H2GrpcServer", () => {

@@ -21,6 +21,11 @@
  *   trailers-only HEADERS frame;
  * - a client's RST_STREAM (or a closed connection) cancels the call: streaming handlers see `cancelled`.
  *
+ * **Bounds.** A call's request message must be in within `receiveTimeoutMs` of its headers, else the call is
+ * answered DEADLINE_EXCEEDED and its bytes are dropped (streams left unfinished cannot hold memory); a `grpc-timeout`
+ * longer than a timer holds (~24.8 days) is no deadline; a `grpc-message` is clipped to 1,024 characters (one may
+ * quote the request, and a header block over 64 KiB would reset the stream without a status).
+ *
  * **Connections.** At most `maxConcurrentStreams` streams each (HTTP/2 SETTINGS); a keepalive PING every
  * `keepaliveTimeMs`, the connection destroyed when one is not acknowledged within `keepaliveTimeoutMs`; after
  * `maxConnectionAgeMs` (±10 % jitter, as grpc-js) a GOAWAY, then `maxConnectionAgeGraceMs` for the calls in
@@ -45,6 +50,8 @@ import {
 import type { AddressInfo } from "node:net";
 import { gunzipSync, inflateSync } from "node:zlib";
 import { Metadata, type StatusObject, status } from "@grpc/grpc-js";
+import { monotonicClock } from "../../core/clock.js";
+import { clipDetails } from "./grpc-call.js";
 
 /** What {@link H2GrpcServer} needs of a method definition (grpc-js's `MethodDefinition`). */
 export interface H2MethodDefinition {
@@ -85,6 +92,12 @@ export interface H2GrpcServerOptions {
   readonly maxConnectionAgeGraceMs: number;
   /** Most concurrent streams per connection. */
   readonly maxConcurrentStreams: number;
+  /**
+   * Longest wait for a call's request message once its headers are in, ms (`Infinity`: none). Past it the call is
+   * answered DEADLINE_EXCEEDED and what it sent is dropped, so streams that never finish their message cannot hold
+   * memory: HTTP's `requestTimeoutMs` for gRPC.
+   */
+  readonly receiveTimeoutMs: number;
 }
 
 /** A registered method. */
@@ -98,6 +111,9 @@ interface Route {
 }
 
 const GRPC_TIMEOUT = /^(\d{1,8})\s*([HMSmun])$/;
+
+/** The longest delay a Node timer takes (2³¹ − 1 ms, ~24.8 days); a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const TIMEOUT_UNIT_MS: Readonly<Record<string, number>> = {
   H: 3_600_000,
   M: 60_000,
@@ -153,7 +169,9 @@ function refuse(stream: ServerHttp2Stream, headers: Record<string, string | numb
 
 /** The trailers of gRPC status `code` with `details`. */
 function statusTrailers(code: number, details: string): Record<string, string> {
-  return { "grpc-status": String(code), "grpc-message": encodeURI(details) };
+  // Clipped: details may quote the request (a path, a header, a service name), and a header block over 64 KiB
+  // would reset the stream without any status.
+  return { "grpc-status": String(code), "grpc-message": encodeURI(clipDetails(details)) };
 }
 
 /** The trailers-only answer of gRPC status `code` with `details`. */
@@ -254,9 +272,13 @@ class Call extends EventEmitter {
         this.fail({ code: status.INTERNAL, details: `Invalid grpc-timeout value "${timeout}"` });
         return;
       }
-      this.#timer = setTimeout(() => this.#expire(), ms);
-      this.#timer.unref();
+      // A deadline past what a timer can hold (clients send ~30 days, or the largest value, for "none") is none.
+      if (ms <= MAX_TIMER_MS) {
+        this.#timer = setTimeout(() => this.#expire(), ms);
+        this.#timer.unref();
+      }
     }
+    this.#server.receiving(this);
     stream.on("data", (chunk: Buffer) => this.#data(chunk));
     stream.on("end", () => this.#end());
     stream.on("close", () => this.#closed());
@@ -292,6 +314,7 @@ class Call extends EventEmitter {
 
   #end(): void {
     if (this.done) return;
+    this.#server.received(this);
     const route = this.#route;
     const body =
       this.#chunks !== undefined
@@ -359,7 +382,18 @@ class Call extends EventEmitter {
     this.#cancel();
   }
 
+  /** The request message did not arrive within the server's `receiveTimeoutMs`: answered, its bytes dropped. */
+  receiveTimedOut(timeoutMs: number): void {
+    if (this.done) return;
+    this.fail({
+      code: status.DEADLINE_EXCEEDED,
+      details: `Received no complete request message within ${timeoutMs} ms`,
+    });
+    this.#cancel();
+  }
+
   #closed(): void {
+    this.#server.received(this);
     if (this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
@@ -413,6 +447,7 @@ class Call extends EventEmitter {
 
   #settle(): void {
     this.done = true;
+    this.#server.received(this);
     this.#first = undefined;
     this.#chunks = undefined;
     if (this.#timer !== undefined) {
@@ -473,6 +508,10 @@ export class H2GrpcServer {
   readonly #sessions = new Set<ServerHttp2Session>();
   /** One HTTP/2 server per bound address (grpc-js, too, may listen on several). */
   readonly #listeners: Http2Server[] = [];
+  /** Calls whose request message is not in yet, by when their headers came (monotonic ms; oldest first). */
+  readonly #receiving = new Map<Call, number>();
+  /** Sweeps `#receiving` for calls past `receiveTimeoutMs`, while it holds any. */
+  #sweeper: NodeJS.Timeout | undefined = undefined;
 
   /** A server with no services, not listening. */
   constructor(options: H2GrpcServerOptions) {
@@ -496,6 +535,38 @@ export class H2GrpcServer {
         noMessage: `Received no request message for ${kind} method ${def.path}`,
         secondMessage: `Received a second request message for ${kind} method ${def.path}`,
       });
+    }
+  }
+
+  /** Notes that `call` waits for its request message (see `receiveTimeoutMs`). */
+  receiving(call: Call): void {
+    const timeoutMs = this.options.receiveTimeoutMs;
+    if (!(timeoutMs < Number.POSITIVE_INFINITY)) return;
+    this.#receiving.set(call, monotonicClock.nowMs());
+    if (this.#sweeper === undefined) {
+      // A sweep every tenth of the timeout (at least 10 ms, at most 1 s): a call is cut 0–10 % past it.
+      const everyMs = Math.min(1000, Math.max(10, timeoutMs / 10));
+      this.#sweeper = setInterval(() => this.#sweep(), everyMs);
+      this.#sweeper.unref();
+    }
+  }
+
+  /** Notes that `call` no longer waits for its request message (in, refused, or the stream closed). */
+  received(call: Call): void {
+    this.#receiving.delete(call);
+  }
+
+  #sweep(): void {
+    const timeoutMs = this.options.receiveTimeoutMs;
+    const cutoffMs = monotonicClock.nowMs() - timeoutMs;
+    for (const [call, sinceMs] of this.#receiving) {
+      if (sinceMs > cutoffMs) break; // insertion order: the rest came later
+      this.#receiving.delete(call);
+      call.receiveTimedOut(timeoutMs);
+    }
+    if (this.#receiving.size === 0 && this.#sweeper !== undefined) {
+      clearInterval(this.#sweeper);
+      this.#sweeper = undefined;
     }
   }
 
