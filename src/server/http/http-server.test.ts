@@ -540,5 +540,22 @@ describe("over a real socket (undici)", () => {
     });
     expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4))).toMatchObject({ status: 400 });
+    // Malformed bytes pipelined behind a request still being answered: no 400 in its place, the connection closes.
+    const pipelined = await new Promise<string>((resolve) => {
+      const s = connect(port, "127.0.0.1", () =>
+        s.write(
+          `POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${
+            JSON.stringify(user("8")).length
+          }\r\n\r\n${JSON.stringify(user("8"))}GARBAGE / HTTP/9.9\r\n\r\n`,
+        ),
+      );
+      let out = "";
+      s.on("data", (d) => {
+        out += d.toString();
+      });
+      s.on("close", () => resolve(out));
+      s.on("error", () => {});
+    });
+    expect(pipelined).not.toMatch(/^HTTP\/1\.1 400/);
   });
 });

@@ -140,7 +140,10 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, number>> = {
 
 /** Answers malformed HTTP (before fastify sees a request) with a problem body, then closes the connection. */
 function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === "ECONNRESET" || error.code === "EPIPE" || !socket.writable) {
+  // A response still owed on this connection (an earlier, pipelined request): a raw 400 now would be read as its
+  // answer, so the connection is closed instead.
+  const owed = (socket as Socket & { _httpMessage?: unknown })._httpMessage;
+  if (error.code === "ECONNRESET" || error.code === "EPIPE" || !socket.writable || owed != null) {
     socket.destroy();
     return;
   }
