@@ -305,6 +305,8 @@ export interface Engine {
   reportConfigError(error: unknown, source?: string): void;
   /** The configuration in use. */
   readonly config: SluiceConfig;
+  /** Whether the current configuration has a rule in `domain` (a check elsewhere matches nothing). */
+  hasDomain(domain: string): boolean;
   /** Configuration status. */
   readonly status: EngineStatus;
   /** Counters. */
@@ -613,6 +615,10 @@ class SluiceEngine implements Engine {
 
   get config(): SluiceConfig {
     return this.#compiled.config;
+  }
+
+  hasDomain(domain: string): boolean {
+    return this.#compiled.domains.has(domain);
   }
 
   get status(): EngineStatus {

@@ -50,7 +50,7 @@ function setup() {
     clock,
     scheduler: clock,
   });
-  const ctx = { bounds, clock };
+  const ctx = { bounds, clock, engine };
   return { clock, engine, ctx };
 }
 
@@ -166,6 +166,12 @@ describe("parseCheckRequest", () => {
       /^domain is required/,
     );
     expect(msg({ domain: 5, identifier: "1", dimension: "u" })).toMatch(/^domain must be a string, got 5/);
+    expect(msg({ domain: "apj", identifier: "1", dimension: "u" })).toBe(
+      'domain has no rules in the configuration, got "apj"',
+    );
+    expect(msg({ identifier: "1", dimension: "u" }, "gone")).toBe(
+      'domain has no rules in the configuration, got "gone"',
+    );
     expect(msg({ domain: "x".repeat(300), identifier: "1", dimension: "u" })).toMatch(
       /^domain must be at most 256/,
     );

@@ -12,7 +12,8 @@
  *   `engine.ts`), strings that are not well-formed Unicode (lone surrogates), too many descriptors or entries;
  * - a cost above `bounds.maxCost`; a client `timestamp` more than `bounds.maxClockSkewMs` away from the server
  *   clock (decisions always use the server clock; the timestamp only detects broken clients);
- * - a request with nothing to check (no descriptor and no identifier/dimension pair).
+ * - a request with nothing to check (no descriptor and no identifier/dimension pair);
+ * - a domain without rules in the current configuration (a typo would otherwise be answered "no limit").
  * `null` and absent are the same everywhere (proto3 `optional` fields decode to null), and so are `""` and absent
  * for strings and `0` and absent for `timestamp` (proto3 defaults). `cost: 0` is meaningful: check without
  * counting. Numbers may also arrive as `bigint` or protobufjs `Long` values (64-bit proto fields). Whether a
@@ -303,7 +304,7 @@ function parseDescriptor(d: unknown, field: string | undefined, i: number): Desc
  */
 export function parseCheckRequest(
   input: unknown,
-  ctx: Pick<ServiceContext, "bounds" | "clock">,
+  ctx: Pick<ServiceContext, "bounds" | "clock" | "engine">,
   defaultDomain: string | undefined,
   field?: string,
 ): CheckRequest {
@@ -315,6 +316,14 @@ export function parseCheckRequest(
   const domain = optString(input.domain, at("domain"), MAX_DOMAIN_LENGTH) ?? defaultDomain;
   if (domain === undefined || domain === "") {
     fail(at("domain"), "is required (no default domain is configured)");
+  }
+  // A domain without rules would be answered "no limit", silently: most often a typo, so it is refused (the Envoy
+  // API alone answers OK there, as envoyproxy/ratelimit does).
+  if (!ctx.engine.hasDomain(domain)) {
+    fail(
+      at("domain"),
+      `has no rules in the configuration, got ${JSON.stringify(domain.slice(0, 64))}${domain.length > 64 ? "…" : ""}`,
+    );
   }
 
   const descriptors: Descriptor[] = [];
