@@ -713,6 +713,31 @@ describe("resilientStore: the inner store's applyTo gets a ticket per call", () 
     return calls;
   };
 
+  it("an idempotent consume gets a ticket too: timed out still queued, it is no store failure", async () => {
+    const clock = new ManualClock(T0);
+    const tickets: (CallTicket | undefined)[] = [];
+    const inner = new FlakyStore();
+    const onceInner = Object.assign(inner, {
+      applyOnce: (_items: readonly StoreItem[], _nowMs: number, _once: unknown, ticket?: CallTicket) => {
+        tickets.push(ticket);
+        if (ticket !== undefined) ticket.queued = true; // it waits in the process, never sent
+        return new Promise<never>(() => {});
+      },
+    });
+    const store = resilientStore(onceInner, { clock, scheduler: clock, timeoutMs: 50, onError: "fail_open" });
+    const call = (store.applyOnce as NonNullable<Store["applyOnce"]>)(
+      [{ limits: PER_SECOND, key: "k", cost: 1 }],
+      clock.nowMs(),
+      { key: "r", ttlMs: 60_000 },
+    );
+    expect(tickets).toHaveLength(1);
+    expect(tickets[0]?.settled).toBe(false);
+    clock.advance(50);
+    expect((await call).decisions[0].reason).toBe("fail_open");
+    expect(tickets[0]?.settled).toBe(true);
+    expect(store.stats).toMatchObject({ failures: 0, timeouts: 0, queueTimeouts: 1, failOpen: 1 });
+  });
+
   it("a call that times out still queued in the process is answered by the policy but is no store failure", async () => {
     const ctx = setup({ timeoutMs: 50, breaker: { failures: 5, openMs: 1000 } });
     const calls = await hangCalls(ctx, 4, true);

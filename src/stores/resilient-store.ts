@@ -70,7 +70,7 @@ import {
 import { type AlgorithmId, type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
 import { DeadlineQueue, type PendingCall } from "./deadline-queue.js";
 import { MemoryStore } from "./memory/memory-store.js";
-import type { IdempotencyClaim, OnceResult, Store, StoreItem, StoreOp } from "./store.js";
+import type { CallTicket, IdempotencyClaim, OnceResult, Store, StoreItem, StoreOp } from "./store.js";
 
 /** What a call answers when the store fails, times out, or the breaker is open. */
 export type FailurePolicy = "fail_open" | "fail_closed" | "fallback";
@@ -351,7 +351,9 @@ export class ResilientStore implements Store {
     const epoch = this.#epoch;
     const probe = gate === Gate.Probe;
     const inner = this.inner;
-    return this.#timed(() => (inner.applyOnce as NonNullable<Store["applyOnce"]>)(items, nowMs, once)).then(
+    return this.#timed((ticket) =>
+      (inner.applyOnce as NonNullable<Store["applyOnce"]>)(items, nowMs, once, ticket),
+    ).then(
       (result) => {
         this.#succeeded(epoch, probe);
         return result;
@@ -616,19 +618,32 @@ export class ResilientStore implements Store {
     }
   }
 
-  /** The inner call, or a `StoreTimeoutError` once its deadline passes; the late outcome is swallowed. */
-  #timed<T>(start: () => Promise<T>): Promise<T> {
+  /**
+   * The inner call, or a `StoreTimeoutError` once its deadline passes (the queued one when the call had not left
+   * this process, see "Local overload"); the late outcome is swallowed. `start` gets the deadline entry as the
+   * call's ticket.
+   */
+  #timed<T>(start: (ticket: CallTicket | undefined) => Promise<T>): Promise<T> {
     this.#n.storeCalls++;
-    let call: Promise<T>;
-    try {
-      call = Promise.resolve(start());
-    } catch (error) {
-      return Promise.reject(error);
-    }
     const deadlines = this.#deadlines;
-    if (deadlines === undefined) return call;
+    if (deadlines === undefined) {
+      try {
+        return Promise.resolve(start(undefined));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     return new Promise<T>((resolve, reject) => {
-      const pending = deadlines.add(() => reject(this.#timeoutError));
+      const pending: PendingCall = deadlines.add(() =>
+        reject(pending.queued === true || pending.leftLate ? this.#queueTimeoutError : this.#timeoutError),
+      );
+      let call: Promise<T>;
+      try {
+        call = Promise.resolve(start(pending));
+      } catch (error) {
+        if (deadlines.settle(pending)) reject(error);
+        return;
+      }
       // Handled either way: a late rejection after the timeout must not go unhandled.
       call.then(
         (value) => {

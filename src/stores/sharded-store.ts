@@ -230,7 +230,12 @@ export class ShardedStore implements Store {
    * {@link Store.applyOnce}: on the one shard owning every item, that shard's own; spread over shards, under a
    * claim on the first item's shard (module comment).
    */
-  applyOnce(items: readonly StoreItem[], nowMs: number, once: IdempotencyClaim): Promise<OnceResult> {
+  applyOnce(
+    items: readonly StoreItem[],
+    nowMs: number,
+    once: IdempotencyClaim,
+    ticket?: CallTicket,
+  ): Promise<OnceResult> {
     if (items.length === 0) return Promise.resolve({ decisions: [], replayed: false });
     const ring = this.#ring;
     const first = this.#ownerIndex(items[0].key);
@@ -239,7 +244,7 @@ export class ShardedStore implements Store {
     const shard = ring.shards[first];
     if (!spread) {
       if (typeof shard.store.applyOnce !== "function") return Promise.reject(unshared(shard, "applyOnce"));
-      return shard.store.applyOnce(items, nowMs, once);
+      return shard.store.applyOnce(items, nowMs, once, ticket);
     }
     if (!hasOnceLedger(shard.store)) return Promise.reject(unshared(shard, "onceLedger"));
     let ledger: OnceLedger;

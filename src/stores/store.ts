@@ -140,9 +140,15 @@ export interface Store {
    * recording lets a retry after the claim's TTL (10 s by default) count again. A store that cannot hold a
    * particular record (a shard without shared records, a record of other limits) rejects the call with
    * `ERR_SLUICE_UNSUPPORTED` having changed nothing, and the caller decides without the shared record. Stores
-   * without a shared state (memory) do not offer it: their callers keep records in process.
+   * without a shared state (memory) do not offer it: their callers keep records in process. `ticket`: as
+   * {@link Store.applyTo}'s (a call whose ticket is settled while it is still queued is never sent).
    */
-  applyOnce?(items: readonly StoreItem[], nowMs: number, once: IdempotencyClaim): Promise<OnceResult>;
+  applyOnce?(
+    items: readonly StoreItem[],
+    nowMs: number,
+    once: IdempotencyClaim,
+    ticket?: CallTicket,
+  ): Promise<OnceResult>;
   /**
    * Optional: {@link Store.apply} answering through callbacks instead of a promise, for a wrapper that settles a
    * promise of its own (`resilientStore`): a promise, its resolving functions and a reaction less per call. Exactly

@@ -355,7 +355,12 @@ export class RedisStore implements OnceLedgerStore {
    * the decision's instant (whatever `clock`), so it must be finite. Batched with concurrent calls like
    * {@link RedisStore.apply}.
    */
-  applyOnce(items: readonly StoreItem[], nowMs: number, once: IdempotencyClaim): Promise<OnceResult> {
+  applyOnce(
+    items: readonly StoreItem[],
+    nowMs: number,
+    once: IdempotencyClaim,
+    ticket?: CallTicket,
+  ): Promise<OnceResult> {
     try {
       this.#assertOpen();
       if (!Array.isArray(items))
@@ -378,7 +383,7 @@ export class RedisStore implements OnceLedgerStore {
             resolve: (decisions, answer) =>
               resolve(answer?.state === "pending" ? PENDING : onceResultOf(decisions, answer, nowMs)),
             reject,
-            ticket: undefined,
+            ticket,
           });
         });
       // A claim holds the record while a call spread over masters (or shards) decides it: wait for its record.
