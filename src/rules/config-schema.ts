@@ -575,40 +575,42 @@ export function checkLimits(
   return specs;
 }
 
-/** Reports limits whose algorithm cannot shape traffic, for a rule with behaviour `delay`. */
-function checkDelayAlgorithms(
-  limits: unknown,
-  path: ConfigPath,
-  algorithm: AlgorithmId,
-  issues: PathIssue[],
-  ruleNote = "",
-): void {
-  if (!Array.isArray(limits)) return;
-  limits.forEach((l, i) => {
-    if (!isRecord(l)) return;
-    const explicit = enumValue(l.algorithm, ALGORITHM_IDS);
-    const alg = explicit ?? algorithm;
-    if (DELAY_ALGORITHMS.includes(alg)) return;
-    issues.push({
-      path: explicit ? [...path, i, "algorithm"] : [...path, i],
-      message: `behaviour delay${ruleNote} spaces requests at the limit's rate, so it needs a rate algorithm (gcra, token_bucket or leaky_bucket); ${alg}${explicit ? "" : " (the default algorithm)"} has no rate to space them at`,
-    });
-  });
+/** Which algorithms a rule's behaviour or section refuses for its limits, and why. */
+interface AlgorithmNeed {
+  /** Whether `alg` cannot serve. */
+  refuses(alg: AlgorithmId): boolean;
+  /** The issue: `note` tells when `alg` is the default algorithm, `ruleNote` names the rule when not the one at hand. */
+  why(alg: AlgorithmId, note: string, ruleNote: string): string;
 }
 
+/** Behaviour `delay` spaces requests at a rate: it needs an algorithm that has one. */
+const DELAY_NEEDS: AlgorithmNeed = {
+  refuses: (alg) => !DELAY_ALGORITHMS.includes(alg),
+  why: (alg, note, ruleNote) =>
+    `behaviour delay${ruleNote} spaces requests at the limit's rate, so it needs a rate algorithm (gcra, token_bucket or leaky_bucket); ${alg}${note} has no rate to space them at`,
+};
+
 /**
- * Algorithms whose state's size follows the limit (a log entry, a lease slot per unit): a `dynamic` rule cannot
- * scale their limits, since every level would need a state of another size, and a store holding one namespace's
+ * A `dynamic` rule scales its limits: algorithms whose state's size follows the limit (a log entry, a lease slot per
+ * unit) cannot serve, since every level would need a state of another size, and a store holding one namespace's
  * keys in one layout would have to re-lay (and cut) the state of every key on each change of level.
  */
-const LIMIT_SIZED_ALGORITHMS: readonly AlgorithmId[] = ["sliding_log", "concurrency"];
+const DYNAMIC_NEEDS: AlgorithmNeed = {
+  refuses: (alg) => alg === "sliding_log" || alg === "concurrency",
+  why: (alg, note, ruleNote) =>
+    `dynamic${ruleNote} scales the limit, and ${alg}${note} keeps a state sized by its limit, which cannot follow it; use sliding_window, fixed_window, bucketed_window, gcra, token_bucket or leaky_bucket`,
+};
 
-/** Issues for limits a `dynamic` rule (named in `ruleNote` when not the one at hand) cannot scale. */
-function checkDynamicAlgorithms(
+/**
+ * Reports each limit of `limits` whose algorithm (its own, else the default `algorithm`) `need` refuses, at the
+ * limit's `algorithm` field when it names one, else at the limit; `ruleNote` names the rule when not the one at hand.
+ */
+function checkAlgorithms(
   limits: unknown,
   path: ConfigPath,
   algorithm: AlgorithmId,
   issues: PathIssue[],
+  need: AlgorithmNeed,
   ruleNote = "",
 ): void {
   if (!Array.isArray(limits)) return;
@@ -616,10 +618,10 @@ function checkDynamicAlgorithms(
     if (!isRecord(l)) return;
     const explicit = enumValue(l.algorithm, ALGORITHM_IDS);
     const alg = explicit ?? algorithm;
-    if (!LIMIT_SIZED_ALGORITHMS.includes(alg)) return;
+    if (!need.refuses(alg)) return;
     issues.push({
       path: explicit ? [...path, i, "algorithm"] : [...path, i],
-      message: `dynamic${ruleNote} scales the limit, and ${alg}${explicit ? "" : " (the default algorithm)"} keeps a state sized by its limit, which cannot follow it; use sliding_window, fixed_window, bucketed_window, gcra, token_bucket or leaky_bucket`,
+      message: need.why(alg, explicit ? "" : " (the default algorithm)", ruleNote),
     });
   });
 }
@@ -738,8 +740,8 @@ export function checkConfig(value: unknown): PathIssue[] {
       issues.push({ path: at("limits"), message: "is required (or set unlimited: true)" });
     }
     checkLimits(r.limits, at("limits"), algorithm, issues);
-    if (behaviour === "delay") checkDelayAlgorithms(r.limits, at("limits"), algorithm, issues);
-    if (r.dynamic !== undefined) checkDynamicAlgorithms(r.limits, at("limits"), algorithm, issues);
+    if (behaviour === "delay") checkAlgorithms(r.limits, at("limits"), algorithm, issues, DELAY_NEEDS);
+    if (r.dynamic !== undefined) checkAlgorithms(r.limits, at("limits"), algorithm, issues, DYNAMIC_NEEDS);
 
     let identityKey: string | undefined;
     if (match !== undefined) {
@@ -771,8 +773,9 @@ export function checkConfig(value: unknown): PathIssue[] {
           });
         }
         checkLimits(limits, at("tiers", tier), algorithm, issues);
-        if (behaviour === "delay") checkDelayAlgorithms(limits, at("tiers", tier), algorithm, issues);
-        if (r.dynamic !== undefined) checkDynamicAlgorithms(limits, at("tiers", tier), algorithm, issues);
+        if (behaviour === "delay") checkAlgorithms(limits, at("tiers", tier), algorithm, issues, DELAY_NEEDS);
+        if (r.dynamic !== undefined)
+          checkAlgorithms(limits, at("tiers", tier), algorithm, issues, DYNAMIC_NEEDS);
       }
     }
 
@@ -851,26 +854,27 @@ export function checkConfig(value: unknown): PathIssue[] {
               : `rule ${JSON.stringify(ruleId)} identifies callers by ${JSON.stringify(rule.identityKey)}, so an override for ${JSON.stringify(identity)} never applies`,
         });
       }
-      if (rule.behaviour === "delay") checkDelayAlgorithms(o.limits, at("limits"), algorithm, issues);
-      if (rule.dynamic) checkDynamicAlgorithms(o.limits, at("limits"), algorithm, issues);
+      if (rule.behaviour === "delay") checkAlgorithms(o.limits, at("limits"), algorithm, issues, DELAY_NEEDS);
+      if (rule.dynamic) checkAlgorithms(o.limits, at("limits"), algorithm, issues, DYNAMIC_NEEDS);
     } else if (identityKey !== undefined) {
       // A rule-less override applies to every rule identifying callers by its key: each must accept its limits.
-      for (const [id, rule] of facts) {
-        if (rule.identityKey === identityKey && rule.behaviour === "delay" && !rule.blocked) {
-          checkDelayAlgorithms(o.limits, at("limits"), algorithm, issues, ` (of rule ${JSON.stringify(id)})`);
-          break;
-        }
-      }
-      for (const [id, rule] of facts) {
-        if (rule.identityKey === identityKey && rule.dynamic && !rule.blocked && !rule.unlimited) {
-          checkDynamicAlgorithms(
-            o.limits,
-            at("limits"),
-            algorithm,
-            issues,
-            ` (of rule ${JSON.stringify(id)})`,
-          );
-          break;
+      const needs: [AlgorithmNeed, (rule: RuleFacts) => boolean][] = [
+        [DELAY_NEEDS, (rule) => rule.behaviour === "delay"],
+        [DYNAMIC_NEEDS, (rule) => rule.dynamic && !rule.unlimited],
+      ];
+      for (const [need, applies] of needs) {
+        for (const [id, rule] of facts) {
+          if (rule.identityKey === identityKey && !rule.blocked && applies(rule)) {
+            checkAlgorithms(
+              o.limits,
+              at("limits"),
+              algorithm,
+              issues,
+              need,
+              ` (of rule ${JSON.stringify(id)})`,
+            );
+            break;
+          }
         }
       }
     }

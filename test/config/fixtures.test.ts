@@ -33,6 +33,9 @@ const EXPECTED: Readonly<Record<string, readonly string[]>> = {
   "dynamic-with-sliding-log.yaml": [
     "dynamic-with-sliding-log.yaml:8: rules[0].limits[1].algorithm: dynamic scales the limit, and sliding_log keeps a state sized by its limit, which cannot follow it; use sliding_window, fixed_window, bucketed_window, gcra, token_bucket or leaky_bucket",
   ],
+  "dynamic-override-sliding-log.yaml": [
+    'dynamic-override-sliding-log.yaml:10: overrides[0].limits[0].algorithm: dynamic (of rule "ingest") scales the limit, and sliding_log keeps a state sized by its limit, which cannot follow it; use sliding_window, fixed_window, bucketed_window, gcra, token_bucket or leaky_bucket',
+  ],
   "undeclared-tier.yaml": [
     'undeclared-tier.yaml:10: rules[0].tiers.gold: unknown tier "gold"; declared: free, premium',
   ],
