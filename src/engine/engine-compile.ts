@@ -390,6 +390,8 @@ export class RuleState {
   /** The matcher's {@link KeyForm} of this rule: its key entry (or -1), identity entry and identity prefix. */
   readonly #keyEntry: number;
   readonly #keyIdentity: number;
+  /** Whether the identity entry is a path pattern (its identity is the normalised path: see `resolve`). */
+  readonly #identityPath: boolean;
   readonly #identityPrefix: string;
   readonly #fixed: boolean;
   readonly #byTier: boolean;
@@ -449,6 +451,7 @@ export class RuleState {
         if (rule.match[i].key === rule.identityKey) identityIndex = i;
     }
     this.identityIndex = identityIndex;
+    this.#identityPath = identityIndex !== -1 && rule.match[identityIndex].value.kind === "path";
     this.simple =
       rule.behaviour !== "shadow" && rule.dynamic === undefined && this.blockedDecision === undefined;
     // Resolved ahead exactly as effectiveLimits would resolve them (see resolve()).
@@ -515,6 +518,7 @@ export class RuleState {
     const fixed = this.#fixedLimits;
     if (fixed !== undefined) return fixed;
     if (this.overridable || this.blockedDecision !== undefined || this.identityIndex === -1) return undefined;
+    if (this.#identityPath) return undefined; // the tier of the normalised path: `effectiveLimits` finds it
     const tier = this.#tierOf?.get(desc[this.identityIndex].value);
     return (tier === undefined ? undefined : this.#tierLimits[tier]) ?? this.#ruleLimits;
   }
@@ -525,7 +529,7 @@ export class RuleState {
    */
   entryOf(desc: Descriptor): SetEntry | undefined {
     if (this.#fixed) return this.#fixedEntry;
-    if (!this.#byTier) return undefined;
+    if (!this.#byTier || this.#identityPath) return undefined;
     const tier = this.#tierOf?.get(desc[this.identityIndex].value);
     return tier === undefined ? this.#ruleEntry : this.#tierEntries[tier];
   }

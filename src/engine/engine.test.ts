@@ -338,6 +338,41 @@ descriptors:
   });
 });
 
+describe("engine — an identity taken from a path entry", () => {
+  it("is the normalised path, as its counter key: a tier or override of `endpoint:/users/7` applies to `/users/7?x`", async () => {
+    const fixed = (name: string, limit: number) => [
+      spec({ name, algorithm: "fixed_window", limit, periodMs: 60_000 }),
+    ];
+    const config = makeConfig({
+      rules: [
+        makeRule({
+          id: "per-endpoint",
+          domain: "api",
+          match: [path("endpoint", "/users/:id", false)],
+          identityKey: "endpoint",
+          limits: fixed("rule", 100),
+          tiers: { gold: fixed("gold", 2) },
+        }),
+      ],
+      identities: { "endpoint:/users/9": "gold" },
+      overrides: [makeOverride({ identity: "endpoint:/users/7", limits: fixed("override", 1) })],
+    });
+    const { check, engine } = setup(config);
+    const at = (p: string) => check({ descriptors: [endpoint(p)] });
+    expect(at("/users/7?x=1").descriptors[0]).toMatchObject({
+      source: "override",
+      match: { identity: "endpoint:/users/7" },
+    });
+    expect(at("//users/7/").allowed).toBe(false); // the same counter, under the override's limit of 1
+    expect(at("/users/9?y").descriptors[0]).toMatchObject({ source: "tier", decision: { remaining: 1 } });
+    expect(at("/users/9").decision.remaining).toBe(0);
+    expect(at("/users/8?z").descriptors[0]).toMatchObject({ source: "rule", decision: { remaining: 99 } });
+    // The asynchronous path answers alike.
+    const r = await engine.check({ domain: "api", descriptors: [endpoint("/users/9/?q")] });
+    expect([r.allowed, r.descriptors[0].source]).toEqual([false, "tier"]);
+  });
+});
+
 describe("engine — tiers and overrides", () => {
   const rule = makeRule({
     id: "per-user",

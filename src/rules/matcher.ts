@@ -104,7 +104,10 @@ export class LazyRuleMatch implements RuleMatch {
  * `{ rule, counterKey: valueKey(d[keyEntry].value), identity: identityPrefix + d[identityIndex].value }`.
  */
 export interface KeyForm {
-  /** The only variable entry, when its value is the counter key as is (not a path): else -1 (use `matchAt`). */
+  /**
+   * The only variable entry, when its value is the counter key as is (not a path) and the identity is a value as is
+   * too (not a path pattern's, which is normalised): else -1 (use `matchAt`).
+   */
   readonly keyEntry: number;
   /** The identity entry, or -1 (no identity). */
   readonly identityIndex: number;
@@ -295,6 +298,11 @@ interface CompiledRule {
   readonly identityIndex: number;
   /** `${identityKey}:`. */
   readonly identityPrefix: string;
+  /**
+   * Whether the identity entry is a path pattern: the identity then holds the normalised path, as the counter key
+   * does, so that `/users/7?x` is the identity `endpoint:/users/7` an override or a tier names.
+   */
+  readonly identityPath: boolean;
 }
 
 /**
@@ -903,6 +911,7 @@ function compileRule(rule: Rule, index: number, prefixes: Map<string, string>): 
     constantKey,
     identityIndex,
     identityPrefix: rule.identityKey === undefined ? "" : prefixOf(prefixes, rule.identityKey),
+    identityPath: identityIndex !== -1 && rule.match[identityIndex].value.kind === "path",
   };
 }
 
@@ -1018,7 +1027,11 @@ export function compileRules(rules: readonly Rule[]): CompiledRules {
       c.rule,
       counterKeyOf(c, descriptor),
       c.identityPrefix,
-      c.identityIndex === -1 ? undefined : descriptor[c.identityIndex].value,
+      c.identityIndex === -1
+        ? undefined
+        : c.identityPath
+          ? normalizePath(descriptor[c.identityIndex].value)
+          : descriptor[c.identityIndex].value,
     );
   return Object.freeze({
     domains,
@@ -1040,7 +1053,8 @@ export function compileRules(rules: readonly Rule[]): CompiledRules {
     keyFormAt(index: number): KeyForm {
       const c = compiled[index];
       return {
-        keyEntry: c.variable >= 0 && !c.variablePath ? c.variable : -1,
+        // A normalised identity is not the value as is: such a rule's matches come from `matchAt`.
+        keyEntry: c.variable >= 0 && !c.variablePath && !c.identityPath ? c.variable : -1,
         identityIndex: c.identityIndex,
         identityPrefix: c.identityPrefix,
       };
