@@ -203,6 +203,24 @@ describe("engine idempotency — a shared store with applyOnce", () => {
     expect(probe.decision.remaining).toBe(4); // the replayed group's unit stays with the first answer
   });
 
+  it("replays a check one group denied as it was answered: the other group's descriptor not consumed", async () => {
+    const store = new RecordingStore();
+    const other = engineOn(store).engine;
+    for (let i = 0; i < 5; i++) await other.check({ domain: "a:b", descriptors: [ip("x")], nowMs: T0 });
+    const r = { domain: "a:b", descriptors: [user("1"), ip("x")], idempotencyKey: "k", nowMs: T0 };
+    const first = await engineOn(store).engine.check(r);
+    expect(first.allowed).toBe(false);
+    const allowedOf = (x: typeof first) => x.descriptors.map((d) => d.decision?.allowed);
+    expect(allowedOf(first)).toEqual([false, false]);
+    // Another process: both groups replay from the store, and answer as the first check did.
+    const again = await engineOn(store).engine.check(r);
+    expect([again.allowed, again.replayed]).toEqual([false, true]);
+    expect(allowedOf(again)).toEqual(allowedOf(first));
+    // The user's unit was given back once, by the first check.
+    const probe = await other.check({ domain: "a:b", descriptors: [user("1")], cost: 0, nowMs: T0 });
+    expect(probe.decision.remaining).toBe(5);
+  });
+
   it("falls back to a plain consume and the in-process record when the store refuses the record", async () => {
     const store = new RecordingStore();
     store.refuse.add("a%3Ab:k:0");

@@ -1248,9 +1248,11 @@ class SluiceEngine implements Engine {
       if (!allowed && groups.length > 1) {
         const refunds: Promise<unknown>[] = [];
         groups.forEach((g, k) => {
-          // A replayed group's units belong to the first attempt's answer: never given back here.
-          if (!admitted[k] || answers[k].replayed) return;
+          if (!admitted[k]) return;
+          // Not consumed by this answer, replayed or not (a replay answers as the first check did)...
           for (const it of g.items) it.decision = unconsumed(it.decision as Decision);
+          // ...but a replayed group's units belong to the first attempt's answer: never given back here.
+          if (answers[k].replayed) return;
           refunds.push(g.store.apply(storeItemsOf(g.items), "refund", nowMs).catch(() => undefined));
         });
         await Promise.all(refunds);
