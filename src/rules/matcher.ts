@@ -68,7 +68,7 @@ export interface RuleMatch {
 /**
  * The {@link RuleMatch} the matcher and the engine make: its identity string is built when it is read, not when the
  * match is made. Few checks read it (an override's lookup, a denied identity's tally), and building it on every check
- * took ~2 % of a check's time on the engine's benchmark. `toJSON` gives all three fields; a spread (`{ ...m }`) copies
+ * took ~3 % of a check's time on the engine's benchmark. `toJSON` gives all three fields; a spread (`{ ...m }`) copies
  * only `rule` and `counterKey`.
  */
 export class LazyRuleMatch implements RuleMatch {
