@@ -89,6 +89,16 @@ rules:
     expect(parse(text)).toEqual(value);
   });
 
+  it("keeps CRLF line endings of a previous text that has them", () => {
+    const previous = "# kept on Windows\r\nrules:\r\n  # the one rule\r\n  - id: a\r\n    limit: 1\r\n";
+    const text = renderYaml({ rules: [{ id: "a", limit: 2 }] }, { ...HEADER, previous });
+    expect(text).toContain("# the one rule\r\n");
+    expect(text.replace(/\r\n/g, "")).not.toContain("\n");
+    expect(parse(text)).toEqual({ rules: [{ id: "a", limit: 2 }] });
+    // LF stays LF.
+    expect(renderYaml({ a: 2 }, { ...HEADER, previous: "a: 1\n" })).not.toContain("\r");
+  });
+
   it("ignores a previous text that does not parse", () => {
     const text = renderYaml({ a: 1 }, { ...HEADER, previous: "a: [unclosed\n" });
     expect(parse(text)).toEqual({ a: 1 });

@@ -12,7 +12,8 @@
  *
  * The result is checked: it must parse back to exactly the new value (canonical JSON). When an in-place edit
  * cannot guarantee that (anchors and aliases shared by several places, merge keys), the document is printed
- * afresh from the value, with only the header comment kept.
+ * afresh from the value, with only the header comment kept. A previous text with CRLF line endings gets CRLF line
+ * endings back (an admin write must not turn every line of a file kept on Windows into a diff).
  */
 import {
   Document,
@@ -43,6 +44,15 @@ export interface RenderYamlOptions {
 
 /** `value` as YAML text, editing `options.previous` in place when given (see the module comment). */
 export function renderYaml(value: unknown, options: RenderYamlOptions): string {
+  const text = renderLf(value, options);
+  if (options.previous === undefined || !options.previous.includes("\r\n")) return text;
+  // YAML reads CRLF as a line break, inside block scalars too: the same document (checked all the same).
+  const crlf = text.replace(/\r?\n/g, "\r\n");
+  return parsesTo(crlf, canonicalJson(value)) ? crlf : text;
+}
+
+/** {@link renderYaml} with LF line endings. */
+function renderLf(value: unknown, options: RenderYamlOptions): string {
   const expected = canonicalJson(value);
   if (options.previous !== undefined) {
     const doc = parseDocument(options.previous, { uniqueKeys: true, schema: "core" });
