@@ -221,6 +221,48 @@ describe("MemoryStore", () => {
     expect(store.consumeSync(set, "k", 1, T0).allowed).toBe(true);
   });
 
+  it("never makes room for a call's next key by taking a slot its earlier key just got", () => {
+    const set = createLimitSet("p", [
+      parseLimitSpec({ name: "s", algorithm: "token_bucket", limit: 1, periodMs: 1000 }),
+    ]);
+    const items = [
+      { limits: set, key: "x", cost: 1 },
+      { limits: set, key: "y", cost: 1 },
+    ];
+    const store = new MemoryStore({ capacity: 2 });
+    store.consumeSync(set, "z", 1, T0); // the store is full of live keys
+    store.consumeSync(set, "w", 1, T0);
+    const got = store.applySync(items, "consume", T0).map((d) => [d.allowed, d.remaining]);
+    const want = new ReferenceStore().applySync(items, "consume", T0).map((d) => [d.allowed, d.remaining]);
+    expect(got).toEqual(want);
+    expect(got).toEqual([
+      [true, 0],
+      [true, 0],
+    ]);
+    // A call naming more keys than the store holds is refused, not decided on a shared slot.
+    expect(() => new MemoryStore({ capacity: 1 }).applySync(items, "consume", T0)).toThrow(
+      /one call names more keys than the store holds \(capacity 1\)/,
+    );
+  });
+
+  it("refuses, changing nothing, a call using sets of one namespace whose states differ in size", () => {
+    const log = (limit: number) =>
+      createLimitSet("b", [parseLimitSpec({ name: "s", algorithm: "sliding_log", limit, periodMs: 1000 })]);
+    const store = new MemoryStore();
+    store.consumeSync(log(9), "x", 1, T0);
+    expect(() =>
+      store.applySync(
+        [
+          { limits: log(9), key: "x", cost: 1 },
+          { limits: log(2), key: "y", cost: 1 },
+        ],
+        "consume",
+        T0,
+      ),
+    ).toThrow(/items\[0\] and items\[1\] use sets of namespace "b" whose states differ in size/);
+    expect(store.applySync([{ limits: log(9), key: "x", cost: 0 }], "peek", T0)[0].remaining).toBe(8);
+  });
+
   it("applies one key named twice in a call in order, all-or-nothing", () => {
     const store = new MemoryStore();
     const set = createLimitSet("dup", [

@@ -179,6 +179,11 @@ export class MemoryStore implements SyncStore {
   #freeTop: number;
   #hand = 0;
   #insertsSinceSweep = 0;
+  /**
+   * The slots a multi-item consume has taken so far: making room for its next key must not reclaim or evict them (a
+   * fresh slot counts as idle), or two of its keys would share one slot. Empty outside such a call.
+   */
+  readonly #pinned: number[] = [];
   #reclaimed = 0;
   #evicted = 0;
   /** The table each set was last bound to (weak: sets dropped by a config reload do not pile up). */
@@ -386,13 +391,22 @@ export class MemoryStore implements SyncStore {
     this.#assertOpen();
     switch (op) {
       case "consume": {
-        const slots = items.map((it) => {
-          const t = this.#table(it.limits);
-          const slot = this.#index.get(t.id, it.key);
-          if (slot === -1) return this.#insert(t, it.key, nowMs);
-          this.#flags[slot] |= 1;
-          return slot;
-        });
+        if (items.length > 1) this.#checkLayouts(items);
+        const pinned = this.#pinned;
+        const many = items.length > 1;
+        let slots: number[];
+        try {
+          slots = items.map((it) => {
+            const t = this.#table(it.limits);
+            let slot = this.#index.get(t.id, it.key);
+            if (slot === -1) slot = this.#insert(t, it.key, nowMs);
+            else this.#flags[slot] |= 1;
+            if (many) pinned.push(slot);
+            return slot;
+          });
+        } finally {
+          pinned.length = 0;
+        }
         return this.#consumeItems(items, slots, nowMs);
       }
       case "peek":
@@ -456,7 +470,7 @@ export class MemoryStore implements SyncStore {
   sweep(nowMs: number): number {
     let freed = 0;
     for (let slot = 0; slot < this.#capacity; slot++) {
-      if (this.#owner[slot] !== 0 && this.#isIdle(slot, nowMs)) {
+      if (this.#owner[slot] !== 0 && this.#isIdle(slot, nowMs) && !this.#pinned.includes(slot)) {
         this.#release(slot);
         freed++;
       }
@@ -480,6 +494,25 @@ export class MemoryStore implements SyncStore {
   }
 
   /** Consumes from every limit of every item, all-or-nothing: decide all without writing, then commit. */
+  /**
+   * Refuses, before anything is bound, a call whose items use sets of one namespace with different state layouts
+   * (say sliding_log limits 9 and 2): binding the second would re-lay the state the first was read for.
+   */
+  #checkLayouts(items: readonly StoreItem[]): void {
+    for (let i = 1; i < items.length; i++) {
+      const a = items[i].limits;
+      for (let j = 0; j < i; j++) {
+        const b = items[j].limits;
+        if (a === b || a.namespace !== b.namespace) continue;
+        if (!sameShape(this.#compiled(a).layout, this.#compiled(b).layout)) {
+          throw new InvalidArgumentError(
+            `memoryStore: items[${j}] and items[${i}] use sets of namespace ${JSON.stringify(a.namespace)} whose states differ in size; one call cannot count both`,
+          );
+        }
+      }
+    }
+  }
+
   #consumeItems(items: readonly StoreItem[], slots: readonly number[], nowMs: number): Decision[] {
     const out = this.#out;
     for (let i = 0; i < items.length; i++)
@@ -670,10 +703,20 @@ export class MemoryStore implements SyncStore {
       return this.#free[--this.#freeTop];
     const owner = this.#owner;
     const flags = this.#flags;
-    for (;;) {
+    const pinned = this.#pinned;
+    for (let seen = 0; ; seen++) {
       const slot = this.#hand;
       this.#hand = slot + 1 === this.#capacity ? 0 : slot + 1;
       if (owner[slot] === 0) continue;
+      if (pinned.length > 0 && pinned.includes(slot)) {
+        // Two rounds met only pinned or referenced slots: every slot holds a key of this very call.
+        if (seen > 2 * this.#capacity) {
+          throw new InvalidArgumentError(
+            `memoryStore: one call names more keys than the store holds (capacity ${this.#capacity})`,
+          );
+        }
+        continue;
+      }
       if (this.#isIdle(slot, nowMs)) {
         this.#reclaimed++;
         this.#release(slot);
