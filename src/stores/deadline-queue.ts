@@ -36,6 +36,11 @@ export class PendingCall {
     this.#time = time;
   }
 
+  /** Whether the store never had the call: still in its queue, or out of it only past the deadline. */
+  get unsent(): boolean {
+    return this.#queued === true || this.leftLate;
+  }
+
   /** Still waiting in the store's own queue, in this process (see `CallTicket.queued`); undefined if never queued. */
   get queued(): boolean | undefined {
     return this.#queued;

@@ -434,9 +434,7 @@ export class ResilientStore implements Store {
         deadlines === undefined
           ? undefined
           : deadlines.add(() => {
-              const call = pending as PendingCall;
-              const queued = call.queued === true || call.leftLate;
-              settle(failed, queued ? this.#queueTimeoutError : this.#timeoutError);
+              settle(failed, (pending as PendingCall).unsent ? this.#queueTimeoutError : this.#timeoutError);
             });
       // Either way, a late answer or failure after the timeout is dropped (and never left unhandled).
       const onDecisions = (decisions: Decision[]): void => {
@@ -635,7 +633,7 @@ export class ResilientStore implements Store {
     }
     return new Promise<T>((resolve, reject) => {
       const pending: PendingCall = deadlines.add(() =>
-        reject(pending.queued === true || pending.leftLate ? this.#queueTimeoutError : this.#timeoutError),
+        reject(pending.unsent ? this.#queueTimeoutError : this.#timeoutError),
       );
       let call: Promise<T>;
       try {
