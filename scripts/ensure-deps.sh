@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the system packages the integration tests start are installed: redis-server (and redis-cli), nginx
-# (the forward-auth end-to-end test runs a private nginx in front of `sluice serve`) and curl (the service test
-# runs the curl command `sluice serve` prints) and chromium (the dashboard test).
+# and caddy (the forward-auth end-to-end tests run a private nginx and a private Caddy in front of `sluice serve`),
+# curl (the service test runs the curl command `sluice serve` prints) and chromium (the dashboard test).
 # With --bench, also what the benchmarks drive: h2load (nghttp2-client) for `npm run bench -- service`.
 # Installs them with apt when running as root; otherwise prints the exact command and fails.
 set -euo pipefail
@@ -10,6 +10,8 @@ command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
 # nginx is often in /usr/sbin, which a non-root PATH may lack.
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+# Caddy: the forward_auth end-to-end test runs a private Caddy the same way.
+command -v caddy >/dev/null 2>&1 || missing+=(caddy)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 # Chromium drives the admin dashboard's browser test (through playwright-core, executablePath /usr/bin/chromium).
 [ -x /usr/bin/chromium ] || missing+=(chromium)

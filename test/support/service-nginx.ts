@@ -5,46 +5,25 @@
 //   const nginx = await startNginx((port) => `server { listen 127.0.0.1:${port}; location / { return 204; } }`);
 //   await fetch(`${nginx.url}/`);
 //   await nginx.stop();
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import { join } from "node:path";
 import { getFreePort } from "./free-port.js";
-import { trackChild, untrackChild } from "./process-cleanup.js";
-import { findExecutable, sleep } from "./redis-server.js";
+import { type ProxyProcess, startProxyProcess } from "./proxy-process.js";
+import { findExecutable } from "./redis-server.js";
 import { testDir } from "./service-clients.js";
 
 export const NGINX_INSTALL_HINT =
   "nginx was not found (the forward-auth test runs it): run scripts/ensure-deps.sh as root, or " +
   "sudo apt-get update && sudo apt-get install -y nginx";
 
-/** A running private nginx. */
-export interface NginxProcess {
-  readonly port: number;
-  /** http://127.0.0.1:PORT */
-  readonly url: string;
-  /** What nginx printed (its error log goes to stderr). */
-  output(): string;
-  /** Kills nginx (SIGKILL) and removes its directory. Idempotent. */
-  stop(): Promise<void>;
-}
+/** A running private nginx (its error log goes to stderr, shown by `output()`). */
+export type NginxProcess = ProxyProcess;
 
 /** The nginx binary: on PATH, else /usr/sbin/nginx (often missing from a non-root PATH); throws the hint. */
 export function nginxBinary(): string {
   const bin = findExecutable("nginx") ?? findExecutable("/usr/sbin/nginx");
   if (bin === undefined) throw new Error(NGINX_INSTALL_HINT);
   return bin;
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host: "127.0.0.1" });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }
 
 /**
@@ -76,43 +55,11 @@ ${server(port)}
 `;
   const confPath = join(dir, "nginx.conf");
   writeFileSync(confPath, conf);
-  const setpriv = process.platform === "linux" ? findExecutable("setpriv") : undefined;
-  const [command, ...args] = [
-    ...(setpriv ? [setpriv, "--pdeathsig", "SIGKILL", "--"] : []),
-    bin,
-    "-p",
-    dir,
-    "-c",
-    confPath,
-    "-e",
-    "stderr",
-  ];
-  const child: ChildProcess = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
-  const out: string[] = [];
-  child.stdout?.on("data", (c: Buffer) => out.push(c.toString()));
-  child.stderr?.on("data", (c: Buffer) => out.push(c.toString()));
-  let exited = false;
-  const exit = new Promise<void>((resolve) =>
-    child.once("exit", () => {
-      exited = true;
-      if (child.pid !== undefined) untrackChild(child.pid);
-      resolve();
-    }),
-  );
-  if (child.pid !== undefined) trackChild(child.pid);
-  const output = (): string => `${out.join("")}\n--- nginx.conf ---\n${conf}`;
-  const stop = async (): Promise<void> => {
-    if (!exited) child.kill("SIGKILL");
-    await exit;
-    files.remove();
-  };
-  for (let i = 0; i < 500 && !exited; i++) {
-    if (await canConnect(port)) {
-      return { port, url: `http://127.0.0.1:${port}`, output, stop };
-    }
-    await sleep(20);
-  }
-  const text = output();
-  await stop();
-  throw new Error(`nginx did not start on port ${port}:\n${text}`);
+  return startProxyProcess({
+    name: "nginx",
+    command: [bin, "-p", dir, "-c", confPath, "-e", "stderr"],
+    port,
+    config: conf,
+    files,
+  });
 }
