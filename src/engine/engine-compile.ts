@@ -907,7 +907,7 @@ export function compileConfig(
       { path: "", message: "must be a compiled SluiceConfig (use parseConfig or loadConfigFile)" },
     ]);
   }
-  const rules = compileRules(config.rules);
+  const rules = compileRules(config.rules, config.trees);
   const overrides = compileOverrides(config);
   const states = new Map<Rule, RuleState>();
   const ids = new Set<string>();

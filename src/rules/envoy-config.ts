@@ -6,7 +6,8 @@
  * in envoyproxy/ratelimit.
  *
  * Every descriptor with a `rate_limit`, at any depth, becomes one rule matching the entries from the root down to
- * it. Limits use `fixed_window` by default with envoyproxy/ratelimit's epoch-aligned unit lengths (a month is 30
+ * it. The domain's descriptors are matched as envoyproxy/ratelimit matches them, by a greedy walk of the whole tree
+ * (`SluiceConfig.trees`, descriptor-tree.ts): a node without a `rate_limit` exempts what reaches it. Limits use `fixed_window` by default with envoyproxy/ratelimit's epoch-aligned unit lengths (a month is 30
  * days, a year 365), so answers match the original service; another algorithm may be chosen.
  * `requests_per_unit: 0` (or left out, as envoyproxy/ratelimit reads it) compiles to a `blocked` rule.
  */
@@ -117,6 +118,8 @@ export function parseEnvoyConfig(input: unknown, options: EnvoyConfigOptions = {
   };
   const issues: PathIssue[] = [];
   const pending: PendingRule[] = [];
+  /** Every node of the descriptor tree in the file's order, with its rule when its `rate_limit` made one. */
+  const nodes: { match: readonly EntryMatcher[]; rule: PendingRule | undefined }[] = [];
   const root = source.value;
 
   const text = (path: ConfigPath, v: unknown): string | undefined => {
@@ -226,10 +229,12 @@ export function parseEnvoyConfig(input: unknown, options: EnvoyConfigOptions = {
         shared: shared && wildcard,
       };
       const match = [...parents, entry];
+      let rule: PendingRule | undefined;
       if (d.rate_limit !== undefined && d.rate_limit !== null) {
-        const rule = rateLimit(d.rate_limit, [...at, "rate_limit"], match, shadow, detailedMetric);
+        rule = rateLimit(d.rate_limit, [...at, "rate_limit"], match, shadow, detailedMetric);
         if (rule) pending.push(rule);
       }
+      nodes.push({ match, rule });
       walk(
         list([...at, "descriptors"], d.descriptors, "descriptors"),
         [...at, "descriptors"],
@@ -379,6 +384,8 @@ export function parseEnvoyConfig(input: unknown, options: EnvoyConfigOptions = {
   );
   return deepFreeze({
     rules,
+    // Matched by Envoy's greedy walk of this tree (descriptor-tree.ts), nodes without a limit included.
+    trees: [{ domain, nodes: nodes.map((n) => ({ match: n.match, rule: n.rule?.id })) }],
     identities: new FrozenMap<string, string>(),
     overrides: [],
     defaults,

@@ -19,10 +19,12 @@
  * array given to {@link compileRules}).
  *
  * **Difference from envoyproxy/ratelimit.** Envoy's service walks the descriptor tree greedily: at each level it
- * takes the most specific child (`key_value`, then wildcard, then bare `key`) and never comes back, so a request
- * that enters a more specific branch and finds a dead end below it gets no limit at all, even when a less specific
- * branch would have matched completely. Sluice backtracks: a complete match down a less specific branch wins over
- * a dead end down a more specific one. Whenever Envoy finds a match, Sluice finds the same one.
+ * takes the most specific child (`key_value`, then the first matching wildcard in the file's order, then bare
+ * `key`) and never comes back, so a request that enters a more specific branch and finds a dead end below it (or a
+ * node without a limit) gets no limit at all, even when a less specific branch would have matched completely.
+ * Native configurations backtrack: a complete match down a less specific branch wins over a dead end down a more
+ * specific one. The domains of an envoyproxy/ratelimit file ({@link DescriptorTree}s, passed to
+ * {@link compileRules}) are matched by Envoy's walk instead (descriptor-tree.ts), so they answer as Envoy does.
  *
  * **Path patterns** (`kind: "path"`) compare segments. The value is normalised first: everything from the first
  * `?` is dropped (query strings are ignored), empty segments are dropped (a trailing slash and `//` do not
@@ -37,7 +39,9 @@
  * **Globs** (`kind: "glob"`) follow Envoy's wildcard values: each `*` matches any run of characters, possibly
  * empty, anywhere in the value, any number of times.
  */
-import type { Descriptor, EntryMatcher, Rule, ValuePattern } from "./rule.js";
+import { compileDescriptorTree } from "./descriptor-tree.js";
+import { globMatches } from "./glob-match.js";
+import type { Descriptor, DescriptorTree, EntryMatcher, Rule, ValuePattern } from "./rule.js";
 
 /** The rule chosen for a descriptor, with the identities the engine needs to count it. */
 export interface RuleMatch {
@@ -392,25 +396,6 @@ function beats(a: CompiledRule, b: CompiledRule): boolean {
   if (a.rule.priority !== b.rule.priority) return a.rule.priority > b.rule.priority;
   if (a.rule.order !== b.rule.order) return a.rule.order < b.rule.order;
   return a.index < b.index;
-}
-
-function globMatches(parts: readonly string[], value: string): boolean {
-  const last = parts.length - 1;
-  if (last === 0) return parts[0] === value;
-  const first = parts[0];
-  const tail = parts[last];
-  if (value.length < first.length + tail.length) return false;
-  if (!value.startsWith(first) || !value.endsWith(tail)) return false;
-  let pos = first.length;
-  const stop = value.length - tail.length;
-  for (let i = 1; i < last; i++) {
-    const p = parts[i];
-    if (p.length === 0) continue;
-    const at = value.indexOf(p, pos);
-    if (at === -1 || at + p.length > stop) return false;
-    pos = at + p.length;
-  }
-  return true;
 }
 
 /** Path terminals found for one value: `[0..n)` of the parallel arrays (reused: their length is not the count). */
@@ -958,6 +943,8 @@ interface DomainTrie {
   readonly slots: readonly CompiledRule[];
   /** The position of each slot's rule (in the array given to {@link compileRules}): `find` reads no rule. */
   readonly indexOf: Int32Array;
+  /** For a domain of a {@link DescriptorTree}: its greedy walk, which decides instead of the trie. */
+  readonly walk: ((descriptor: Descriptor) => number) | undefined;
 }
 
 /**
@@ -969,7 +956,7 @@ interface DomainTrie {
  * repeats one set of patterns for many domains (one per tenant or service) then walks one small trie, which stays
  * in the CPU caches, instead of one per domain.
  */
-export function compileRules(rules: readonly Rule[]): CompiledRules {
+export function compileRules(rules: readonly Rule[], trees: readonly DescriptorTree[] = []): CompiledRules {
   const compiled: CompiledRule[] = new Array(rules.length);
   const byDomain = new Map<string, CompiledRule[]>();
   const signatures: string[] = new Array(rules.length);
@@ -1014,10 +1001,15 @@ export function compileRules(rules: readonly Rule[]): CompiledRules {
     }
     // Every slot holds a rule: each was made by a signature this domain has.
     const slots = best as CompiledRule[];
+    const tree = trees.find((t) => t.domain === domain);
     roots.set(internalized(domain), {
       root: shape.root,
       slots,
       indexOf: Int32Array.from(slots, (c) => c.index),
+      walk:
+        tree === undefined
+          ? undefined
+          : compileDescriptorTree(tree, new Map(list.map((c) => [c.rule.id, c.index]))),
     });
   }
   const domains = Object.freeze([...roots.keys()]);
@@ -1038,12 +1030,17 @@ export function compileRules(rules: readonly Rule[]): CompiledRules {
     match(domain: string, descriptor: Descriptor): RuleMatch | undefined {
       const t = roots.get(domain);
       if (t === undefined) return undefined;
+      if (t.walk !== undefined) {
+        const index = t.walk(descriptor);
+        return index === -1 ? undefined : resultOf(compiled[index], descriptor);
+      }
       const slot = search(t.root, descriptor, 0, scratch, t.slots);
       return slot === -1 ? undefined : resultOf(t.slots[slot], descriptor);
     },
     find(domain: string, descriptor: Descriptor): number {
       const t = roots.get(domain);
       if (t === undefined) return -1;
+      if (t.walk !== undefined) return t.walk(descriptor);
       const slot = search(t.root, descriptor, 0, scratch, t.slots);
       return slot === -1 ? -1 : t.indexOf[slot];
     },

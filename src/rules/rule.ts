@@ -153,10 +153,32 @@ export interface RuleDefaults {
   readonly mode: RuleMode;
 }
 
+/** One node of an envoyproxy/ratelimit descriptor tree (see {@link DescriptorTree}). */
+export interface DescriptorTreeNode {
+  /** The entries from the domain's root down to this node (`any`, `exact` or `glob` values). */
+  readonly match: readonly EntryMatcher[];
+  /** The id of the rule this node's `rate_limit` became; undefined for a node without one. */
+  readonly rule: string | undefined;
+}
+
+/**
+ * A domain whose descriptors are matched as envoyproxy/ratelimit matches them, by a greedy walk down its descriptor
+ * tree (see descriptor-tree.ts), instead of by the most specific complete match: every node of the tree, those
+ * without a limit included, parents before children, siblings in the file's order.
+ */
+export interface DescriptorTree {
+  /** The domain. */
+  readonly domain: string;
+  /** Its nodes, in the file's order (a node's parent comes before it). */
+  readonly nodes: readonly DescriptorTreeNode[];
+}
+
 /** A whole compiled configuration: frozen, defaulted, validated. */
 export interface SluiceConfig {
   /** Every rule, in declaration order. */
   readonly rules: readonly Rule[];
+  /** Domains matched by envoyproxy/ratelimit's greedy walk (those of an envoyproxy/ratelimit file); absent: none. */
+  readonly trees?: readonly DescriptorTree[];
   /** Tier of each identity (`user:42` → `premium`). */
   readonly identities: ReadonlyMap<string, string>;
   /** Overrides, in declaration order (a later one for the same identity and rule wins). */
