@@ -118,6 +118,16 @@ describe("ShouldRateLimit", () => {
     expect(h.metrics.requests.at(-2)).toMatchObject({ api: "grpc_envoy", outcome: "over_limit" });
   });
 
+  it("reports 0 remaining on an OVER_LIMIT status, as envoyproxy/ratelimit, also when a larger cost than what is left was refused", async () => {
+    const r = await rls({ domain: "edge", descriptors: [d({ tenant: "big" })], hits_addend: 101 });
+    expect(r.overall_code).toBe(Code.OVER_LIMIT);
+    expect(r.statuses[0].code).toBe(Code.OVER_LIMIT);
+    expect(r.statuses[0].limit_remaining).toBe(0);
+    // Nothing was counted: 100 are still left.
+    const next = await rls({ domain: "edge", descriptors: [d({ tenant: "big" })] });
+    expect(next.statuses[0].limit_remaining).toBe(99);
+  });
+
   it("lets a descriptor's hits_addend override the request's, 0 checking without counting", async () => {
     const r = await rls({
       domain: "edge",

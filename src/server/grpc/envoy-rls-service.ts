@@ -17,7 +17,8 @@
  * (the engine reports them so). Per descriptor:
  * - counted: `current_limit` is its most restrictive limit ({@link currentLimitOf}: `requests_per_unit` and `unit`,
  *   `name` the limit's name as in `RateLimit-Policy`), `limit_remaining` its remaining units (whole, clamped to
- *   uint32), `duration_until_reset` the time until its key is back to full (whole ms, rounded up);
+ *   uint32; 0 when OVER_LIMIT, as envoyproxy/ratelimit answers, even when a larger cost than what is left was
+ *   refused), `duration_until_reset` the time until its key is back to full (whole ms, rounded up);
  * - no rule matched, or its rule was replaced (Envoy's `replaces`): OK, no `current_limit`, `limit_remaining` 0
  *   (envoyproxy/ratelimit's answer for a descriptor without a limit);
  * - an `unlimited` rule: OK, no `current_limit`, `limit_remaining` 4294967295 (envoyproxy/ratelimit's MaxUint32);
@@ -232,7 +233,9 @@ function statusOf(d: DescriptorResult): DescriptorStatusProps {
     const s: DescriptorStatusProps = {
       code,
       current_limit: rateLimit(dec.policy, dec.limit, dec.periodMs),
-      limit_remaining: uint32(dec.remaining),
+      // envoyproxy/ratelimit reports 0 left on every OVER_LIMIT status, also when a cost larger than what is left
+      // was refused (Envoy's x-ratelimit-remaining header is read from it).
+      limit_remaining: code === Code.OVER_LIMIT ? 0 : uint32(dec.remaining),
     };
     if (Number.isFinite(dec.resetAfterMs) && dec.resetAfterMs > 0) {
       s.duration_until_reset = durationOf(dec.resetAfterMs);
