@@ -448,6 +448,53 @@ descriptors:
     );
   });
 
+  it("accepts a key of another level and ignores it there, as envoyproxy/ratelimit's flat validKeys do", () => {
+    const config = parseEnvoyConfig(
+      `domain: d
+descriptors:
+  - key: user
+    name: misplaced
+    rate_limit: { unit: minute, requests_per_unit: 5, shadow_mode: true, key: x }
+`,
+      { source: "ratelimit.yaml" },
+    );
+    expect(config.rules.map(brief)).toEqual(["user → per_minute 5/60000ms fixed_window"]);
+    expect(config.rules[0].behaviour).toBe("reject");
+  });
+
+  it("accepts unlimited beside an empty or unknown unit, which envoyproxy/ratelimit ignores", () => {
+    const rules = load(`domain: d
+descriptors:
+  - key: a
+    rate_limit: { unlimited: true, unit: "" }
+  - key: b
+    rate_limit: { unlimited: true, unit: fortnight }
+`);
+    expect(rules.map(brief)).toEqual(["a → unlimited", "b → unlimited"]);
+  });
+
+  it("gives rules whose plain ids would read alike ids with %, / and = percent-encoded", () => {
+    const config = parseEnvoyConfig(
+      `domain: d
+descriptors:
+  - key: a
+    value: b/c
+    rate_limit: { unit: minute, requests_per_unit: 1 }
+  - key: a
+    value: b
+    descriptors:
+      - key: c
+        rate_limit: { unit: minute, requests_per_unit: 2 }
+  - key: path
+    value: /x
+    rate_limit: { unit: minute, requests_per_unit: 3 }
+`,
+      { source: "ratelimit.yaml" },
+    );
+    expect(config.rules.map((r) => r.id)).toEqual(["a=b%2Fc", "a=b/c", "path=/x"]);
+    expect(config.trees?.[0].nodes.map((n) => n.rule)).toEqual(["a=b%2Fc", undefined, "a=b/c", "path=/x"]);
+  });
+
   it("rejects a duplicate key/value at one level (duplicate descriptor composite key)", () => {
     expect(
       errorOf(`domain: test-domain

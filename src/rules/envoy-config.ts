@@ -3,7 +3,8 @@
  * `descriptors` (`key`, optional `value` with `*` wildcards), `rate_limit { unit, requests_per_unit, unlimited,
  * name, replaces, unit_multiplier }`, `shadow_mode`, `detailed_metric`, `share_threshold`; `value_to_metric` and
  * `metadata` are accepted and ignored, `quota_mode: true` is refused (not supported). Unknown keys are errors, as
- * in envoyproxy/ratelimit.
+ * in envoyproxy/ratelimit, which checks every level against one set of known keys: a known key at another level
+ * (`name` beside `key`) is ignored there, as it is there.
  *
  * Every descriptor with a `rate_limit`, at any depth, becomes one rule matching the entries from the root down to
  * it. The domain's descriptors are matched as envoyproxy/ratelimit matches them, by a greedy walk of the whole tree
@@ -54,6 +55,12 @@ const DESCRIPTOR_KEYS = [
   "metadata",
 ];
 const RATE_LIMIT_KEYS = ["unit", "requests_per_unit", "unlimited", "name", "replaces", "unit_multiplier"];
+/**
+ * Every key envoyproxy/ratelimit knows. It checks keys against one flat set at every level (`validKeys`), so a key of
+ * another level (`name` beside `key`, `shadow_mode` inside `rate_limit`) loads there and is ignored: Sluice does the
+ * same, so that every file it accepts loads here too.
+ */
+const ENVOY_KEYS = [...new Set([...ROOT_KEYS, ...DESCRIPTOR_KEYS, ...RATE_LIMIT_KEYS])];
 
 /** Options of {@link parseEnvoyConfig}. */
 export interface EnvoyConfigOptions {
@@ -138,9 +145,11 @@ export function parseEnvoyConfig(input: unknown, options: EnvoyConfigOptions = {
     issues.push({ path, message: `must be true or false, got ${describeValue(v)}` });
     return false;
   };
+  // A key of another level is ignored, as envoyproxy/ratelimit ignores it (see ENVOY_KEYS).
   const unknownKeys = (obj: Record<string, unknown>, path: ConfigPath, known: readonly string[]): void => {
     for (const key of Object.keys(obj)) {
-      if (!known.includes(key)) issues.push({ path: [...path, key], message: unknownKeyMessage(key, known) });
+      if (!known.includes(key) && !ENVOY_KEYS.includes(key))
+        issues.push({ path: [...path, key], message: unknownKeyMessage(key, known) });
     }
   };
   const list = (path: ConfigPath, v: unknown, what: string): unknown[] => {
@@ -265,7 +274,8 @@ export function parseEnvoyConfig(input: unknown, options: EnvoyConfigOptions = {
     const rawUnit = rl.unit === undefined || rl.unit === null ? undefined : text([...at, "unit"], rl.unit);
     const unit = rawUnit?.toLowerCase();
     if (unlimited) {
-      if (rawUnit !== undefined) {
+      // envoyproxy/ratelimit refuses only a valid unit beside unlimited (an empty or unknown one is ignored).
+      if (unit !== undefined && UNITS.includes(unit)) {
         issues.push({ path: [...at, "unit"], message: "should not specify rate limit unit when unlimited" });
       }
     } else if (unit === undefined || !UNITS.includes(unit)) {
@@ -304,7 +314,7 @@ export function parseEnvoyConfig(input: unknown, options: EnvoyConfigOptions = {
     });
     if (issues.length > before) return undefined;
 
-    const id = match.map((e) => (e.value.kind === "any" ? e.key : `${e.key}=${patternText(e)}`)).join("/");
+    const id = ruleIdOf(match, false);
     const base = {
       tiers: Object.create(null) as Rule["tiers"],
       unlimited,
@@ -347,7 +357,17 @@ export function parseEnvoyConfig(input: unknown, options: EnvoyConfigOptions = {
     }
   }
 
-  // Ids repeat only when values contain "/" or "=" in a way that makes two paths read alike.
+  // Ids repeat only when keys or values contain "/" or "=" in a way that makes two paths read alike (`a=b/c` is both
+  // a: "b/c" and a: "b" → c): those rules get ids with "%", "/" and "=" percent-encoded, which cannot repeat.
+  const counts = new Map<string, number>();
+  for (const p of pending) counts.set(p.id, (counts.get(p.id) ?? 0) + 1);
+  const renamed = new Map<PendingRule, PendingRule>();
+  for (const [i, p] of pending.entries()) {
+    if ((counts.get(p.id) as number) > 1) {
+      pending[i] = { ...p, id: ruleIdOf(p.match, true) };
+      renamed.set(p, pending[i]);
+    }
+  }
   const ids = new Map<string, ConfigPath>();
   for (const p of pending) {
     const first = ids.get(p.id);
@@ -385,12 +405,33 @@ export function parseEnvoyConfig(input: unknown, options: EnvoyConfigOptions = {
   return deepFreeze({
     rules,
     // Matched by Envoy's greedy walk of this tree (descriptor-tree.ts), nodes without a limit included.
-    trees: [{ domain, nodes: nodes.map((n) => ({ match: n.match, rule: n.rule?.id })) }],
+    trees: [
+      {
+        domain,
+        nodes: nodes.map((n) => ({
+          match: n.match,
+          rule: n.rule === undefined ? undefined : (renamed.get(n.rule) ?? n.rule).id,
+        })),
+      },
+    ],
     identities: new FrozenMap<string, string>(),
     overrides: [],
     defaults,
     source: options.source,
   });
+}
+
+/**
+ * The id of the rule of the node at `match`: its entries as `key` or `key=value` joined by "/"; with `escaped`, "%",
+ * "/" and "=" in keys and values percent-encoded (only for ids that would otherwise repeat, so that the common ids
+ * read as the file does).
+ */
+function ruleIdOf(match: readonly EntryMatcher[], escaped: boolean): string {
+  const part = (s: string): string =>
+    escaped ? s.replace(/[%/=]/g, (c) => (c === "%" ? "%25" : c === "/" ? "%2F" : "%3D")) : s;
+  return match
+    .map((e) => (e.value.kind === "any" ? part(e.key) : `${part(e.key)}=${part(patternText(e))}`))
+    .join("/");
 }
 
 function patternText(e: EntryMatcher): string {
