@@ -36,6 +36,34 @@ describe("MemoryStore", () => {
     expect(store.stats.evicted).toBe(1);
   });
 
+  it("judges a key idle under every set of its namespace that may have written it, not the one bound last", () => {
+    // Tiers of one rule: the same name and algorithm, so one namespace whose keys' states the sets share as is.
+    const tier = (limit: number, periodMs: number, algorithm: AlgorithmId) =>
+      createLimitSet("rule", [parseLimitSpec({ name: "rate", algorithm, limit, periodMs })]);
+    for (const algorithm of ["token_bucket", "leaky_bucket", "gcra"] as const) {
+      for (const how of ["bound", "choice"] as const) {
+        const fast = tier(100, 1000, algorithm); // the rule's: back to full within a second
+        const slow = tier(1, 60_000, algorithm); // a slow tier's: 1 a minute
+        const store = new MemoryStore({ capacity: 8 });
+        const ctx = `${algorithm} (${how})`;
+        if (how === "choice") {
+          const tiers = store.bindChoiceSync([fast, slow], (key) => (key === "slow" ? 1 : 0));
+          expect(tiers, ctx).toBeDefined();
+          tiers?.consume("other", 1, T0);
+          expect(tiers?.consume("slow", 1, T0 + 30_000).allowed, ctx).toBe(true);
+        } else {
+          store.consumeSync(fast, "other", 1, T0);
+          expect(store.consumeSync(slow, "slow", 1, T0 + 30_000).allowed, ctx).toBe(true);
+          store.applySync([{ limits: fast, key: "other", cost: 0 }], "peek", T0 + 30_000); // the rule's set, bound last
+        }
+        // "other" is back to full under either set; "slow" is not under its own until T0 + 90 s.
+        expect(store.sweep(T0 + 61_000), ctx).toBe(1);
+        expect(store.stats, ctx).toMatchObject({ size: 1, reclaimed: 1, evicted: 0 });
+        expect(store.consumeSync(slow, "slow", 1, T0 + 61_000).allowed, ctx).toBe(false);
+      }
+    }
+  });
+
   it("evicts the least recently used live key first (CLOCK)", () => {
     const store = new MemoryStore({ capacity: 3 });
     const set = gcraSet(100);

@@ -131,6 +131,29 @@ interface Table {
   choiceId: number;
   /** The table's choice epoch: tags written in an earlier one are not trusted (see {@link MAX_CHOICE_ID}). */
   choiceEpoch: number;
+  /**
+   * Every set of this shape bound to the table since its state last started fresh, one per distinct numbers (see
+   * {@link idleKeyOf}): a key's state may have been written under any of them (tiers of a rule share it as is), so
+   * a key is idle only when idle under each. Empty with {@link Table.neverIdle}.
+   */
+  idleSets: CompiledSet[];
+  /** The {@link idleKeyOf} of each of `idleSets`. */
+  readonly idleKeys: Set<string>;
+  /** More than {@link MAX_IDLE_SETS} sets were bound: no key of the table is ever judged idle (it may be evicted). */
+  neverIdle: boolean;
+}
+
+/**
+ * Most distinct sets a table judges idleness under (see {@link Table.idleSets}); past it, its keys are only ever
+ * evicted (and counted so), never reclaimed as idle, so a sweep stays O(keys · this).
+ */
+const MAX_IDLE_SETS = 16;
+
+/** What a set's idleness depends on: per limit, its algorithm and numbers (not its name). */
+function idleKeyOf(c: CompiledSet): string {
+  return c.layout
+    .map((l) => `${l.algorithm.id}/${l.spec.limit}/${l.spec.periodMs}/${l.spec.burst}/${l.spec.bucketMs}`)
+    .join(",");
 }
 
 /** The shared array of small states: slot `s` holds its limits' states at `data[s · stride + offset]`. */
@@ -285,6 +308,7 @@ export class MemoryStore implements SyncStore {
       for (const slot of this.#slotsOf(t)) this.#tags[slot] = 0;
     }
     const id = ++t.choiceId;
+    for (const s of sets) this.#noteIdleSet(t, this.#compiled(s));
     const only = first.only;
     const shape = first.shape as object; // a set of one small limit has one (see #compiled)
     const limits = this.#choiceLimitsOf(sets.map((s) => (this.#compiled(s).only as LimitLayout).spec));
@@ -732,11 +756,18 @@ export class MemoryStore implements SyncStore {
     }
   }
 
+  /**
+   * Whether `slot`'s state carries no information: idle under every set bound to its table since the state last
+   * started fresh (a key may have been written under any of them), never when there were too many.
+   */
   #isIdle(slot: number, nowMs: number): boolean {
     const t = this.#tablesBySlotOwner[this.#owner[slot]]!;
-    for (const l of t.layout) {
-      const [arr, off] = this.#where(slot, l);
-      if (l.algorithm.idleAfterMs(arr, off, nowMs, l.spec) > 0) return false;
+    if (t.neverIdle) return false;
+    for (const c of t.idleSets) {
+      for (const l of c.layout) {
+        const [arr, off] = this.#where(slot, l);
+        if (l.algorithm.idleAfterMs(arr, off, nowMs, l.spec) > 0) return false;
+      }
     }
     return true;
   }
@@ -828,6 +859,10 @@ export class MemoryStore implements SyncStore {
       } else {
         for (const slot of this.#slotsOf(t)) this.#release(slot);
       }
+      // The states are re-laid (or gone): the sets of the old layout no longer read them.
+      t.idleSets = [];
+      t.idleKeys.clear();
+      t.neverIdle = false;
     }
     if (t === undefined) {
       const id = this.#tablesBySlotOwner.length;
@@ -849,6 +884,9 @@ export class MemoryStore implements SyncStore {
         consumeOne: undefined,
         choiceId: 0,
         choiceEpoch: 0,
+        idleSets: [],
+        idleKeys: new Set(),
+        neverIdle: false,
       };
       this.#tablesBySlotOwner.push(t);
       this.#tablesByNamespace.set(set.namespace, t);
@@ -864,7 +902,23 @@ export class MemoryStore implements SyncStore {
     t.consumeOne = c.only === undefined ? undefined : this.#consumerOf(t, set, c.only);
     if (c.small > this.#slab.stride) this.#widen(c.small);
     this.#tables.set(set, t);
+    this.#noteIdleSet(t, c);
     return t;
+  }
+
+  /** Adds `c` to the sets `t`'s keys are judged idle under ({@link Table.idleSets}). */
+  #noteIdleSet(t: Table, c: CompiledSet): void {
+    if (t.neverIdle) return;
+    const key = idleKeyOf(c);
+    if (t.idleKeys.has(key)) return;
+    if (t.idleSets.length >= MAX_IDLE_SETS) {
+      t.neverIdle = true;
+      t.idleSets = [];
+      t.idleKeys.clear();
+      return;
+    }
+    t.idleKeys.add(key);
+    t.idleSets.push(c);
   }
 
   /**
