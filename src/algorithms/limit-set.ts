@@ -58,8 +58,12 @@ export function createLimitSet(namespace: string, specs: readonly LimitSpec[]): 
 
 /**
  * Whether two lists of limits can count in one namespace: the same names, algorithms and state widths, in
- * order. Such lists differ only in their numbers, which every store clamps on the next touch of a key (a limit
- * moved from 10 to 100 per minute keeps the 8 already counted); lists that differ in shape cannot share state.
+ * order, and for the algorithms whose state numbers windows in units of the period (fixed_window and
+ * sliding_window: a window id ⌊now / P⌋; bucketed_window: bucket ids ⌊now / w⌋) the same period and bucket width.
+ * Such lists differ only in numbers that every store clamps on the next touch of a key (a limit moved from 10 to
+ * 100 per minute keeps the 8 already counted); lists that differ in shape cannot share state. A window id read
+ * under another period names another time altogether (a per-second window's id, read as minutes, lies centuries
+ * ahead), so tiers of different periods must not share it.
  */
 export function sameStateShape(a: readonly LimitSpec[], b: readonly LimitSpec[]): boolean {
   if (a.length !== b.length) return false;
@@ -68,6 +72,10 @@ export function sameStateShape(a: readonly LimitSpec[], b: readonly LimitSpec[])
     const y = b[i];
     if (x.name !== y.name || x.algorithm !== y.algorithm) return false;
     if (algorithms[x.algorithm].width(x) !== algorithms[y.algorithm].width(y)) return false;
+    if (WINDOW_IDS.has(x.algorithm) && (x.periodMs !== y.periodMs || x.bucketMs !== y.bucketMs)) return false;
   }
   return true;
 }
+
+/** The algorithms whose state holds window or bucket ids counted in units of the period or bucket width. */
+const WINDOW_IDS: ReadonlySet<string> = new Set(["fixed_window", "sliding_window", "bucketed_window"]);

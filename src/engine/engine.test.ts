@@ -485,6 +485,31 @@ describe("engine — an identity's count carries over a change of tier or overri
     engine.updateConfig(configOf({ "user:42": "odd" }));
     expect(check({ descriptors: [user("42")] }).decision).toMatchObject({ limit: 100, remaining: 99 });
   });
+
+  it("a window tier of another period counts apart (a window id means nothing under another period)", () => {
+    const windows = (identities: Record<string, string>) =>
+      makeConfig({
+        rules: [
+          makeRule({
+            id: "per-user",
+            domain: "api",
+            match: [any("user")],
+            limits: [spec({ name: "rate", algorithm: "fixed_window", limit: 2, periodMs: 1000 })],
+            tiers: { slow: [spec({ name: "rate", algorithm: "fixed_window", limit: 5, periodMs: 60_000 })] },
+          }),
+        ],
+        identities,
+      });
+    const { check, engine } = setup(windows({}));
+    use(check, 2); // this second's window is full
+    engine.updateConfig(windows({ "user:42": "slow" }));
+    // Per-minute windows of its own: 5 now, then denied for less than a minute (not until the per-second window's
+    // id, read as minutes, comes round, centuries ahead).
+    use(check, 5);
+    const denied = check({ descriptors: [user("42")] });
+    expect(denied.allowed).toBe(false);
+    expect(denied.decision.retryAfterMs).toBeLessThanOrEqual(60_000);
+  });
 });
 
 describe("engine — limits resolved as effectiveLimits resolves them", () => {
