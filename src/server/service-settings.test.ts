@@ -197,6 +197,10 @@ describe("parseServiceSettings", () => {
       authDenyStatus: 403,
       trustedProxyHops: 1,
     });
+    // An empty variable turns the address header off too (Caddy passes the client's own X-Real-IP on); other
+    // empty variables count as unset.
+    expect(parseServiceSettings(CONFIG, { SLUICE_AUTH_ADDRESS_HEADER: "" }).authAddressHeader).toBe("");
+    expect(parseServiceSettings(CONFIG, { SLUICE_AUTH_USER_HEADER: "" }).authUserHeader).toBe("x-user-id");
     expect(errorOf(() => parseServiceSettings({ ...CONFIG, authDenyStatus: "401" }, {})).message).toBe(
       '--auth-deny-status: must be one of 429, 403, got "401"',
     );

@@ -130,6 +130,11 @@ export interface SettingDef<K extends keyof ServiceSettings = keyof ServiceSetti
   readonly description: string;
   /** Masked by {@link describeSettings} (may carry a password). */
   readonly secret?: boolean;
+  /**
+   * An empty value is a value ("none"), from the variable as from the flag; otherwise an empty variable counts as
+   * unset (as shells and container runtimes often leave them), and the default applies.
+   */
+  readonly emptyIsValue?: boolean;
   /** Parses the text (a switch gets "true" / "false"); its error message is prefixed by the flag or variable. */
   readonly schema: z.ZodType<ServiceSettings[K], string>;
 }
@@ -612,7 +617,8 @@ export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
     arg: "<name>",
     default: "x-real-ip",
     description:
-      'request header holding the client address, read before X-Forwarded-For ("" to skip it), for forward-auth',
+      'request header holding the client address, read before X-Forwarded-For ("" to skip it, from the flag or an empty variable), for forward-auth',
+    emptyIsValue: true,
     schema: headerName(true),
   }),
   row({
@@ -771,7 +777,7 @@ function rawOf(
   if (typeof flag === "boolean") return { text: String(flag), from: `--${flag ? "" : "no-"}${def.flag}` };
   if (typeof flag === "string") return { text: flag, from: `--${def.flag}` };
   const e = env[def.env];
-  if (e !== undefined && e !== "") return { text: e, from: def.env };
+  if (e !== undefined && (e !== "" || def.emptyIsValue === true)) return { text: e, from: def.env };
   return undefined;
 }
 
