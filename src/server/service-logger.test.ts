@@ -23,6 +23,12 @@ describe("maskUrlCredentials", () => {
 
   it("masks a user part without a password whole (it may be a token)", () => {
     expect(maskUrlCredentials("redis://tok_abcdef@host")).toBe("redis://***@host");
+    // A raw @ in the password: the URL parser (and ioredis) split at the last @ of the authority.
+    expect(new URL("redis://admin:hunter2@xyz@127.0.0.1:1").password).toBe("hunter2%40xyz");
+    expect(maskUrlCredentials("redis://admin:hunter2@xyz@127.0.0.1:1/0")).toBe(
+      "redis://admin:***@127.0.0.1:1/0",
+    );
+    expect(maskUrlCredentials("redis://a@b@c:1,redis://u:p@h")).toBe("redis://***@c:1,redis://u:***@h");
   });
 
   it("masks every URL in a text and leaves URLs without credentials alone", () => {

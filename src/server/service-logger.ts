@@ -48,13 +48,16 @@ const MAX_DEPTH = 5;
 /** What a censored field reads as. */
 export const REDACTED = "[redacted]";
 
-/** Masks the password (or the whole user part, when it has no `:`) of every URL in `s`. */
+/**
+ * Masks the password (or the whole user part, when it has no `:`) of every URL in `s`. The user part runs to the
+ * authority's last `@` (a raw `@` in a password is read so by the URL parser and by ioredis), the authority ending
+ * at `/`, `?`, `#`, whitespace, `"` or `,` (URL lists are comma-separated).
+ */
 export function maskUrlCredentials(s: string): string {
-  return s.replace(
-    /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@:"]*)(:[^\s/@]*)?@/gi,
-    (_m, scheme: string, user: string, pass: string | undefined) =>
-      pass === undefined ? `${scheme}***@` : `${scheme}${user}:***@`,
-  );
+  return s.replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#,"]*)@/gi, (_m, scheme: string, userinfo: string) => {
+    const colon = userinfo.indexOf(":");
+    return colon === -1 ? `${scheme}***@` : `${scheme}${userinfo.slice(0, colon)}:***@`;
+  });
 }
 
 /**
