@@ -56,6 +56,18 @@ describe("forwardAuthDescriptors", () => {
     expect(forwardAuthDescriptors({}, s)).toEqual([]);
   });
 
+  it("normalises the endpoint as proxies and applications route on it, and refuses an invalid encoding", () => {
+    const s = setupOf(["endpoint"]);
+    const endpoint = (uri: string) => forwardAuthDescriptors({ "x-original-uri": uri }, s)[0]?.[0].value;
+    for (const uri of ["/api/x", "/%61pi/x", "/x/../api/x", "/%2e/api/./x?y=/../z", "/api/x#a/../b"]) {
+      expect(endpoint(uri), uri).toBe("/api/x");
+    }
+    expect(endpoint("/a%2fb")).toBe("/a%2Fb"); // an encoded slash stays one segment
+    expect(() => forwardAuthDescriptors({ "x-forwarded-uri": "/a%zz" }, s)).toThrow(
+      /^x-forwarded-uri header must be a URI whose path has no % without two hex digits after it$/,
+    );
+  });
+
   it("reads an attribute a template needs only after the attributes before it are present", () => {
     // The endpoint is too long, but no template reaches it without a user: no error.
     const s = setupOf([["user", "endpoint"], ["method"]]);

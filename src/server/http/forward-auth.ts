@@ -13,7 +13,9 @@
  * - `remote_address`: the client address (`X-Real-IP`, else `X-Forwarded-For` honouring the trusted hops);
  * - `user`: the configured user header (e.g. `X-User-Id`, set by an authentication step before);
  * - `endpoint`: `X-Forwarded-Uri` (Caddy, Traefik), else `X-Original-URI` (nginx), query string and fragment
- *   dropped;
+ *   dropped, the path normalised as the proxy and the application route on it (uri-path.ts: encoded unreserved
+ *   characters decoded, dot segments removed), so `/%61pi/x` and `/x/../api/x` count as `/api/x`; an invalid
+ *   percent-encoding is refused with 400;
  * - `method`: `X-Forwarded-Method` (Caddy, Traefik), else `X-Original-Method` (nginx), upper-cased;
  * - `header:<name>`: any request header, under the key `<name>` (lower case).
  *
@@ -37,6 +39,7 @@ import { quotaExceededProblem } from "../problem-details.js";
 import { appliedPolicies, HTTP_FIELD_NAMES, rateLimitHeaders } from "../rate-limit-headers.js";
 import { type ClientAddressOptions, clientAddress } from "./client-address.js";
 import { type RouteKit, sendProblem } from "./http-reply.js";
+import { normalizeUriPath } from "./uri-path.js";
 
 /** An attribute of the original request a template may name. */
 export type ForwardAuthAttribute = "remote_address" | "user" | "endpoint" | "method" | `header:${string}`;
@@ -161,7 +164,13 @@ function attributeOf(entry: TemplateEntry, headers: Headers, setup: ForwardAuthS
       const uri = fwd ?? header(headers, "x-original-uri");
       if (uri !== undefined) {
         const cut = pathEnd(uri);
-        value = cut === uri.length ? uri : uri.slice(0, cut);
+        const path = cut === uri.length ? uri : uri.slice(0, cut);
+        value = normalizeUriPath(path);
+        if (value === undefined) {
+          throw new InvalidArgumentError(
+            `${name} header must be a URI whose path has no % without two hex digits after it`,
+          );
+        }
         if (value === "") value = undefined;
       }
       break;
