@@ -34,6 +34,12 @@ export const SLIDING_LOG_MAX_LIMIT = 100_000;
 export const CONCURRENCY_MAX_LIMIT = 100_000;
 /** Largest number of buckets (`periodMs / bucketMs`) of a `bucketed_window`. */
 export const BUCKETED_WINDOW_MAX_BUCKETS = 10_000;
+/**
+ * Longest time a key's state may need to go back to fresh, ms (~317 years): `periodMs · max(2, burst / limit)`
+ * must stay within it. The Redis store gives each key that time as its TTL and caps TTLs here (Redis refuses a PX
+ * it formats with an exponent), so a longer-lived state would expire while it still held usage.
+ */
+export const MAX_STATE_HORIZON_MS = 1e13;
 
 /** A limit as users write it; durations may be strings such as `"1s"` or `"1d"`. */
 export interface LimitSpecInput {
@@ -156,7 +162,8 @@ export function parseLimitSpec(input: LimitSpecInput, path = ""): LimitSpec {
     });
   }
 
-  let burst = v.limit;
+  // Below one unit a bucket could never hold a request of cost 1: `limit: 0.5, period: 1s` means 1 every 2 s.
+  let burst = BURST_ALGORITHMS.has(algorithm) ? Math.max(1, v.limit) : v.limit;
   if (v.burst !== undefined) {
     if (!BURST_ALGORITHMS.has(algorithm)) {
       if (v.burst !== v.limit) {
@@ -210,6 +217,12 @@ export function parseLimitSpec(input: LimitSpecInput, path = ""): LimitSpec {
     }
   }
 
+  if (periodMs !== undefined && periodMs * Math.max(2, burst / v.limit) > MAX_STATE_HORIZON_MS) {
+    issues.push({
+      path: field(v.period !== undefined ? "period" : "periodMs"),
+      message: `is too long: a key could take ${periodMs * Math.max(2, burst / v.limit)} ms to go back to fresh (period × max(2, burst / limit)); at most ${MAX_STATE_HORIZON_MS} ms (~317 years)`,
+    });
+  }
   if (issues.length > 0) throw new ConfigError("ERR_SLUICE_INVALID_LIMIT", issues);
   const p = periodMs as number;
   return Object.freeze({
