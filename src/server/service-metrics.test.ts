@@ -8,7 +8,7 @@ import { MemoryStore } from "../stores/memory/memory-store.js";
 import { resilientStore } from "../stores/resilient-store.js";
 import type { Store } from "../stores/store.js";
 import { createInflightGate } from "./inflight-gate.js";
-import { createServiceMetrics } from "./service-metrics.js";
+import { createServiceMetrics, MAX_DETAILED_SERIES } from "./service-metrics.js";
 
 const T0 = 1_700_000_000_000;
 const CONFIG = `
@@ -150,6 +150,48 @@ describe("createServiceMetrics", () => {
     ).toBe(1);
     expect(sampleValue(s, "sluice_decisions_total", { domain: "api" })).toBeUndefined();
     expect(s.some((x) => x.name.startsWith("process_"))).toBe(false);
+  });
+
+  it("counts the decisions of detailedMetric rules per counter key, the first keys on their own, later ones as other", async () => {
+    const clock = new ManualClock(T0);
+    const config = parseConfig(`${CONFIG}
+  - id: per-key
+    domain: api
+    match: [{ key: api_key }]
+    detailedMetric: true
+    limits: [{ name: per-second, algorithm: fixed_window, limit: 1, period: 1s }]
+`);
+    const engine = createEngine({ config, clock, scheduler: clock });
+    const metrics = createServiceMetrics(engine, { defaultMetrics: false });
+    const check = (value: string) =>
+      metrics.recordDecision(
+        "api",
+        engine.checkSync({ domain: "api", descriptors: [[{ key: "api_key", value }]] }),
+      );
+    check("k1");
+    check("k1");
+    for (let i = 0; i < MAX_DETAILED_SERIES + 5; i++) check(`n${i}`);
+    metrics.recordDecision(
+      "api",
+      engine.checkSync({ domain: "api", descriptors: [[{ key: "user", value: "u" }]] }),
+    );
+    const s = parseExposition((await metrics.render()).body);
+    const detailed = (labels: Record<string, string>) =>
+      sampleValue(s, "sluice_detailed_decisions_total", { domain: "api", rule: "per-key", ...labels });
+    expect(detailed({ key: "k1", outcome: "allowed" })).toBe(1);
+    expect(detailed({ key: "k1", outcome: "denied" })).toBe(1);
+    expect(detailed({ key: `n${MAX_DETAILED_SERIES - 2}`, outcome: "allowed" })).toBe(1);
+    expect(detailed({ key: `n${MAX_DETAILED_SERIES - 1}` })).toBeUndefined();
+    expect(detailed({ key: "other", outcome: "allowed" })).toBe(6);
+    const keys = new Set(
+      s.filter((x) => x.name === "sluice_detailed_decisions_total").map((x) => x.labels.key),
+    );
+    expect(keys.size).toBe(MAX_DETAILED_SERIES + 1);
+    // Rules without it add no series.
+    expect(sampleValue(s, "sluice_detailed_decisions_total", { rule: "per-user" })).toBeUndefined();
+    expect(sampleValue(s, "sluice_decisions_total", { rule: "per-key", outcome: "allowed" })).toBe(
+      MAX_DETAILED_SERIES + 6,
+    );
   });
 
   it("reports a resilient store's errors and failure-policy decisions", async () => {

@@ -2,11 +2,12 @@
  * The service's Prometheus metrics (prom-client), in a registry of their own (never prom-client's global one, so
  * two services in one process, or tests, never collide). Label values are bounded: `rule` is a rule id of the
  * configuration, `domain` a domain of the configuration or `unknown`, `api` and `code` closed sets; no caller
- * value ever becomes a label.
+ * value becomes a label, except the counter keys of `detailedMetric` rules, whose series are capped.
  *
  * | metric | type | labels | meaning |
  * |---|---|---|---|
  * | `sluice_decisions_total` | counter | domain, rule, outcome | one per counted descriptor: `allowed` (its rule's limits admitted it — the request may still have been denied by another descriptor), `denied` (its limits refused it; `blocked` rules included), `shadow_denied` (a shadow rule over its limit; shadow denials are folded in here, there is no separate counter). Replays are not counted again. |
+ * | `sluice_detailed_decisions_total` | counter | domain, rule, key, outcome | the same, per counter of the rules that ask for it (`detailedMetric`, Envoy's `detailed_metric`): `key` is the descriptor's counter key (its matched values, see `RuleMatch.counterKey`). Caller values become labels here, so the series are bounded: the first {@link MAX_DETAILED_SERIES} keys seen by this process get their own, later ones count under `key="other"` |
  * | `sluice_failure_policy_decisions_total` | counter | domain, rule, policy | descriptors decided by a failure policy (`fail_open`, `fail_closed`, `fallback`) because the store failed |
  * | `sluice_requests_total` | counter | api, code | served requests by outcome (`ok`, `over_limit`, `invalid`, `overloaded`, `unavailable`, `error`) |
  * | `sluice_request_duration_seconds` | histogram | api | latency of served requests, buckets from 50 µs to 1 s |
@@ -53,6 +54,9 @@ function domainsOf(engine: Engine): Set<string> {
   for (const r of engine.config.rules) out.add(r.domain);
   return out;
 }
+
+/** Most distinct counter keys `sluice_detailed_decisions_total` labels (see the module comment). */
+export const MAX_DETAILED_SERIES = 1000;
 
 /** Sets a collect-time counter to an absolute value read from elsewhere. */
 function setCounter(c: client.Counter, value: number): void {
@@ -157,6 +161,37 @@ export function createServiceMetrics(engine: Engine, options: ServiceMetricsOpti
     registers,
     collect() {
       decisionTally.collectInto(this);
+    },
+  });
+  // Detailed decisions: per (domain, rule, key) their outcomes' cells, the first MAX_DETAILED_SERIES keys on their
+  // own, every later key under "other".
+  const detailedTally = new LabelTally();
+  const detailed = new Map<string, Map<string, TallyCell>>();
+  let detailedKeys = 0;
+  const detailedCell = (domain: string, rule: string, key: string, outcome: string): TallyCell => {
+    const id = `${domain.length}:${domain}${rule.length}:${rule}${key}`;
+    let cells = detailed.get(id);
+    if (cells === undefined) {
+      if (detailedKeys >= MAX_DETAILED_SERIES && key !== "other")
+        return detailedCell(domain, rule, "other", outcome);
+      if (key !== "other") detailedKeys++;
+      cells = new Map();
+      detailed.set(id, cells);
+    }
+    let c = cells.get(outcome);
+    if (c === undefined) {
+      c = detailedTally.cell({ domain, rule, key, outcome });
+      cells.set(outcome, c);
+    }
+    return c;
+  };
+  new client.Counter({
+    name: "sluice_detailed_decisions_total",
+    help: "Decisions per counter key of the rules with detailedMetric, by domain, rule, key and outcome (the first 1000 keys, then key=other).",
+    labelNames: ["domain", "rule", "key", "outcome"] as const,
+    registers,
+    collect() {
+      detailedTally.collectInto(this);
     },
   });
   new client.Counter({
@@ -307,8 +342,13 @@ export function createServiceMetrics(engine: Engine, options: ServiceMetricsOpti
         const r = ds[i];
         const dec = r.decision;
         if (dec === undefined || r.match === undefined) continue;
-        const c = ruleCells(d, r.match.rule.id);
-        decisionTally.add(r.shadowed ? c.shadow_denied : r.code === "OVER_LIMIT" ? c.denied : c.allowed);
+        const rule = r.match.rule;
+        const c = ruleCells(d, rule.id);
+        const outcome = r.shadowed ? c.shadow_denied : r.code === "OVER_LIMIT" ? c.denied : c.allowed;
+        decisionTally.add(outcome);
+        if (rule.detailedMetric) {
+          detailedTally.add(detailedCell(d, rule.id, r.match.counterKey, outcome.labels.outcome));
+        }
         const reason = dec.reason;
         if (reason === "fail_open" || reason === "fail_closed" || reason === "fallback") {
           policyTally.add(c[reason]);
