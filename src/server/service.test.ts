@@ -3,6 +3,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { healthClient } from "../../test/support/service-clients.js";
 import { ManualClock } from "../core/manual-clock.js";
 import { parseConfig } from "../rules/load-config.js";
 import { memoryStore } from "../stores/memory/memory-store.js";
@@ -150,6 +151,40 @@ describe("startService (in process)", () => {
       expect((await svc.readiness()).ready).toBe(true);
       expect(store.probes).toBe(3);
     } finally {
+      await svc.close();
+    }
+  });
+
+  it("turns gRPC health NOT_SERVING while the store is unreachable, and SERVING again once it answers", async () => {
+    const clock = new ManualClock(1000); // the stopwatch of the probe's cache and the health loop's scheduler
+    const store = countingStore([
+      { ok: true, detail: "warm-up" },
+      { ok: false, detail: "down" },
+      { ok: true, detail: "back" },
+    ]);
+    const svc = await startService(settings(), {
+      log: createServiceLogger({ level: "silent" }),
+      stopwatch: clock,
+      scheduler: clock,
+      createStore: async () => store,
+    });
+    const health = healthClient(`127.0.0.1:${svc.grpcPort}`);
+    const status = async () => (await health.call<{ status: number }>("Check", { service: "" })).status;
+    /** One period on: the health loop re-reads readiness (its probe settles over a few turns). */
+    const period = async () => {
+      clock.advance(READINESS_CACHE_MS);
+      for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+    };
+    try {
+      expect(await status()).toBe(1); // SERVING
+      await period();
+      expect(store.probes).toBe(2);
+      expect(await status()).toBe(2); // NOT_SERVING
+      await period();
+      expect(store.probes).toBe(3);
+      expect(await status()).toBe(1);
+    } finally {
+      health.close();
       await svc.close();
     }
   });

@@ -16,6 +16,9 @@
  * {@link READINESS_CACHE_MS} (concurrent callers share one probe) so probes cannot hammer Redis; `config` — the
  * last reload was applied (no `status.lastError`); `shutdown` — present and failing once closing began.
  *
+ * **gRPC health** (`grpc.health.v1`) follows readiness, re-read every {@link READINESS_CACHE_MS}: NOT_SERVING while
+ * the store is unreachable or a refused reload is in effect, as envoyproxy/ratelimit's health follows Redis.
+ *
  * **Close** (the SIGTERM path): gRPC health turns NOT_SERVING and readiness false; both servers stop accepting
  * (HTTP requests arriving on open keep-alive connections get 503, new gRPC calls are refused); the in-flight gate
  * refuses new work and waits up to `drainTimeoutMs` for in-flight requests to finish; then remaining
@@ -25,7 +28,7 @@
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
-import { type Clock, monotonicClock, systemClock } from "../core/clock.js";
+import { type Clock, monotonicClock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { type ConfigWatcher, watchConfigFile } from "../engine/config-watcher.js";
 import { type CheckResult, createEngine, type Engine } from "../engine/engine.js";
@@ -59,6 +62,8 @@ export interface ServiceDeps {
   readonly clock?: Clock;
   /** Monotonic clock: latencies and the readiness cache. @default monotonicClock */
   readonly stopwatch?: Clock;
+  /** Sleeps of the gRPC health loop (see the module comment). @default systemScheduler */
+  readonly scheduler?: Scheduler;
   /** Builds the store instead of `createServiceStore` (tests). */
   readonly createStore?: (settings: ServiceSettings, log: Logger, clock: Clock) => Promise<ServiceStore>;
 }
@@ -157,6 +162,7 @@ export async function startService(
   const log = deps.log ?? createServiceLogger({ level: settings.logLevel });
   const clock = deps.clock ?? systemClock;
   const stopwatch = deps.stopwatch ?? monotonicClock;
+  const scheduler = deps.scheduler ?? systemScheduler;
   const loadOptions =
     settings.envoyAlgorithm !== undefined ? { envoyAlgorithm: settings.envoyAlgorithm } : {};
   const load = (path: string): Promise<SluiceConfig> => loadConfigFile(path, loadOptions);
@@ -305,6 +311,23 @@ export async function startService(
       grpc.listen(settings.host, settings.grpcPort),
     );
     grpc.setServing(true);
+    // gRPC health follows readiness (store reachable, configuration applied), as envoyproxy/ratelimit's follows
+    // Redis: re-read every READINESS_CACHE_MS (the probe's own cache), until closing turns it off for good.
+    const healthStop = new AbortController();
+    // The store was probed just above: the first re-read is one period on.
+    void (async () => {
+      for (;;) {
+        await scheduler.sleep(READINESS_CACHE_MS, healthStop.signal).catch(() => undefined);
+        if (closing) return;
+        const ready = await readiness().then(
+          (r) => r.ready,
+          () => false,
+        );
+        if (closing) return;
+        grpc.setServing(ready);
+      }
+    })();
+    cleanup.push(() => healthStop.abort());
 
     let watcher: ConfigWatcher | undefined;
     // With the admin API on, its repository watches the rules file (or Redis) and applies every version.
@@ -349,6 +372,7 @@ export async function startService(
         const drainMs = settings.drainTimeoutMs;
         log.info({ drainTimeoutMs: drainMs, inflight: context.gate.inflight }, "shutting down: draining");
         grpc.setServing(false);
+        healthStop.abort();
         watcher?.close();
         const httpClosed = http.close();
         const grpcClosed = grpc.close(drainMs);
