@@ -9,13 +9,21 @@
  * One call per node: each call goes to the queue of its master (`batch-queue.ts`: at most `maxInFlight` script
  * calls in flight per master, the others queued for the next answer), and what a master's queue holds leaves as
  * one script call (at most `maxBatch` items each). Redis Cluster refuses declared KEYS of several slots
- * (CROSSSLOT), so the call declares only its first key — which also makes the ioredis `Cluster` route it to that
- * key's master and follow MOVED / ASK for it — and passes the other keys in ARGV. The cluster variant of the
- * script starts with `#!lua flags=allow-cross-slot-keys` and a prelude that rebuilds `KEYS` and `ARGV` (see
- * {@link loadClusterScript}), so `apply.lua` runs as on a single server but for one line: it reads key by key
- * (`MULTI_READ` false), as no single command inside the script may span slots. Redis checks each key the script
- * touches: one no longer served by that node fails the whole call ("non local key") before anything is written,
- * since the script writes only at its end.
+ * (CROSSSLOT), so the call declares the keys of its first key's slot — which also makes the ioredis `Cluster` route
+ * it to that slot's master and follow MOVED / ASK for it — and passes the keys of other slots in ARGV. The cluster
+ * variant of the script starts with `#!lua flags=allow-cross-slot-keys` and a prelude that rebuilds `KEYS` and
+ * `ARGV` (see {@link loadClusterScript}), so `apply.lua` runs as on a single server but for one line: it reads key
+ * by key (`MULTI_READ` false), as no single command inside the script may span slots. Redis checks each key the
+ * script touches: one no longer served by that node fails the whole call ("non local key") before anything is
+ * written, since the script writes only at its end.
+ *
+ * Every key of the first slot is declared, not only the first, for a slot being migrated: the source node answers
+ * ASK only when every declared key is missing there (they have all moved: the importing node then runs the call
+ * and finds them) and TRYAGAIN when some are missing (the migration is moving them). Declaring only the first key
+ * made a source that had moved or expired it answer ASK, and the importing node ran the call on none of the other
+ * keys: an exhausted limit read as fresh (over-admission), and its key, written there, broke the migration
+ * (BUSYKEY). The keys of other slots are checked by Redis as the script reaches them ("non local key" on a node
+ * not, or no longer, serving them).
  *
  * All-or-nothing: the items of one `apply` on one node are one group of one script call, atomic as on a single
  * server. A call whose items live on several masters is split into one group per master, sent in parallel; a
@@ -33,7 +41,7 @@
  * the store decides it under a claim on the record's master (`../once-claim.ts`), its consume a plain call split
  * as above.
  *
- * Resharding and failover: ioredis follows MOVED / ASK / CLUSTERDOWN / closed connections for the declared key
+ * Resharding and failover: ioredis follows MOVED / ASK / TRYAGAIN / CLUSTERDOWN / closed connections for the declared keys
  * by itself (within its `maxRedirections`). When a node's call still fails with a cluster or connection error,
  * the router refreshes the slot table, waits a little (50, 100, 200 ms …), routes each of that call's groups
  * again and resends it, at most `retries` times per group; after that the calls reject with
@@ -124,16 +132,32 @@ function slotOfBytes(tag: string): number {
 
 /**
  * First lines of the cluster script: the flag that lets it reach keys of several slots (all on the node that
- * runs it), and a prelude turning `KEYS[1]` + `ARGV = { n, key 2 … key n+1, args… }` back into the `KEYS` and
- * `ARGV` that `apply.lua` reads.
+ * runs it), and a prelude turning the declared `KEYS` + `ARGV = { n, key… (n), position… (n), args… }` back into
+ * the `KEYS` and `ARGV` that `apply.lua` reads (see {@link sendClusterBatch}).
  */
 const CLUSTER_HEADER = `#!lua flags=allow-cross-slot-keys
--- Redis Cluster prelude (src/stores/redis/cluster-router.ts): KEYS[1] routes the call to its node; the other keys
--- of the batch follow in ARGV after their count, and may hash to other slots served by the same node.
+-- Redis Cluster prelude (src/stores/redis/cluster-router.ts). KEYS: the batch's keys of one slot (the slot of its
+-- first key), in batch order; they route the call to its node. ARGV[1]: n, the number of the batch's other keys
+-- (of other slots served by the same node); ARGV[2 .. n+1]: those keys, in batch order; ARGV[n+2 .. 2n+1]: the
+-- position of each in the batch (1-based, ascending); ARGV[2n+2 ..]: apply.lua's ARGV. Rebuilt here into apply.lua's
+-- KEYS (every key, in batch order) and ARGV.
 local KEYS, ARGV = (function(keys, argv)
-  local all, args, n = { keys[1] }, {}, tonumber(argv[1])
-  for i = 1, n do all[i + 1] = argv[i + 1] end
-  for i = n + 2, #argv do args[i - n - 1] = argv[i] end
+  local n = tonumber(argv[1])
+  local args = {}
+  for i = 2 * n + 2, #argv do args[i - 2 * n - 1] = argv[i] end
+  if n == 0 then return keys, args end
+  local all, d, a = {}, 1, 1
+  local at = tonumber(argv[n + 2])
+  for i = 1, #keys + n do
+    if i == at then
+      all[i] = argv[a + 1]
+      a = a + 1
+      at = a <= n and tonumber(argv[n + 1 + a]) or -1
+    else
+      all[i] = keys[d]
+      d = d + 1
+    end
+  end
   return all, args
 end)(KEYS, ARGV)
 `;
@@ -153,8 +177,8 @@ export function loadClusterScript(): RedisScript {
 }
 
 /**
- * Sends one encoded batch as the cluster script: its first key declared, the others in ARGV; as `evalshaBuffer`
- * when its reply is binary.
+ * Sends one encoded batch as the cluster script (see {@link CLUSTER_HEADER}): the keys of its first key's slot
+ * declared, the others in ARGV with their positions; as `evalshaBuffer` when its reply is binary.
  */
 export function sendClusterBatch(
   client: RedisScriptClient,
@@ -162,11 +186,32 @@ export function sendClusterBatch(
   batch: EncodedBatch,
 ): Promise<unknown> {
   const { keys, args } = batch;
-  const argv: (string | number | Buffer)[] = new Array(keys.length + args.length);
-  argv[0] = keys.length - 1;
-  for (let i = 1; i < keys.length; i++) argv[i] = keys[i];
-  for (let i = 0; i < args.length; i++) argv[keys.length + i] = args[i];
-  return runScript(client, script, [keys[0]], argv, batch.binary);
+  const slot = keySlot(keys[0]);
+  let declared: string[] = keys;
+  let others: string[] | undefined;
+  let positions: number[] | undefined;
+  for (let i = 1; i < keys.length; i++) {
+    if (keySlot(keys[i]) === slot) {
+      if (others !== undefined) declared.push(keys[i]);
+      continue;
+    }
+    if (others === undefined) {
+      declared = keys.slice(0, i);
+      others = [];
+      positions = [];
+    }
+    others.push(keys[i]);
+    positions?.push(i + 1);
+  }
+  const n = others?.length ?? 0;
+  const argv: (string | number | Buffer)[] = new Array(1 + 2 * n + args.length);
+  argv[0] = n;
+  for (let i = 0; i < n; i++) {
+    argv[1 + i] = (others as string[])[i];
+    argv[1 + n + i] = (positions as number[])[i];
+  }
+  for (let i = 0; i < args.length; i++) argv[1 + 2 * n + i] = args[i];
+  return runScript(client, script, declared, argv, batch.binary);
 }
 
 /** Redis replies that mean "this node no longer serves that slot" or "the cluster is reconfiguring". */
