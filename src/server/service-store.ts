@@ -202,6 +202,7 @@ export async function createServiceStore(
       {
         enableOfflineQueue: false,
         enableAutoPipelining: false,
+        retryDelayOnFailover: 0, // a call whose connection closed may have run: never resent (cluster-router.ts)
         clusterRetryStrategy: REDIS_CLIENT_OPTIONS.retryStrategy,
         redisOptions: {
           ...REDIS_CLIENT_OPTIONS,

@@ -36,7 +36,7 @@ describe("clientOptionWarnings", () => {
   it("finds nothing wrong with the recommended options", () => {
     expect(clientOptionWarnings(redis(SAFE))).toEqual([]);
     expect(clientOptionWarnings(redis({ ...SAFE, autoResendUnfulfilledCommands: true }))).toEqual([]);
-    expect(clientOptionWarnings(cluster({ enableOfflineQueue: false }))).toEqual([]);
+    expect(clientOptionWarnings(cluster({ enableOfflineQueue: false, retryDelayOnFailover: 0 }))).toEqual([]);
   });
 
   it("flags the ioredis defaults: the offline queue and 20 retries per request", () => {
@@ -74,12 +74,22 @@ describe("clientOptionWarnings", () => {
     ]);
   });
 
+  it("on a Cluster, flags ioredis's own resend of calls in flight on a closed connection (retryDelayOnFailover)", () => {
+    expect(codes(clientOptionWarnings(cluster({ enableOfflineQueue: false })))).toEqual([
+      "SLUICE_REDIS_FAILOVER_RESEND",
+    ]);
+    const [w] = clientOptionWarnings(cluster({ enableOfflineQueue: false, retryDelayOnFailover: 250 }));
+    expect(w.option).toBe("retryDelayOnFailover");
+    expect(w.message).toMatch(/retryDelayOnFailover is 250/);
+    expect(clientOptionWarnings(redis({ ...SAFE, retryDelayOnFailover: 100 } as RedisOptions))).toEqual([]);
+  });
+
   it("on a Cluster, flags its offline queue, and node retries only when node connections reconnect", () => {
-    const ws = clientOptionWarnings(cluster());
+    const ws = clientOptionWarnings(cluster({ retryDelayOnFailover: 0 }));
     expect(codes(ws)).toEqual(["SLUICE_REDIS_OFFLINE_QUEUE"]);
     expect(ws[0].message).toMatch(/while the cluster is unreachable/);
     const reconnecting = clientOptionWarnings(
-      cluster({ enableOfflineQueue: false, clusterNodeRetryStrategy: () => 100 }),
+      cluster({ enableOfflineQueue: false, retryDelayOnFailover: 0, clusterNodeRetryStrategy: () => 100 }),
     );
     expect(codes(reconnecting)).toEqual(["SLUICE_REDIS_RETRIES_PER_REQUEST"]);
     expect(reconnecting[0].option).toBe("redisOptions.maxRetriesPerRequest");
@@ -87,6 +97,7 @@ describe("clientOptionWarnings", () => {
       clientOptionWarnings(
         cluster({
           enableOfflineQueue: false,
+          retryDelayOnFailover: 0,
           clusterNodeRetryStrategy: () => 100,
           redisOptions: { maxRetriesPerRequest: 0 },
         }),

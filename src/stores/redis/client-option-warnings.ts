@@ -13,6 +13,10 @@
  *   those attempts drops them without settling them at all (checked against ioredis 6: the promise stays pending).
  *   On a `Cluster` this concerns node connections only when `clusterNodeRetryStrategy` lets them reconnect (by
  *   default a lost node connection fails its calls at once).
+ * - `retryDelayOnFailover` above 0 on a `Cluster` (ioredis default 100): when a node connection closes, ioredis sends
+ *   every call that was in flight on it again after that delay, although Redis may have run it before the link
+ *   dropped (its reply lost): a consume counted twice. The store re-routes only calls Redis provably did not run
+ *   (`cluster-router.ts`).
  * - `enableAutoPipelining: true`: ioredis holds each call to its next tick to pipeline it, which the store's
  *   own batching already does; measured here with ioredis 6 it halved throughput and multiplied p99 by 5 to 10.
  *
@@ -23,6 +27,7 @@
 export type RedisClientWarningCode =
   | "SLUICE_REDIS_OFFLINE_QUEUE"
   | "SLUICE_REDIS_RETRIES_PER_REQUEST"
+  | "SLUICE_REDIS_FAILOVER_RESEND"
   | "SLUICE_REDIS_AUTO_PIPELINING";
 
 /** A client option that weakens the Redis store's failure handling or speed, and what to set instead. */
@@ -88,6 +93,17 @@ export function clientOptionWarnings(client: unknown): RedisClientWarning[] {
     const nodeOptions = optionsOf({ options: options.redisOptions }) ?? {};
     const w = retriesWarning(nodeOptions, "redisOptions.");
     if (w !== undefined) warnings.push(w);
+  }
+  const failoverDelay = options.retryDelayOnFailover === undefined ? 100 : options.retryDelayOnFailover;
+  if (cluster && typeof failoverDelay === "number" && failoverDelay > 0) {
+    warnings.push({
+      code: "SLUICE_REDIS_FAILOVER_RESEND",
+      option: "retryDelayOnFailover",
+      message:
+        `retryDelayOnFailover is ${failoverDelay}: when a node connection closes, ioredis sends the calls that ` +
+        "were in flight on it again, although Redis may have run them before the link dropped, so a consume " +
+        "can be counted twice. Set retryDelayOnFailover: 0 (the store re-routes the calls Redis did not run).",
+    });
   }
   if (options.enableAutoPipelining === true) {
     warnings.push({

@@ -41,12 +41,17 @@
  * the store decides it under a claim on the record's master (`../once-claim.ts`), its consume a plain call split
  * as above.
  *
- * Resharding and failover: ioredis follows MOVED / ASK / TRYAGAIN / CLUSTERDOWN / closed connections for the declared keys
- * by itself (within its `maxRedirections`). When a node's call still fails with a cluster or connection error,
- * the router refreshes the slot table, waits a little (50, 100, 200 ms …), routes each of that call's groups
- * again and resends it, at most `retries` times per group; after that the calls reject with
- * `ERR_SLUICE_STORE_UNAVAILABLE` and the failure policy (resilient store) decides. Script and argument errors
- * are never retried.
+ * Resharding and failover: ioredis follows MOVED / ASK / TRYAGAIN / CLUSTERDOWN for the declared keys by itself
+ * (within its `maxRedirections`). When a node's call still fails, the router sends it again only when the error
+ * proves Redis did not run it ({@link failureOf}): a cluster reply refusing it (MOVED, ASK, TRYAGAIN, CLUSTERDOWN,
+ * "non local key", READONLY …), or a connection error for a call ioredis never wrote (no connection, offline queue
+ * disabled). It then refreshes the slot table, waits a little (50, 100, 200 ms …), routes each of that call's
+ * groups again and resends it, at most `retries` times per group. A failure after the call was written (its
+ * connection closed before the reply, a `commandTimeout`) is ambiguous: Redis may have applied it, and a resend
+ * would count a consume (or a refund, or a split call's share) twice. Such a call is not sent again, except its
+ * groups that can be (an idempotent consume, which a resend replays from its record; a peek); the others reject with
+ * `ERR_SLUICE_STORE_UNAVAILABLE`, as do the calls out of tries, and the failure policy (resilient store) decides.
+ * Script and argument errors are never retried.
  */
 import { createHash } from "node:crypto";
 import { type Decision, deniedDecision } from "../../core/decision.js";
@@ -214,16 +219,44 @@ export function sendClusterBatch(
   return runScript(client, script, declared, argv, batch.binary);
 }
 
-/** Redis replies that mean "this node no longer serves that slot" or "the cluster is reconfiguring". */
+/** Redis replies that mean "this node no longer serves that slot" or "the cluster is reconfiguring": not run. */
 const CLUSTER_REPLY =
-  /^(?:MOVED|ASK|TRYAGAIN|CLUSTERDOWN|LOADING|READONLY|MASTERDOWN)\b|non local key|slot not served|Too many Cluster redirections/;
+  /^(?:MOVED|ASK|TRYAGAIN|CLUSTERDOWN|LOADING|READONLY|MASTERDOWN)\b|non local key|slot not served/;
 
-/** Whether a failed call is worth re-routing: a cluster reconfiguration or a connection problem. */
-export function isRetryableClusterError(error: unknown): boolean {
+/**
+ * ioredis errors of a call it never wrote to a socket (ioredis 6): no writable connection with the offline queue
+ * disabled (node or cluster), or the cluster's offline queue flushed because no startup node answered.
+ */
+const NEVER_SENT =
+  /^(?:Stream isn't writeable and enableOfflineQueue options is false|Cluster isn't ready and enableOfflineQueue options is false|None of startup nodes is available)/;
+
+/** ioredis's error after `maxRedirections`, naming the last error it was given. */
+const REDIRECTIONS = /^Too many Cluster redirections\. Last error: (?:\w*Error: )?/;
+
+/**
+ * What a failed script call tells about Redis having run it: `refused` (a cluster reply refusing it, or never
+ * sent: nothing ran, worth re-routing), `final` (Redis ran it and answered an error, e.g. a script error, OOM, a bad
+ * argument: the same on retry, and nothing was written, as the script writes only at its end), or `ambiguous`
+ * (written, then no answer: the connection closed, a `commandTimeout`, a `MaxRetriesPerRequestError`, anything
+ * else — Redis may have applied it).
+ */
+export function failureOf(error: unknown): "refused" | "final" | "ambiguous" {
   const message = error instanceof Error ? error.message : String(error);
-  if (CLUSTER_REPLY.test(message)) return true;
-  // Any other answer from Redis (a script error, OOM, a bad argument) would be the same on retry.
-  return !(error instanceof Error && error.name === "ReplyError");
+  const redirected = REDIRECTIONS.exec(message);
+  if (redirected !== null) {
+    // ioredis gave up following redirections; what matters is the last answer (a reply, or a lost connection).
+    const last = message.slice(redirected[0].length);
+    return CLUSTER_REPLY.test(last) || NEVER_SENT.test(last) ? "refused" : "ambiguous";
+  }
+  if (NEVER_SENT.test(message)) return "refused";
+  if (error instanceof Error && error.name === "ReplyError")
+    return CLUSTER_REPLY.test(message) ? "refused" : "final";
+  return "ambiguous";
+}
+
+/** Whether the calls of `group` may be sent again after an ambiguous failure: a resend cannot count anything twice. */
+function resendable(group: Group): boolean {
+  return group.once !== undefined || group.op === "peek";
 }
 
 /** A queued store call and how to settle it. */
@@ -503,16 +536,17 @@ export class ClusterRouter {
   }
 
   /**
-   * Re-routes the groups of a failed call that have tries left, after refreshing the slot table and a short
-   * wait (50 ms doubling with the tries); rejects the others.
+   * Re-routes the groups of a failed call that may be sent again (see the module comment) and have tries left,
+   * after refreshing the slot table and a short wait (50 ms doubling with the tries); rejects the others.
    */
   async #failed(pending: readonly Routed[], error: unknown): Promise<void> {
-    const retryable = this.#client.status !== "end" && isRetryableClusterError(error);
+    const kind = this.#client.status === "end" ? "final" : failureOf(error);
     const again: Routed[] = [];
     let failure: StoreUnavailableError | undefined;
     for (const p of pending) {
       // A call nobody waits for any more is not retried (as it would not be sent from a queue).
-      if (retryable && p.attempt < this.#retries && p.ticket?.settled !== true) again.push(p);
+      const retry = kind === "refused" || (kind === "ambiguous" && resendable(p.group));
+      if (retry && p.attempt < this.#retries && p.ticket?.settled !== true) again.push(p);
       else {
         failure ??= new StoreUnavailableError(
           "redis",
