@@ -258,6 +258,28 @@ describe("redis cluster store: batching per master", () => {
     }
     await s.close();
   });
+
+  it("fails a call that fails in Redis alone: the calls batched with it on its master are answered", async () => {
+    const s = store({ label: "poison" });
+    const fw = set("p", { algorithm: "fixed_window", limit: 5, periodMs: 60_000 });
+    const [badKey] = s.keysOf(fw, "bad-user");
+    const master = masterOf(client, badKey);
+    const ids: string[] = [];
+    for (let i = 0; ids.length < 2; i++) {
+      if (masterOf(client, s.keysOf(fw, `user:${i}`)[0]) === master) ids.push(`user:${i}`);
+    }
+    await client.hset(badKey, "x", "1"); // someone else's hash at that key: GET fails the script (WRONGTYPE)
+    const out = await Promise.allSettled(
+      [ids[0], "bad-user", ids[1]].map((key) => s.apply([{ limits: fw, key, cost: 1 }], "consume", T0)),
+    );
+    expect(out.map((o) => (o.status === "fulfilled" ? o.value[0].remaining : o.reason.code))).toEqual([
+      4,
+      "ERR_SLUICE_STORE_UNAVAILABLE",
+      4,
+    ]);
+    await client.del(badKey);
+    await s.close();
+  });
 });
 
 describe("redis cluster store: calls in flight per master", () => {

@@ -495,6 +495,33 @@ describe("redis store: a call that cannot be encoded", () => {
   });
 });
 
+describe("redis store: a call that fails in Redis", () => {
+  it("fails alone: the calls batched with it are answered as separate calls would be", async () => {
+    const counting = new CountingClient(client);
+    const s = redisStore({
+      client: counting,
+      clock: "client",
+      prefix: uniqueKeyPrefix("poison").slice(0, -1),
+    });
+    const limits = set("p", { algorithm: "fixed_window", limit: 5, periodMs: 60_000 });
+    const [badKey] = s.keysOf(limits, "bad-user");
+    await client.hset(badKey, "x", "1"); // someone else's hash at that key: GET fails the script (WRONGTYPE)
+    const out = await Promise.allSettled(
+      ["alice", "bad-user", "bob"].map((key) => s.apply([{ limits, key, cost: 1 }], "consume", T0)),
+    );
+    expect(out.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((out[1] as PromiseRejectedResult).reason).toMatchObject({ code: "ERR_SLUICE_STORE_UNAVAILABLE" });
+    expect(
+      out.flatMap((o) => (o.status === "fulfilled" ? [[o.value[0].allowed, o.value[0].remaining]] : [])),
+    ).toEqual([
+      [true, 4],
+      [true, 4],
+    ]);
+    expect(counting.evalshaCalls).toBe(4); // the batch, then each call alone
+    await s.close();
+  });
+});
+
 describe("redis store: bad input", () => {
   it("rejects bad input with a clear error, without touching Redis", async () => {
     const counted = new CountingClient(client);

@@ -254,6 +254,20 @@ export function failureOf(error: unknown): "refused" | "final" | "ambiguous" {
   return "ambiguous";
 }
 
+/** Replies about the server's state rather than the call (a busy script, out of memory, no permission …). */
+const SERVER_REPLY = /^(?:BUSY|OOM|NOAUTH|NOPERM|MISCONF|NOREPLICAS)\b/;
+
+/**
+ * Whether a script call of several groups that failed with `error` should send each group again alone: the script
+ * ran and failed (`final`: it wrote nothing, as it writes only at its end) for a reason one group may have caused
+ * (a key holding another type, a script error), not for the server's state, which each group alone would meet too.
+ */
+export function failedForOneCall(error: unknown): boolean {
+  return (
+    failureOf(error) === "final" && !SERVER_REPLY.test(error instanceof Error ? error.message : String(error))
+  );
+}
+
 /** Whether the calls of `group` may be sent again after an ambiguous failure: a resend cannot count anything twice. */
 function resendable(group: Group): boolean {
   return group.once !== undefined || group.op === "peek";
@@ -536,11 +550,22 @@ export class ClusterRouter {
   }
 
   /**
-   * Re-routes the groups of a failed call that may be sent again (see the module comment) and have tries left,
-   * after refreshing the slot table and a short wait (50 ms doubling with the tries); rejects the others.
+   * Settles the groups of a failed call. After a reply error of the script (`final`), a call of several groups
+   * sends each again as its own call, so that only the group at fault fails (the script writes only at its end, so
+   * the failed call wrote nothing), as separate calls would. Otherwise re-routes the groups that may be sent again
+   * (see the module comment) and have tries left, after refreshing the slot table and a short wait (50 ms doubling
+   * with the tries); rejects the others.
    */
   async #failed(pending: readonly Routed[], error: unknown): Promise<void> {
-    const kind = this.#client.status === "end" ? "final" : failureOf(error);
+    const ended = this.#client.status === "end";
+    if (!ended && pending.length > 1 && failedForOneCall(error)) {
+      for (const p of pending) {
+        if (p.ticket?.settled === true) dropUnsent(p);
+        else this.#send([p]);
+      }
+      return;
+    }
+    const kind = ended ? "final" : failureOf(error);
     const again: Routed[] = [];
     let failure: StoreUnavailableError | undefined;
     for (const p of pending) {

@@ -20,8 +20,10 @@
  * when a whole batch has queued (unless 8 script calls already await their answer: then the node is behind, and
  * the batch waits in the queue). Batches
  * so grow with the load, one round trip's worth at a time, without a timer. Each call stays its own
- * all-or-nothing group; the answers are the ones separate calls would get in the same order. `batch: false`
- * sends one EVALSHA per call.
+ * all-or-nothing group; the answers are the ones separate calls would get in the same order. A script call that
+ * fails in Redis for what one of its calls holds (a key of another type: WRONGTYPE) has written nothing (the script
+ * writes only at its end), and each of its calls is sent again alone, so that only that call fails, as it would
+ * alone. `batch: false` sends one EVALSHA per call.
  *
  * Shedding: behind `resilientStore` (as every Limiter and engine puts it), a call that times out while still in
  * the queue is dropped when its turn comes, never sent: after a stall, the backlog nobody waits for costs no Redis
@@ -77,7 +79,7 @@ import {
   emitProcessWarning,
   type RedisClientWarning,
 } from "./client-option-warnings.js";
-import { ClusterRouter, isClusterClient, type PendingGroup } from "./cluster-router.js";
+import { ClusterRouter, failedForOneCall, isClusterClient, type PendingGroup } from "./cluster-router.js";
 import {
   decodeRecord,
   dropUnsent,
@@ -570,6 +572,15 @@ export class RedisStore implements OnceLedgerStore {
       (error: unknown) => {
         this.#inFlight.delete(done);
         answered?.();
+        if (pending.length > 1 && failedForOneCall(error)) {
+          // The script ran and failed (a key holding another type …) and so wrote nothing (it writes only at its
+          // end): each call is sent again alone, so that only the one at fault fails, as separate calls would.
+          for (const p of pending) {
+            if (p.ticket?.settled === true) dropUnsent(p);
+            else this.#send([p]);
+          }
+          return;
+        }
         const message = error instanceof Error ? error.message : String(error);
         const failure = new StoreUnavailableError("redis", message, error);
         for (const p of pending) p.reject(failure);
