@@ -134,4 +134,28 @@ describe("redis cluster store: a slot being migrated", () => {
     await cluster.waitUntilHealthy();
     await s.close();
   });
+
+  it("fails or follows a migrating slot's call alone: the calls batched with it on its master are answered", async () => {
+    const s = store("mig-batch", { clusterRetries: 3 });
+    const limits = set("n", { algorithm: "fixed_window", limit: 5, periodMs: 60_000 });
+    // "newbie" (never seen) lives in the migrating slot; two identities of its master live in other slots.
+    const newbie = "newbie";
+    const slot = keySlot(s.keysOf(limits, newbie)[0]);
+    const master = client.slots[slot][0];
+    const others: string[] = [];
+    for (let i = 0; others.length < 2; i++) {
+      const [key] = s.keysOf(limits, `user:${i}`);
+      if (client.slots[keySlot(key)][0] === master && keySlot(key) !== slot) others.push(`user:${i}`);
+    }
+    await startMigration(slot);
+    // One batch on the source: its script reaches newbie's key, which the source does not hold ("non local key").
+    const ids = [others[0], newbie, others[1]];
+    const out = await Promise.allSettled(
+      ids.map((key) => s.apply([{ limits, key, cost: 1 }], "consume", T0)),
+    );
+    expect(out.map((o) => (o.status === "fulfilled" ? o.value[0].remaining : String(o.reason)))).toEqual([
+      4, 4, 4,
+    ]);
+    await s.close();
+  });
 });

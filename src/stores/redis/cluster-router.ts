@@ -45,8 +45,10 @@
  * (within its `maxRedirections`). When a node's call still fails, the router sends it again only when the error
  * proves Redis did not run it ({@link failureOf}): a cluster reply refusing it (MOVED, ASK, TRYAGAIN, CLUSTERDOWN,
  * "non local key", READONLY …), or a connection error for a call ioredis never wrote (no connection, offline queue
- * disabled). It then refreshes the slot table, waits a little (50, 100, 200 ms …), routes each of that call's
- * groups again and resends it, at most `retries` times per group. A failure after the call was written (its
+ * disabled). It then refreshes the slot table, waits a little (50, 100, 200 ms …) and routes each of that call's
+ * groups again as its own script call, at most `retries` times per group: a group on a slot being migrated (the
+ * source answering "non local key" for a key it no longer holds) then follows its slot (ASK) or fails alone,
+ * instead of failing every group batched with it on every try. A failure after the call was written (its
  * connection closed before the reply, a `commandTimeout`) is ambiguous: Redis may have applied it, and a resend
  * would count a consume (or a refund, or a split call's share) twice. Such a call is not sent again, except its
  * groups that can be (an idempotent consume, which a resend replays from its record; a peek); the others reject with
@@ -311,6 +313,8 @@ interface Part {
 /** A call (or a split call's share) on its way to one master, with the re-routings it has had. */
 interface Routed extends PendingGroup {
   readonly attempt: number;
+  /** Sent as its own script call, never batched (a call being re-routed: see {@link ClusterRouter}'s #failed). */
+  readonly alone: boolean;
 }
 
 /** Routes the Redis store's batches over a Redis Cluster; see the module comment. */
@@ -348,7 +352,7 @@ export class ClusterRouter {
 
   /** Routes one store call to its master's queue, splitting a call that spans masters. */
   submit(pending: PendingGroup): void {
-    this.#route(pending, 0);
+    this.#route(pending, 0, false);
   }
 
   /** Resolves once nothing sent by this router is queued or in flight (retries and rollbacks included). */
@@ -360,7 +364,7 @@ export class ClusterRouter {
     }
   }
 
-  #route(p: PendingGroup, attempt: number): void {
+  #route(p: PendingGroup, attempt: number, alone: boolean): void {
     let parts: Part[];
     try {
       parts = this.#partition(p.group.items);
@@ -380,13 +384,14 @@ export class ClusterRouter {
         reject: p.reject,
         ticket: p.ticket,
         attempt,
+        alone,
       });
-    else this.#split(p, parts, attempt);
+    else this.#split(p, parts, attempt, alone);
   }
 
-  /** Queues `routed` for `node` (sends it at once without batching). */
+  /** Queues `routed` for `node` (sends it at once, alone, without batching or when it must go alone). */
   #add(node: string, routed: Routed): void {
-    if (!this.#batch) {
+    if (!this.#batch || routed.alone) {
       this.#send([routed]);
       return;
     }
@@ -458,13 +463,13 @@ export class ClusterRouter {
   }
 
   /** Queues one child group per master for a call spanning masters, and settles the call from theirs. */
-  #split(parent: PendingGroup, parts: readonly Part[], attempt: number): void {
+  #split(parent: PendingGroup, parts: readonly Part[], attempt: number, alone: boolean): void {
     const { op, now, items } = parent.group;
     const children = parts.map(
       (part) =>
         new Promise<Decision[]>((resolve, reject) => {
           const group: Group = { op, now, items: (part.indexes ?? []).map((i) => items[i]) };
-          this.#add(part.node, { group, resolve, reject, ticket: parent.ticket, attempt });
+          this.#add(part.node, { group, resolve, reject, ticket: parent.ticket, attempt, alone });
         }),
     );
     this.#track(this.#settle(parent.group, parts, children).then(parent.resolve, parent.reject));
@@ -553,8 +558,9 @@ export class ClusterRouter {
    * Settles the groups of a failed call. After a reply error of the script (`final`), a call of several groups
    * sends each again as its own call, so that only the group at fault fails (the script writes only at its end, so
    * the failed call wrote nothing), as separate calls would. Otherwise re-routes the groups that may be sent again
-   * (see the module comment) and have tries left, after refreshing the slot table and a short wait (50 ms doubling
-   * with the tries); rejects the others.
+   * (see the module comment) and have tries left, each as its own call, after refreshing the slot table and a short
+   * wait (50 ms doubling with the tries): a group on a slot being migrated (ASK, "non local key") then fails or
+   * follows its slot alone, without taking the groups batched with it along; rejects the others.
    */
   async #failed(pending: readonly Routed[], error: unknown): Promise<void> {
     const ended = this.#client.status === "end";
@@ -585,7 +591,7 @@ export class ClusterRouter {
     const attempt = Math.min(...again.map((p) => p.attempt));
     await this.#refresh();
     await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-    for (const p of again) this.#route(p, p.attempt + 1);
+    for (const p of again) this.#route(p, p.attempt + 1, true);
   }
 
   /** Reloads the slot table; resolves when done, failed, or after 5 s, whichever comes first. */
