@@ -166,6 +166,40 @@ describe("BatchQueue", () => {
     expect(ids()).toEqual([["a"], ["b"], ["c"]]);
   });
 
+  it("while its calls are stalled (an open but silent connection), lets one probe call leave per STALL_MS", async () => {
+    vi.useFakeTimers();
+    const { queue, sent } = harness(2, 1);
+    // 20 whole batches in one turn: FULL_IN_FLIGHT of them leave at once, the others wait for a slot.
+    for (let i = 0; i < 40; i++) queue.push(call(String(i)));
+    expect(sent.length).toBe(FULL_IN_FLIGHT);
+    for (let period = 1; period <= 4; period++) {
+      const before = sent.length;
+      await vi.advanceTimersByTimeAsync(STALL_MS);
+      expect(sent.length - before, `script calls sent in stall period ${period}`).toBeLessThanOrEqual(1);
+    }
+    expect(sent.length).toBeGreaterThan(FULL_IN_FLIGHT); // probes did leave, one call each
+    expect(sent.slice(FULL_IN_FLIGHT).every((s) => s.ids.length === 1)).toBe(true);
+    const probed = sent.length;
+    queue.push(call("late")); // no whole batch leaves at once on a silent connection either
+    queue.push(call("later"));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent.length).toBe(probed);
+    // Redis answers again, in order: the rest leaves as on a healthy connection.
+    for (const s of [...sent]) s.answer();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent.length).toBeGreaterThan(probed);
+    for (let i = 0; i < 30 && queue.queued > 0; i++) {
+      for (const s of [...sent]) s.answer();
+      await vi.advanceTimersByTimeAsync(0);
+    }
+    expect(queue.queued).toBe(0);
+    expect(sent.flatMap((s) => s.ids)).toEqual([
+      ...Array.from({ length: 40 }, (_, i) => String(i)),
+      "late",
+      "later",
+    ]);
+  });
+
   it("sends everything queued on flushAll", async () => {
     const { queue, ids } = harness(2, 1);
     queue.push(call("a"));

@@ -24,9 +24,15 @@
  * Order: calls leave in arrival order and every script call of a node goes over one connection, so Redis
  * applies them in arrival order; the answers are the ones separate, sequential calls would get.
  *
- * Stalls: a call unanswered for {@link STALL_MS} (a wedged connection, a reply that never comes) stops holding
- * its slot, so queued calls go on leaving as they would without the bound; its answer, if it comes, still
- * settles its callers. The check runs on one timer, armed only while calls wait for a slot.
+ * Stalls: a call unanswered for {@link STALL_MS} (Redis busy, a wedged connection, a reply that never comes) stops
+ * holding its slot and is marked stalled; its answer, if it comes, still settles its callers. While a stalled call
+ * is unanswered, the connection is open but silent: what is written to it now is applied when Redis runs again,
+ * after the callers' timeouts have answered them (counted twice), so queued calls do not go on leaving as if it
+ * were healthy. At most one call (a probe) leaves per stall period, and only while no other call holds a slot;
+ * the rest stays queued, where the calls that time out meanwhile are shed (below). The first answer to a call
+ * sent after the stalled ones (or to the last stalled one) ends the stall: Redis answers one connection's calls in
+ * order, so the stalled ones have been answered too, or never will be. The check runs on one timer, armed only
+ * while calls wait for a slot.
  *
  * Shedding: a queued call whose {@link CallTicket} is settled when its turn to leave comes (its caller's timeout
  * answered it meanwhile) is dropped — handed to `drop`, never sent. So after a stall (Redis busy, the client's own
@@ -39,7 +45,10 @@
 import type { CallTicket } from "../store.js";
 import type { Group } from "./protocol.js";
 
-/** How long an unanswered script call holds its slot, in ms, before queued calls stop waiting for it. */
+/**
+ * How long an unanswered script call holds its slot, in ms, before it counts as stalled; while one is stalled, one
+ * probe call leaves per this period (see the module comment).
+ */
 export const STALL_MS = 100;
 
 /**
@@ -89,6 +98,8 @@ export class BatchQueue<T extends Batchable> {
   #items = 0;
   /** Ids of the script calls holding a slot (in flight, not yet stalled), in sending order. */
   readonly #slots = new Set<number>();
+  /** Ids of the script calls that stalled (gave up their slot) and are still unanswered, in sending order. */
+  readonly #stalled = new Set<number>();
   /** Id of the last script call sent. */
   #lastId = 0;
   /** A flush is due at the end of this event-loop turn. */
@@ -120,6 +131,11 @@ export class BatchQueue<T extends Batchable> {
     if (ticket !== undefined) ticket.queued = true;
     this.#queue.push(call);
     this.#items += call.group.items.length;
+    if (this.#stalled.size > 0) {
+      // A silent connection: the call waits for the next probe (the stall timer).
+      if (this.#stallTimer === undefined) this.#armStallTimer();
+      return;
+    }
     while (this.#items >= this.#maxBatch && this.#slots.size < this.#maxFullInFlight) this.#sendOne();
     if (this.#head === this.#queue.length) return;
     if (this.#slots.size < this.#maxInFlight) this.#schedule();
@@ -145,6 +161,10 @@ export class BatchQueue<T extends Batchable> {
 
   /** Sends queued calls while a slot is free (whole batches while fewer than `#maxFullInFlight` are in flight). */
   #pump(): void {
+    if (this.#stalled.size > 0) {
+      if (this.#head < this.#queue.length && this.#stallTimer === undefined) this.#armStallTimer();
+      return;
+    }
     while (this.#items >= this.#maxBatch && this.#slots.size < this.#maxFullInFlight) this.#sendOne();
     while (this.#head < this.#queue.length && this.#slots.size < this.#maxInFlight) this.#sendOne();
     if (this.#head < this.#queue.length && this.#stallTimer === undefined) this.#armStallTimer();
@@ -153,8 +173,9 @@ export class BatchQueue<T extends Batchable> {
   /**
    * Sends the calls at the head of the queue, up to `maxBatch` items (at least one call), as one script call;
    * drops the settled ones among them (those do not count toward `maxBatch`). Sends nothing when all were dropped.
+   * `limit`: most items, instead of `maxBatch` (a probe sends one call).
    */
-  #sendOne(): void {
+  #sendOne(limit = this.#maxBatch): void {
     const queue = this.#queue;
     const start = this.#head;
     let end = start;
@@ -177,7 +198,7 @@ export class BatchQueue<T extends Batchable> {
         end++;
         continue;
       }
-      if (items > 0 && items + n > this.#maxBatch) break;
+      if (items > 0 && items + n > limit) break;
       items += n;
       const ticket = call.ticket;
       if (ticket !== undefined) ticket.queued = false; // it leaves now
@@ -203,7 +224,16 @@ export class BatchQueue<T extends Batchable> {
     this.#send(batch, () => {
       if (answered) return;
       answered = true;
-      if (this.#slots.delete(id) && this.#head < this.#queue.length) this.#schedule();
+      const held = this.#slots.delete(id);
+      if (this.#stalled.size > 0) {
+        // An answer: the connection speaks again. Stalled calls sent before this one are answered (or never will be).
+        for (const stalled of this.#stalled) {
+          if (stalled > id) break;
+          this.#stalled.delete(stalled);
+        }
+        if (this.#stalled.size > 0) return;
+      } else if (!held) return;
+      if (this.#head < this.#queue.length) this.#schedule();
     });
   }
 
@@ -211,12 +241,20 @@ export class BatchQueue<T extends Batchable> {
     const sentBefore = this.#lastId;
     this.#stallTimer = setTimeout(() => {
       this.#stallTimer = undefined;
-      // Every call sent before the timer was armed has now been in flight for at least STALL_MS.
+      // Every call sent before the timer was armed has now been in flight for at least STALL_MS: stalled.
       for (const id of this.#slots) {
         if (id > sentBefore) break;
         this.#slots.delete(id);
+        this.#stalled.add(id);
       }
-      this.#pump();
+      if (this.#stalled.size === 0) {
+        this.#pump();
+        return;
+      }
+      // One probe per stall period, while no other call holds a slot: one call, as whatever it carries is applied
+      // whenever Redis runs again, likely after its caller's timeout.
+      if (this.#slots.size === 0 && this.#head < this.#queue.length) this.#sendOne(1);
+      if (this.#head < this.#queue.length || this.#slots.size > 0) this.#armStallTimer();
     }, STALL_MS);
     this.#stallTimer.unref?.();
   }
