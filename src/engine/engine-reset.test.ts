@@ -38,6 +38,16 @@ describe("engine.reset", () => {
     expect(engine.checkSync({ domain: "api", descriptors: [user("b")] }).allowed).toBe(false);
   });
 
+  it("says, per descriptor, which rule's counter it forgot", async () => {
+    const { engine } = setup();
+    const r = await engine.reset({ domain: "api", descriptors: [[{ key: "ip", value: "1" }], user("a")] });
+    expect(r.counters).toBe(1);
+    expect(r.descriptors.map((d) => [d.rule?.id, d.counters])).toEqual([
+      [undefined, 0],
+      ["per-user", 1],
+    ]);
+  });
+
   it("counts nothing for descriptors that match no rule", async () => {
     const { engine } = setup();
     const r = await engine.reset({ domain: "api", descriptors: [[{ key: "ip", value: "1.2.3.4" }]] });

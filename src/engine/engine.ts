@@ -176,10 +176,20 @@ export interface ResetRequest {
   readonly nowMs?: number;
 }
 
+/** What a reset did to one of its descriptors. */
+export interface ResetDescriptorResult {
+  /** The rule the descriptor matched, as a check would match it (the most specific); undefined when none. */
+  readonly rule: Rule | undefined;
+  /** Its counters forgotten: 1 when the match is counted, 0 when not (no match, unlimited, blocked, replaced). */
+  readonly counters: number;
+}
+
 /** The answer to a reset. */
 export interface ResetResult {
   /** Counters forgotten (one per matched, counted descriptor; dynamic traffic counters not included). */
   readonly counters: number;
+  /** Per descriptor of the request, in its order: which rule's counter was forgotten (see the type). */
+  readonly descriptors: readonly ResetDescriptorResult[];
 }
 
 /** Envoy's per-descriptor status code. */
@@ -799,9 +809,15 @@ class SluiceEngine implements Engine {
       nowMs,
     );
     const items = [...plan.enforce, ...plan.shadow];
-    if (items.length === 0) return { counters: 0 };
+    // `results` has holes where an item is planned: Array.from visits them (map would skip them).
+    const descriptors: ResetDescriptorResult[] = Array.from(plan.results, (r) => ({
+      rule: r?.match?.rule,
+      counters: 0,
+    }));
+    for (const it of items) descriptors[it.index] = { rule: it.match?.rule, counters: 1 };
+    if (items.length === 0) return { counters: 0, descriptors };
     await Promise.all(groupsOf(items).map((g) => g.store.apply(storeItemsOf(g.items), "reset", nowMs)));
-    return { counters: items.length };
+    return { counters: items.length, descriptors };
   }
 
   #replay(first: CheckResult): CheckResult {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SluiceError } from "../../core/errors.js";
+import { SluiceError, StoreUnavailableError } from "../../core/errors.js";
 import { ManualClock } from "../../core/manual-clock.js";
 import { createEngine, type Engine } from "../../engine/engine.js";
 import { deepFreeze, type NativeConfigInput } from "../../rules/config-schema.js";
@@ -726,6 +726,113 @@ describe("admin API: audit and reset", () => {
       (await app.inject({ method: "POST", url: "/api/v1/limits/reset", payload: { identity: "user:42" } }))
         .statusCode,
     ).toBe(401);
+  });
+});
+
+describe("admin API: reset by identity", () => {
+  const RESET_DOC: NativeConfigInput = {
+    version: 1,
+    rules: [
+      {
+        id: "per-user",
+        domain: "api",
+        match: [{ key: "user" }],
+        limits: [{ algorithm: "fixed_window", limit: 5, period: "1m" }],
+      },
+      {
+        id: "vip-42",
+        domain: "api",
+        match: [{ key: "user", value: "42" }],
+        limits: [{ algorithm: "fixed_window", limit: 3, period: "1m" }],
+      },
+      {
+        id: "beta-users",
+        domain: "api",
+        match: [{ key: "user", prefix: "beta-" }],
+        limits: [{ algorithm: "fixed_window", limit: 50, period: "1m" }],
+      },
+      {
+        id: "search",
+        domain: "api",
+        match: [{ key: "user" }, { key: "endpoint", value: "/search" }],
+        limits: [{ algorithm: "fixed_window", limit: 2, period: "1m" }],
+      },
+    ],
+  };
+  const reset = (identity: string) =>
+    app.inject({ method: "POST", url: "/api/v1/limits/reset", headers: CI, payload: { identity } });
+  const use = (user: string, endpoint?: string) =>
+    engine.check({
+      domain: "api",
+      descriptors: [
+        [{ key: "user", value: user }, ...(endpoint ? [{ key: "endpoint", value: endpoint }] : [])],
+      ],
+    });
+
+  beforeEach(async () => {
+    await app.close();
+    await engine.close();
+    repository = new MemoryRepository(RESET_DOC);
+    engine = createEngine({ config: (await repository.load()).config, clock });
+    app = build();
+    await app.ready();
+  });
+
+  it("lists exactly the rules whose counters were reset, each counter once, the others skipped with why", async () => {
+    for (let i = 0; i < 5; i++) await use("7");
+    const seven = await reset("user:7");
+    expect(seven.statusCode).toBe(200);
+    expect(json(seven)).toEqual({
+      counters: 2,
+      rules: ["per-user", "search"],
+      skipped: [
+        { rule: "beta-users", reason: 'user:7 does not match the rule\'s "user" entry (the prefix "beta-")' },
+      ],
+    });
+    expect((await use("7")).allowed).toBe(true);
+
+    // user:42 is counted by the exact rule vip-42 (no identity entry), not per-user: vip-42 is what is reset.
+    for (let i = 0; i < 3; i++) await use("42");
+    expect((await use("42")).allowed).toBe(false);
+    const vip = json(await reset("user:42"));
+    expect(vip).toMatchObject({ counters: 2, rules: ["vip-42", "search"] });
+    expect(vip.skipped).toEqual(
+      expect.arrayContaining([
+        {
+          rule: "per-user",
+          reason: 'requests of user:42 with this descriptor are counted by the more specific rule "vip-42"',
+        },
+        expect.objectContaining({ rule: "beta-users" }),
+      ]),
+    );
+    expect((await use("42")).allowed).toBe(true);
+    expect(audit.entries.at(-1)?.after).toMatchObject({ counters: 2, rules: ["vip-42", "search"] });
+  });
+
+  it("audits and reports what was reset when the store fails part-way (503 naming what was not)", async () => {
+    for (let i = 0; i < 5; i++) await use("7");
+    await use("7", "/search");
+    const real = engine.reset.bind(engine);
+    let calls = 0;
+    engine.reset = async (request) => {
+      calls++;
+      if (calls === 2) throw new StoreUnavailableError("memory", "down for the test");
+      return real(request);
+    };
+    const res = await reset("user:7");
+    expect(res.statusCode).toBe(503);
+    expect(json(res)).toMatchObject({
+      type: "urn:sluice:problem:unavailable",
+      counters: 1,
+      rules: ["per-user"],
+      notReset: ["search"],
+    });
+    expect(audit.entries.at(-1)).toMatchObject({
+      action: "limits.reset",
+      after: { counters: 1, rules: ["per-user"], notReset: ["search"], error: "memory: down for the test" },
+    });
+    expect((await use("7")).allowed).toBe(true);
+    expect((await use("7", "/search")).decision.remaining).toBe(0);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { configFromValue } from "../../rules/load-config.js";
-import { identityDescriptor } from "./identity-descriptor.js";
+import { identityDescriptor, reachesIdentity } from "./identity-descriptor.js";
 
 const config = configFromValue({
   rules: [
@@ -11,6 +11,13 @@ const config = configFromValue({
       match: [{ key: "plan", value: "free" }, { key: "user" }, { key: "endpoint", value: "/search" }],
       limits: [{ limit: 1, period: "1s" }],
     },
+    {
+      id: "beta",
+      domain: "d",
+      match: [{ key: "user", prefix: "beta-" }],
+      limits: [{ limit: 1, period: "1s" }],
+    },
+    { id: "vip", domain: "d", match: [{ key: "user", value: "42" }], limits: [{ limit: 1, period: "1s" }] },
     {
       id: "with-prefix",
       domain: "d",
@@ -47,5 +54,27 @@ describe("identity descriptor", () => {
       ok: false,
       reason: 'rule "alone" identifies callers by "user", not "team"',
     });
+  });
+
+  it("refuses an identity its identity entry's pattern does not match (it is counted elsewhere)", () => {
+    expect(identityDescriptor(rule("beta"), "user:7")).toEqual({
+      ok: false,
+      reason: 'user:7 does not match the rule\'s "user" entry (the prefix "beta-")',
+    });
+    expect(identityDescriptor(rule("beta"), "user:beta-7")).toEqual({
+      ok: true,
+      descriptor: [{ key: "user", value: "beta-7" }],
+    });
+  });
+
+  it("reaches a rule without an identity entry only for the identity its exact pattern names", () => {
+    expect(reachesIdentity(rule("vip"), "user:42")).toBe(true);
+    expect(reachesIdentity(rule("vip"), "user:7")).toBe(false);
+    expect(reachesIdentity(rule("alone"), "user:7")).toBe(true);
+    expect(identityDescriptor(rule("vip"), "user:42")).toEqual({
+      ok: true,
+      descriptor: [{ key: "user", value: "42" }],
+    });
+    expect(identityDescriptor(rule("vip"), "user:7")).toMatchObject({ ok: false });
   });
 });

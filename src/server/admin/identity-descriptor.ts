@@ -3,9 +3,17 @@
  * the identity's value at the rule's identity entry, and the pattern's own value at every `exact` entry. When
  * another entry is matched by a non-exact pattern (any value, a prefix, a glob, a path), the identity alone
  * does not say which counter a request uses (one per value, or a shared one reached by many values), so there
- * is no single descriptor and the answer says why. The admin API uses it to peek an identity's usage (a check
+ * is no single descriptor and the answer says why. The identity's value must itself match the identity entry's
+ * pattern (`user:7` is not under a rule for the prefix `beta-`): otherwise the descriptor would be counted by
+ * some other rule, and the answer says so instead. The admin API uses it to peek an identity's usage (a check
  * of cost 0) and to reset an identity's counters.
+ *
+ * A rule **reaches** an identity `key:value` when it identifies callers by `key`, or when it has no identity
+ * entry but names this very identity with an exact pattern (`match: [{ key: user, value: "42" }]` reaches
+ * `user:42`). Even then the engine counts the descriptor under the most specific rule matching it, which may be
+ * another one: {@link notCountedReason} says so, in the same words for every route.
  */
+import { compileRules } from "../../rules/matcher.js";
 import type { Descriptor, DescriptorEntry, Rule, ValuePattern } from "../../rules/rule.js";
 
 /** A descriptor for the identity under the rule, or why there is none. */
@@ -34,10 +42,17 @@ function describePattern(p: ValuePattern): string {
   }
 }
 
+/** Whether `rule` reaches `identity` (`key:value`); see the module comment. */
+export function reachesIdentity(rule: Rule, identity: string): boolean {
+  const { key, value } = splitIdentity(identity);
+  if (rule.identityKey !== undefined) return rule.identityKey === key;
+  return rule.match.some((m) => m.key === key && m.value.kind === "exact" && m.value.value === value);
+}
+
 /** The descriptor of `identity` (`key:value`) under `rule`; see the module comment. */
 export function identityDescriptor(rule: Rule, identity: string): IdentityDescriptor {
   const { key, value } = splitIdentity(identity);
-  if (rule.identityKey !== key) {
+  if (rule.identityKey !== key && (rule.identityKey !== undefined || !reachesIdentity(rule, identity))) {
     return {
       ok: false,
       reason:
@@ -47,11 +62,11 @@ export function identityDescriptor(rule: Rule, identity: string): IdentityDescri
     };
   }
   const entries: DescriptorEntry[] = [];
-  let placed = false;
+  let placed: ValuePattern | undefined;
   for (const m of rule.match) {
-    if (!placed && m.key === key) {
+    if (placed === undefined && m.key === key) {
       entries.push({ key, value });
-      placed = true;
+      placed = m.value;
     } else if (m.value.kind === "exact") {
       entries.push({ key: m.key, value: m.value.value });
     } else {
@@ -61,5 +76,31 @@ export function identityDescriptor(rule: Rule, identity: string): IdentityDescri
       };
     }
   }
+  // Every other entry is exact and copied from the rule: the rule matches iff the identity's value matches its
+  // pattern. The matcher decides (prefix, glob, path semantics are its own), on this one rule.
+  if (placed !== undefined && compileRules([rule]).match(rule.domain, entries) === undefined) {
+    return {
+      ok: false,
+      reason: `${identity} does not match the rule's "${key}" entry (${describePattern(placed)})`,
+    };
+  }
   return { ok: true, descriptor: entries };
+}
+
+/**
+ * Why `identity`'s descriptor under `rule` is not counted by `rule`, given the rule the engine matched it to
+ * (`matched`, undefined when none: the configuration changed in between); undefined when `rule` counts it.
+ */
+export function notCountedReason(
+  rule: Rule,
+  identity: string,
+  matched: Rule | undefined,
+): string | undefined {
+  if (matched === undefined) {
+    return `${identity} does not match the rule's ${splitIdentity(identity).key} pattern`;
+  }
+  if (matched.id !== rule.id) {
+    return `requests of ${identity} with this descriptor are counted by the more specific rule ${JSON.stringify(matched.id)}`;
+  }
+  return undefined;
 }

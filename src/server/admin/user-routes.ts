@@ -28,7 +28,7 @@ import type { Rule } from "../../rules/rule.js";
 import { type AdminContext, copyOf } from "./admin-context.js";
 import { invalidRequest } from "./admin-problem.js";
 import { identityParam, isoOf, notFound, parseBody, sendResource } from "./admin-request.js";
-import { identityDescriptor, splitIdentity } from "./identity-descriptor.js";
+import { identityDescriptor, notCountedReason, splitIdentity } from "./identity-descriptor.js";
 
 type OverrideDocument = NonNullable<NativeConfigInput["overrides"]>[number];
 
@@ -281,18 +281,8 @@ async function usageOf(
     return { available: false, reason: `the check failed: ${(error as Error).message}` };
   }
   const d = result.descriptors[0];
-  if (d.match === undefined) {
-    return {
-      available: false,
-      reason: `${identity} does not match the rule's ${splitIdentity(identity).key} pattern`,
-    };
-  }
-  if (d.match.rule.id !== rule.id) {
-    return {
-      available: false,
-      reason: `requests of ${identity} with this descriptor are counted by the more specific rule ${JSON.stringify(d.match.rule.id)}`,
-    };
-  }
+  const elsewhere = notCountedReason(rule, identity, d.match?.rule);
+  if (elsewhere !== undefined) return { available: false, reason: elsewhere };
   if (d.decision === undefined) return { available: false, reason: "not counted" };
   return {
     available: true,
