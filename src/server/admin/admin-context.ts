@@ -9,6 +9,10 @@
  * the problem lies elsewhere in the configuration). Because the check happens inside the repository's atomic update, a concurrent change cannot slip
  * between the check and the write. The new snapshot is applied to the engine before the answer is sent (so a
  * check right after sees it), then the change is appended to the audit log with its before and after.
+ *
+ * A write that leaves the document as it was (a PUT of the resource as it is, removing a tier nobody has) is no
+ * change: the repository writes nothing and answers the snapshot the edit was given (same version), and nothing
+ * is audited or logged as a change; the route still answers as for a write (idempotent requests).
  */
 import type { FastifyRequest } from "fastify";
 import type { Logger } from "pino";
@@ -72,8 +76,10 @@ export interface WriteOutcome<T> {
   readonly before: T | undefined;
   /** The resource after (undefined when deleted). */
   readonly after: T | undefined;
-  /** The snapshot written. */
+  /** The snapshot written (or, when nothing changed, the current one). */
   readonly snapshot: ConfigSnapshot;
+  /** Whether the document changed (false: nothing was written or audited). */
+  readonly changed: boolean;
 }
 
 /** Everything the admin routes share. */
@@ -194,8 +200,11 @@ export function createAdminContext(options: AdminContextOptions): AdminContext {
       let before: T | undefined;
       let result: ChangeResult<T> | undefined;
       let snapshot: ConfigSnapshot;
+      /** The snapshot the (last run of the) edit started from. */
+      let base: ConfigSnapshot | undefined;
       try {
-        snapshot = await options.repository.update((draft) => {
+        snapshot = await options.repository.update((draft, current) => {
+          base = current;
           before = copyOf(spec.read(draft));
           result = undefined;
           checkIfMatch({
@@ -217,6 +226,9 @@ export function createAdminContext(options: AdminContextOptions): AdminContext {
       }
       ctx.apply(snapshot);
       const after = copyOf(result?.after);
+      // The repository's contract: an unchanged document is not written, and the current snapshot comes back.
+      if (base !== undefined && snapshot.version === base.version)
+        return { before, after, snapshot, changed: false };
       const action = typeof spec.action === "function" ? spec.action(before) : spec.action;
       try {
         await options.audit.append({
@@ -236,7 +248,7 @@ export function createAdminContext(options: AdminContextOptions): AdminContext {
         { action, resource: spec.resource, actor, version: snapshot.version },
         "admin: change",
       );
-      return { before, after, snapshot };
+      return { before, after, snapshot, changed: true };
     },
   };
   return ctx;

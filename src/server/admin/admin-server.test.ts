@@ -363,6 +363,30 @@ describe("admin API: rules", () => {
     ]);
   });
 
+  it("answers a write that changes nothing as usual but writes and audits nothing", async () => {
+    const got = await app.inject({ url: "/api/v1/rules/api-per-user" });
+    for (let i = 0; i < 2; i++) {
+      const same = await app.inject({
+        method: "PUT",
+        url: "/api/v1/rules/api-per-user",
+        headers: { ...OPS, "if-match": got.headers.etag as string },
+        payload: json(got),
+      });
+      expect(same.statusCode).toBe(200);
+      expect(same.headers.etag).toBe(got.headers.etag);
+    }
+    const untiered = await app.inject({
+      method: "PUT",
+      url: "/api/v1/users/user%3A9/tier",
+      headers: OPS,
+      payload: { tier: null },
+    });
+    expect(untiered.statusCode).toBe(200);
+    expect(repository.updates).toBe(0);
+    expect(audit.entries).toEqual([]);
+    expect(logged.filter((l) => l.msg === "admin: change")).toEqual([]);
+  });
+
   it("answers 400 naming the body's own fields, from the rule schema and from the whole-config checks", async () => {
     const post = (payload: unknown) =>
       app.inject({ method: "POST", url: "/api/v1/rules", headers: OPS, payload: payload as object });
