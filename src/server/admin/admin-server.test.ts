@@ -6,7 +6,7 @@ import { createEngine, type Engine } from "../../engine/engine.js";
 import { deepFreeze, type NativeConfigInput } from "../../rules/config-schema.js";
 import { configFromValue } from "../../rules/load-config.js";
 import { createAdminServer } from "./admin-server.js";
-import { parseAdminTokens } from "./admin-tokens.js";
+import { adminTokens, parseAdminTokens } from "./admin-tokens.js";
 import type { AuditEntry, AuditLog, AuditPage } from "./audit-log.js";
 import type { ConfigEdit, ConfigRepository, ConfigSnapshot } from "./config-repository.js";
 import { createDecisionTally } from "./decision-tally.js";
@@ -197,6 +197,15 @@ describe("admin API: authentication", () => {
     expect(repository.updates).toBe(0);
     expect(audit.entries).toEqual([]);
     expect(JSON.stringify(logged)).not.toContain("secret");
+  });
+
+  it("authenticates a token of every character the loader accepts", async () => {
+    await app.close();
+    const token = "Az09-._~+/=:@!$&'*,;%";
+    app = build({ tokens: adminTokens([{ name: "odd", token }]), readAccess: "token" });
+    await app.ready();
+    const res = await app.inject({ url: "/api/v1/rules", headers: { authorization: `Bearer ${token}` } });
+    expect(res.statusCode).toBe(200);
   });
 
   it("opens reads when configured so, and refuses a wrong token even there", async () => {

@@ -30,7 +30,7 @@ import type { Engine } from "../../engine/engine.js";
 import { type AdminContext, type AdminLogger, configProblem, createAdminContext } from "./admin-context.js";
 import { AdminProblem, type ProblemKind } from "./admin-problem.js";
 import { type AdminLimits, createAdminRateLimiter } from "./admin-rate-limit.js";
-import type { AdminTokens } from "./admin-tokens.js";
+import { type AdminTokens, BEARER_TOKEN_CHARS } from "./admin-tokens.js";
 import type { AuditLog } from "./audit-log.js";
 import { registerAuditRoutes } from "./audit-routes.js";
 import type { ConfigRepository } from "./config-repository.js";
@@ -71,7 +71,8 @@ export interface AdminServerOptions {
 /** The admin API's path prefix. */
 export const ADMIN_API_PREFIX = "/api/v1";
 
-const BEARER = /^Bearer[ \t]+([A-Za-z0-9._~+/=:@!$&'*,;%-]+)[ \t]*$/i;
+/** `Bearer <token>`; the token's characters are the ones the token loader accepts. */
+const BEARER = new RegExp(`^Bearer[ \\t]+([${BEARER_TOKEN_CHARS}]+)[ \\t]*$`, "i");
 
 /** What the Authorization header says: no credentials, a valid token's name, or a refused one. */
 type Credentials =

@@ -79,6 +79,19 @@ describe("admin tokens", () => {
     expect(error.message).toContain("contains whitespace");
   });
 
+  it("refuses at load a token the Authorization header cannot carry, naming the entry, never the token", () => {
+    for (const bad of ["abc#def", "p^ss|w{r}d", 'tok"en', "pässwörd", "a?b"]) {
+      const error = errorOf(() => parseAdminTokens(`ok:fine-token,ops:${bad}`));
+      expect(error.message).toContain('SLUICE_ADMIN_TOKENS: [1]: the token of "ops" has characters');
+      expect(error.message).not.toContain(bad);
+    }
+    const file = errorOf(() => parseAdminTokenFile("ops:good\nci:no#pe\n", "tokens.txt"));
+    expect(file.message).toContain(
+      'tokens.txt:2: the token of "ci" has characters a bearer token cannot carry',
+    );
+    expect(parseAdminTokens("ops:A-z0._~+/=:@!$&'*;%").verify("A-z0._~+/=:@!$&'*;%")).toBe("ops");
+  });
+
   it("loads from a file, the file variable, or the inline variable, and refuses both variables", async () => {
     const file = join(dir, "tokens");
     writeFileSync(file, "ops:fromfile\n");

@@ -7,8 +7,10 @@
  * - a file (`SLUICE_ADMIN_TOKENS_FILE` or an explicit path): one `name:token` per line, blank lines and lines
  *   starting with `#` ignored; or a JSON document, either `{ "ops": "secret1" }` or
  *   `[{ "name": "ops", "token": "secret1" }]`.
- * A name is 1–64 letters, digits, `_`, `.`, `@` or `-`; a token is everything after the first `:` and may not
- * contain whitespace or commas (in the variable). Names and tokens must be unique. Choose long random tokens
+ * A name is 1–64 letters, digits, `_`, `.`, `@` or `-`; a token is everything after the first `:`, made only of
+ * the characters an `Authorization: Bearer` header can carry ({@link BEARER_TOKEN_CHARS}; no commas in the
+ * variable, whose separator they are). A token with any other character could never authenticate, so it is
+ * refused at load, naming its entry. Names and tokens must be unique. Choose long random tokens
  * (`openssl rand -hex 32`); failed attempts are rate limited per client address by the admin server.
  *
  * Tokens are never kept in clear: only their SHA-256 digests, compared with `crypto.timingSafeEqual`, every
@@ -25,6 +27,16 @@ export const ADMIN_TOKENS_ENV = "SLUICE_ADMIN_TOKENS";
 export const ADMIN_TOKENS_FILE_ENV = "SLUICE_ADMIN_TOKENS_FILE";
 
 const NAME_PATTERN = /^[A-Za-z0-9_.@-]{1,64}$/;
+
+/**
+ * The characters of a bearer token, as a regular expression character class body: RFC 6750's b64token
+ * (letters, digits, `-._~+/=`) plus `:@!$&'*,;%`, which the admin server has always accepted (tokens such as
+ * `a:b:c` keep working). One definition for the loader here and the server's `Authorization` parser.
+ */
+export const BEARER_TOKEN_CHARS = "A-Za-z0-9._~+/=:@!$&'*,;%-";
+
+const TOKEN_PATTERN = new RegExp(`^[${BEARER_TOKEN_CHARS}]+$`);
+const ALLOWED_TEXT = "letters, digits and - . _ ~ + / = : @ ! $ & ' * , ; %";
 
 /** One named token, as configured. */
 export interface AdminTokenEntry {
@@ -83,6 +95,12 @@ function check(
       issues.push({ ...where(i), message: `the token of ${JSON.stringify(e.name)} is empty` });
     else if (/\s/.test(e.token)) {
       issues.push({ ...where(i), message: `the token of ${JSON.stringify(e.name)} contains whitespace` });
+    } else if (!TOKEN_PATTERN.test(e.token)) {
+      // The characters are not quoted: they are part of the secret.
+      issues.push({
+        ...where(i),
+        message: `the token of ${JSON.stringify(e.name)} has characters a bearer token cannot carry, so it could never authenticate (allowed: ${ALLOWED_TEXT})`,
+      });
     }
     const sameName = names.get(e.name);
     if (sameName !== undefined) {
