@@ -14,7 +14,8 @@ export type SluiceErrorCode =
   | "ERR_SLUICE_STORE_UNAVAILABLE"
   | "ERR_SLUICE_STORE_TIMEOUT"
   | "ERR_SLUICE_STORE_CLOSED"
-  | "ERR_SLUICE_IDEMPOTENCY_PENDING";
+  | "ERR_SLUICE_IDEMPOTENCY_PENDING"
+  | "ERR_SLUICE_FILE_LOCKED";
 
 /** Base class of every Sluice error. */
 export class SluiceError extends Error {
@@ -86,5 +87,29 @@ export class StoreTimeoutError extends SluiceError {
         ? `${store}: not sent within ${timeoutMs} ms (queued in this process, which is behind; the store was not asked)`
         : `${store}: no answer within ${timeoutMs} ms`,
     );
+  }
+}
+
+/** A file that takes one writer (the admin API's rules or audit file) is held by another live process. */
+export class FileLockedError extends SluiceError {
+  /** The file that is held. */
+  readonly file: string;
+  /** The lock file naming the holder. */
+  readonly lockFile: string;
+  /** The holder's process id. */
+  readonly holderPid: number;
+  /** The holder's host name. */
+  readonly holderHost: string;
+
+  /** Creates an `ERR_SLUICE_FILE_LOCKED` error naming the file, the holder's pid and host, and the lock file. */
+  constructor(file: string, lockFile: string, holderPid: number, holderHost: string, use: string) {
+    super(
+      "ERR_SLUICE_FILE_LOCKED",
+      `${file}: already in use by process ${holderPid} on ${holderHost} (lock file ${lockFile}); one process at a time may ${use}: stop the other one, use Redis mode for several instances, or delete the lock file if that process is not a sluice`,
+    );
+    this.file = file;
+    this.lockFile = lockFile;
+    this.holderPid = holderPid;
+    this.holderHost = holderHost;
   }
 }

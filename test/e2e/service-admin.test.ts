@@ -1,6 +1,7 @@
 // End to end: the admin API of the real `sluice serve` process, on its own port. A rule written through it is
 // enforced by the data plane at once, persisted to the rules file, and audited under the token's name; writes
-// without a token change nothing; the data-plane port has no admin route.
+// without a token change nothing; the data-plane port has no admin route; a second service on the same rules file
+// refuses to start (one writer per file).
 import { readFileSync } from "node:fs";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -99,4 +100,29 @@ describe("sluice serve — admin API", () => {
     };
     expect(page.entries[0]).toMatchObject({ actor: "ops", action: "rule.create" });
   });
+
+  it("a second sluice serve on the same rules file refuses to start, naming the file and the first one's pid", async () => {
+    const second = await startServiceProcess(["--config", rulesFile], {
+      env: { SLUICE_ADMIN_TOKENS: `ops:${TOKEN}` },
+    }).catch((e: unknown) => e);
+    expect(second).toBeInstanceOf(Error);
+    const message = (second as Error).message;
+    expect(message).toContain("ERR_SLUICE_FILE_LOCKED");
+    expect(message).toContain(`rules.yaml: already in use by process ${svc.pid}`);
+    // The first one is unaffected: it still writes the file and its audit log.
+    const res = await request(admin("/rules/per-tenant"), {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${TOKEN}`, "if-match": await etagOf("/rules/per-tenant") },
+    });
+    expect(res.statusCode).toBe(204);
+    await res.body.dump();
+    const audit = (await (await request(admin("/audit"))).body.json()) as { entries: { action: string }[] };
+    expect(audit.entries[0].action).toBe("rule.delete");
+  });
 });
+
+async function etagOf(path: string): Promise<string> {
+  const res = await request(admin(path));
+  await res.body.dump();
+  return res.headers.etag as string;
+}

@@ -4,7 +4,10 @@
  *
  * **Where the configuration lives.** Embedded default (no Redis): the rules file is the source of truth; admin
  * writes rewrite it atomically and hand edits are picked up by the repository's watcher; the audit log is a JSON
- * lines file beside it (`<rules file>.audit.jsonl` unless given). Redis mode: rules, tiers and overrides live in
+ * lines file beside it (`<rules file>.audit.jsonl` unless given). One admin service per file: both files are
+ * locked (`<file>.lock`, naming the pid) from start to `close`, and a second service on the same rules or audit
+ * file refuses to start with `ERR_SLUICE_FILE_LOCKED` naming the file and the holder's pid (several instances
+ * share a configuration through Redis mode). Redis mode: rules, tiers and overrides live in
  * Redis, versioned; the rules file seeds Redis only when Redis holds no configuration yet; every write is
  * published and every instance applies it (within the repository's 1 s poll at worst); the audit log is a Redis
  * stream. Either way, every snapshot reaches the engine through `createAdminServer`'s watch, and a snapshot that
@@ -19,7 +22,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { parse as parseYaml } from "yaml";
 import type { Clock } from "../../core/clock.js";
-import { ConfigError } from "../../core/errors.js";
+import { ConfigError, FileLockedError } from "../../core/errors.js";
 import type { Engine } from "../../engine/engine.js";
 import type { NativeConfigInput } from "../../rules/config-schema.js";
 import { type AdminReadAccess, createAdminServer } from "./admin-server.js";
@@ -111,7 +114,20 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
       watch: options.watch ?? true,
       onError,
     });
-    audit = fileAuditLog({ path: options.auditFile ?? `${options.configFile}.audit.jsonl`, clock });
+    const fileAudit = fileAuditLog({ path: options.auditFile ?? `${options.configFile}.audit.jsonl`, clock });
+    audit = fileAudit;
+    // Take both files' locks now, so a second service on them refuses to start rather than failing its writes.
+    // Other failures (an unreadable file) are left to the server, which logs them and serves what it can.
+    try {
+      await repository.load();
+      await fileAudit.open();
+    } catch (error) {
+      if (error instanceof FileLockedError) {
+        await repository.close();
+        await fileAudit.close();
+        throw error;
+      }
+    }
   } else {
     const { Redis, Cluster } = await import("ioredis");
     const clientOptions = { enableOfflineQueue: true, maxRetriesPerRequest: 1, connectTimeout: 1000 };

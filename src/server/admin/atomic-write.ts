@@ -108,9 +108,11 @@ export async function removeStaleTempFiles(path: string): Promise<string[]> {
   for (const name of names) {
     if (!name.startsWith(prefix) || !name.endsWith(TEMP_SUFFIX)) continue;
     const pid = Number(name.slice(prefix.length).split(".")[0]);
+    // Not a pid: the temp file of another target whose name extends this one's (`.rules.yaml.lock.<pid>…`).
+    if (!Number.isInteger(pid) || pid <= 0) continue;
     const full = join(dir, name);
     if (inFlight.has(full)) continue;
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) continue;
+    if (pid !== process.pid && isAlive(pid)) continue;
     await rm(full, { force: true });
     removed.push(full);
   }

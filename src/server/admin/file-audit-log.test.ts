@@ -2,7 +2,7 @@ import { appendFile, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { InvalidArgumentError } from "../../core/errors.js";
+import { FileLockedError, InvalidArgumentError } from "../../core/errors.js";
 import { ManualClock } from "../../core/manual-clock.js";
 import type { AuditEntry, AuditLog } from "./audit-log.js";
 import { fileAuditLog } from "./file-audit-log.js";
@@ -106,8 +106,10 @@ describe("fileAuditLog", () => {
     const fresh = await l.append(change(99));
     expect((await l.list()).entries).toEqual([fresh]);
     expect(await lines()).toHaveLength(1); // compacted
-    expect(await readdir(join(dir, "audit"))).toEqual(["audit.jsonl"]); // no temp file left
+    // No temp file left; the lock is held until close.
+    expect(await readdir(join(dir, "audit"))).toEqual(["audit.jsonl", "audit.jsonl.lock"]);
 
+    await l.close();
     const reopened = log({ maxEntries: 20 });
     expect((await reopened.list()).entries).toEqual([fresh]);
   });
@@ -131,6 +133,7 @@ describe("fileAuditLog", () => {
     const listed = (await l.list({ limit: 1000 })).entries;
     expect(listed.length).toBeGreaterThanOrEqual(10);
     expect(listed).toEqual(all.slice(-listed.length).reverse()); // the newest ones
+    await l.close();
     const reopened = log({ maxEntries: 10 });
     expect((await reopened.list({ limit: 1000 })).entries).toEqual(listed);
   });
@@ -148,6 +151,33 @@ describe("fileAuditLog", () => {
     expect(text.endsWith("\n")).toBe(true);
     expect(text).not.toContain("001777000000000"); // the torn line is gone
     expect(text.split("\n").filter((line) => line.startsWith('{"id":"0'))).toHaveLength(2);
+  });
+
+  it("lists what the file holds when it changed behind its back, never failing on a malformed line", async () => {
+    const l = log();
+    const a = await l.append(change(1));
+    // Another writer (by hand, or a process that ignored the lock) appends an entry and a half-written line.
+    const foreign = { id: `${String(T0 + 500).padStart(15, "0")}-000000`, atMs: T0 + 500, ...change(7) };
+    await appendFile(file, `${JSON.stringify(foreign)}\n{"id":"0017770000`);
+    clock.advance(1000);
+    const b = await l.append(change(2));
+    expect((await l.list()).entries).toEqual([b, foreign, a]);
+    expect((await l.list({ limit: 1 })).entries).toEqual([b]);
+  });
+
+  it("refuses a second log on the same file while the first is open, naming the file and the holder", async () => {
+    const first = log();
+    await first.append(change(1));
+    const second = log();
+    await expect(second.append(change(2))).rejects.toMatchObject({
+      code: "ERR_SLUICE_FILE_LOCKED",
+      file,
+      holderPid: process.pid,
+    });
+    await expect(second.list()).rejects.toBeInstanceOf(FileLockedError);
+    expect(await lines()).toHaveLength(1);
+    await first.close();
+    expect((await second.list()).entries).toHaveLength(1); // the lock is free again: opens on the next call
   });
 
   it("validates what it is given", async () => {

@@ -14,9 +14,15 @@
  *
  * Memory: an index of (id, time, offset, length) per entry; `list` reads only the lines of the page asked for.
  * A crash mid-append can leave a torn last line: it is cut off at the next start. Lines that are not entries
- * (edited by hand) are skipped.
+ * (edited by hand) are skipped. The file may still change behind this process's back (a hand edit, a process
+ * that ignored the lock): `list` re-indexes it when its size is not the one last written, and once more when a
+ * line it reads is not the entry the index expects there; a line still unreadable then is left out of the page,
+ * so `list` never fails on the file's content. `append` writes at the file's real end, on a line of its own.
  *
- * One writer per file: two processes appending to the same file are not coordinated (use Redis mode).
+ * One writer per file, enforced: the log takes the file's exclusive lock (`file-lock.ts`: `<file>.lock` naming
+ * its pid) when it opens the file and holds it until `close`; another log on the same file, in this process or
+ * another, fails to open with `ERR_SLUICE_FILE_LOCKED` naming the file and the holder's pid (use Redis mode for
+ * several instances). A lock left by a process that died is taken over.
  */
 import { type FileHandle, mkdir, open } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
@@ -35,6 +41,7 @@ import {
   positiveOption,
 } from "./audit-log.js";
 import { Serializer } from "./config-repository.js";
+import { acquireFileLock, type FileLock } from "./file-lock.js";
 
 /** Options of {@link fileAuditLog}. */
 export interface FileAuditLogOptions {
@@ -46,6 +53,12 @@ export interface FileAuditLogOptions {
   readonly maxEntries?: number;
   /** Stamps entries. @default systemClock */
   readonly clock?: Clock;
+}
+
+/** The embedded audit log: an {@link AuditLog} whose file can be opened ahead of its first use. */
+export interface FileAuditLog extends AuditLog {
+  /** Opens the file now (taking its lock, indexing it); otherwise the first `append` or `list` does. */
+  open(): Promise<void>;
 }
 
 /** Where one entry is in the file. */
@@ -64,7 +77,7 @@ function formatId(ms: number, seq: number): string {
   return `${String(ms).padStart(15, "0")}-${String(seq).padStart(6, "0")}`;
 }
 
-class FileAuditLog implements AuditLog {
+class JsonLinesAuditLog implements FileAuditLog {
   private readonly path: string;
   private readonly retentionMs: number;
   private readonly maxEntries: number;
@@ -77,6 +90,10 @@ class FileAuditLog implements AuditLog {
   private lastMs = -1;
   private lastSeq = 0;
   private opened: Promise<void> | undefined;
+  /** The file's exclusive lock, taken when the file is first opened and held until `close`. */
+  private lock: FileLock | undefined;
+  /** The file changed behind this process's back since it was indexed: re-index before the next list. */
+  private stale = false;
   private closed = false;
 
   constructor(options: FileAuditLogOptions) {
@@ -90,20 +107,28 @@ class FileAuditLog implements AuditLog {
   async append(entry: Omit<AuditEntry, "id" | "atMs">): Promise<AuditEntry> {
     const fields = auditFields(entry);
     return this.serial.run(async () => {
-      const handle = await this.open();
+      const handle = await this.handleOf();
       const atMs = this.clock.nowMs();
       const id = this.nextId(atMs);
       const stored: AuditEntry = Object.freeze({ id, atMs, ...fields });
-      const bytes = Buffer.from(`${JSON.stringify(stored)}\n`, "utf8");
+      const line = Buffer.from(`${JSON.stringify(stored)}\n`, "utf8");
+      // The file normally ends where this process last wrote; when it does not (changed behind its back), the
+      // entry goes at the real end, on a line of its own.
+      const end = (await handle.stat()).size;
+      const last = Buffer.alloc(1);
+      if (end > 0) await handle.read(last, 0, 1, end - 1);
+      const lead = end > 0 && last[0] !== 10 ? 1 : 0;
+      const bytes = lead === 0 ? line : Buffer.concat([Buffer.from("\n"), line]);
       try {
         await handle.write(bytes, 0, bytes.length);
         await handle.datasync();
       } catch (error) {
-        await handle.truncate(this.size).catch(() => undefined); // never leave a partial line to merge with the next
+        await handle.truncate(end).catch(() => undefined); // never leave a partial line to merge with the next
         throw error;
       }
-      this.slots.push({ id, atMs, offset: this.size, length: bytes.length });
-      this.size += bytes.length;
+      if (end !== this.size) this.stale = true; // what was written meanwhile is indexed by the next list
+      this.slots.push({ id, atMs, offset: end + lead, length: line.length });
+      this.size = end + bytes.length;
       // The entry is stored: a compaction that fails (a full disk) is tried again after the next append.
       await this.compactIfDue().catch(() => undefined);
       return stored;
@@ -119,23 +144,38 @@ class FileAuditLog implements AuditLog {
       );
     }
     return this.serial.run(async () => {
-      const handle = await this.open();
-      const cutoffMs = this.clock.nowMs() - this.retentionMs;
-      let i = cursor === undefined ? this.slots.length : this.lowerBound(cursor);
-      const picked: Slot[] = [];
-      while (--i >= 0 && picked.length < limit) {
-        if (this.slots[i].atMs >= cutoffMs) picked.push(this.slots[i]);
-      }
-      let more = false;
-      for (; i >= 0; i--) {
-        if (this.slots[i].atMs >= cutoffMs) {
-          more = true;
-          break;
+      let handle = await this.handleOf();
+      // Appended to or cut behind this process's back: index it again (leaving an unterminated last line alone).
+      if (this.stale || (await handle.stat()).size !== this.size) await this.index(handle, false);
+      for (let pass = 0; ; pass++) {
+        const cutoffMs = this.clock.nowMs() - this.retentionMs;
+        let i = cursor === undefined ? this.slots.length : this.lowerBound(cursor);
+        const picked: Slot[] = [];
+        while (--i >= 0 && picked.length < limit) {
+          if (this.slots[i].atMs >= cutoffMs) picked.push(this.slots[i]);
         }
+        let more = false;
+        for (; i >= 0; i--) {
+          if (this.slots[i].atMs >= cutoffMs) {
+            more = true;
+            break;
+          }
+        }
+        const read = await this.readSlots(handle, picked);
+        if (read.includes(undefined) && pass === 0) {
+          // The file is not what the index says: index it again (leaving any unterminated last line alone).
+          await this.index(handle, false);
+          handle = await this.handleOf();
+          continue;
+        }
+        const entries = read.filter((e): e is AuditEntry => e !== undefined);
+        return more && entries.length > 0 ? { entries, next: entries[entries.length - 1].id } : { entries };
       }
-      const entries = await this.readSlots(handle, picked);
-      return more && entries.length > 0 ? { entries, next: entries[entries.length - 1].id } : { entries };
     });
+  }
+
+  open(): Promise<void> {
+    return this.handleOf().then(() => undefined);
   }
 
   async close(): Promise<void> {
@@ -145,6 +185,8 @@ class FileAuditLog implements AuditLog {
     await this.opened?.catch(() => undefined);
     await this.handle?.close();
     this.handle = undefined;
+    await this.lock?.release();
+    this.lock = undefined;
   }
 
   /** The index of the first slot whose id is >= `id`. */
@@ -171,42 +213,59 @@ class FileAuditLog implements AuditLog {
     return formatId(ms, seq);
   }
 
-  /** Reads `slots` (newest first) from the file in one read of the range they span. */
-  private async readSlots(handle: FileHandle, slots: readonly Slot[]): Promise<AuditEntry[]> {
+  /**
+   * Reads `slots` (newest first) from the file in one read of the range they span; undefined for a slot whose
+   * line is not the entry it indexes (see the module comment).
+   */
+  private async readSlots(handle: FileHandle, slots: readonly Slot[]): Promise<(AuditEntry | undefined)[]> {
     if (slots.length === 0) return [];
     const start = slots[slots.length - 1].offset;
     const end = slots[0].offset + slots[0].length;
     const buffer = Buffer.alloc(end - start);
-    await handle.read(buffer, 0, buffer.length, start);
-    return slots.map((s) =>
-      Object.freeze(
-        JSON.parse(buffer.toString("utf8", s.offset - start, s.offset - start + s.length)) as AuditEntry,
-      ),
-    );
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
+    return slots.map((s) => {
+      if (s.offset - start + s.length > bytesRead) return undefined;
+      try {
+        const v = JSON.parse(
+          buffer.toString("utf8", s.offset - start, s.offset - start + s.length),
+        ) as AuditEntry;
+        return v !== null && typeof v === "object" && v.id === s.id ? Object.freeze(v) : undefined;
+      } catch {
+        return undefined;
+      }
+    });
   }
 
   /** Opens the file and builds the index, once. */
-  private open(): Promise<FileHandle> {
+  private handleOf(): Promise<FileHandle> {
     if (this.closed) {
       return Promise.reject(
         new SluiceError("ERR_SLUICE_STORE_CLOSED", `${this.path}: the audit log is closed`),
       );
     }
-    this.opened ??= this.load();
+    if (this.opened === undefined) {
+      const opening = this.load();
+      this.opened = opening;
+      // A failed open (the file locked by another process, a permission) is tried again by the next call.
+      opening.catch(() => {
+        if (this.opened === opening) this.opened = undefined;
+      });
+    }
     return this.opened.then(() => this.handle as FileHandle);
   }
 
   private async load(): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
+    this.lock ??= await acquireFileLock(this.path, "append to this audit log");
     await removeStaleTempFiles(this.path);
     const handle = await open(this.path, "a+");
     this.handle = handle;
-    await this.index(handle);
+    await this.index(handle, true);
     await this.compactIfDue();
   }
 
-  /** Scans the file: indexes every entry line, cuts off a torn last line. */
-  private async index(handle: FileHandle): Promise<void> {
+  /** Scans the file: indexes every entry line; with `cut`, cuts off a torn last line. */
+  private async index(handle: FileHandle, cut: boolean): Promise<void> {
     const slots: Slot[] = [];
     const buffer = Buffer.alloc(CHUNK);
     let pending: Buffer = Buffer.alloc(0);
@@ -228,8 +287,9 @@ class FileAuditLog implements AuditLog {
       }
       pending = Buffer.from(data);
     }
-    if (pending.length > 0) await handle.truncate(lineStart); // a torn last line (crash mid-append)
-    this.size = lineStart;
+    if (pending.length > 0 && cut) await handle.truncate(lineStart); // a torn last line (crash mid-append)
+    this.size = cut ? lineStart : position;
+    this.stale = false;
     let sorted = true;
     for (let i = 1; i < slots.length && sorted; i++) sorted = slots[i - 1].id < slots[i].id;
     if (!sorted) slots.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -287,6 +347,6 @@ class FileAuditLog implements AuditLog {
  * The embedded default audit log: a bounded JSON-lines file at `path` (see the module comment). Options:
  * `retentionMs` (default 90 days), `maxEntries` (default 100000), `clock`.
  */
-export function fileAuditLog(options: FileAuditLogOptions): AuditLog {
-  return new FileAuditLog(options);
+export function fileAuditLog(options: FileAuditLogOptions): FileAuditLog {
+  return new JsonLinesAuditLog(options);
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { ConfigError, SluiceError } from "../../core/errors.js";
+import { ConfigError, FileLockedError, SluiceError } from "../../core/errors.js";
 import { ManualClock } from "../../core/manual-clock.js";
 import type { NativeConfigInput } from "../../rules/config-schema.js";
 import { loadConfigFile } from "../../rules/load-config.js";
@@ -127,6 +127,7 @@ describe("fileConfigRepository", () => {
     expect(text3).not.toContain("Health checks");
     expect(text3).toContain("# Per user: the main API limit.");
 
+    await r.close();
     const again = repo();
     const loaded = await again.load();
     expect(loaded.version).toBe(3); // from the header: versions survive restarts
@@ -171,7 +172,7 @@ describe("fileConfigRepository", () => {
     expect(paths.some((p) => p.startsWith("rules[2]"))).toBe(true);
     expect(await readFile(file)).toEqual(bytes);
     expect((await r.load()).version).toBe(1);
-    expect(await readdir(dir)).toEqual(["sluice.yaml"]); // no temp file left
+    expect(await readdir(dir)).toEqual(["sluice.yaml", "sluice.yaml.lock"]); // no temp file left; the lock
   });
 
   it("rethrows what an edit throws and writes nothing", async () => {
@@ -206,6 +207,7 @@ describe("fileConfigRepository", () => {
       ),
     );
     expect(results.map((s) => s.version)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+    await r.close();
     const reloaded = await repo().load();
     expect(reloaded.version).toBe(21);
     expect(reloaded.document.rules?.map((x) => x.id)).toEqual([
@@ -303,7 +305,25 @@ describe("fileConfigRepository", () => {
     await writeFile(stale, "rules: [ {{{ torn");
     const r = repo();
     expect((await r.load()).document.rules).toHaveLength(2);
-    expect(await readdir(dir)).toEqual(["sluice.yaml"]);
+    expect(await readdir(dir)).toEqual(["sluice.yaml", "sluice.yaml.lock"]);
+  });
+
+  it("refuses a second repository on the same file while the first is open, and writes nothing", async () => {
+    const first = repo();
+    await first.load();
+    const bytes = await readFile(file);
+    const second = repo();
+    const error = await second.load().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FileLockedError);
+    expect(error).toMatchObject({ code: "ERR_SLUICE_FILE_LOCKED", file, holderPid: process.pid });
+    await expect(
+      second.update((draft) => {
+        draft.rules = [];
+      }),
+    ).rejects.toBeInstanceOf(FileLockedError);
+    expect(await readFile(file)).toEqual(bytes);
+    await first.close();
+    expect((await second.load()).document.rules).toHaveLength(2);
   });
 
   it("refuses use after close", async () => {

@@ -28,8 +28,12 @@
  * with a `document` holding no rules since the file is not in the native format, and `update` throws
  * `ERR_SLUICE_UNSUPPORTED` naming the file.
  *
- * One writer per file: two processes writing the same file through the API are not coordinated (use Redis mode
- * for several instances).
+ * One writer per file: two processes editing one file through the API would lose each other's updates (each
+ * re-reads, then renames its own text over the file), so it is enforced. The repository takes the file's
+ * exclusive lock (`file-lock.ts`: `<file>.lock` naming its pid) before its first read, and keeps it until
+ * `close`; a second repository on the same file, in this process or another, fails its `load` and `update` with
+ * `ERR_SLUICE_FILE_LOCKED` naming the file and the holder's pid, and changes nothing. A lock left by a process
+ * that died is taken over. Hand edits and other readers are not affected (use Redis mode for several instances).
  */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -57,6 +61,7 @@ import {
   snapshotOf,
   toJsonData,
 } from "./config-repository.js";
+import { acquireFileLock, type FileLock } from "./file-lock.js";
 import { renderYaml } from "./yaml-rewrite.js";
 
 /** Options of {@link fileConfigRepository}. */
@@ -119,6 +124,8 @@ class FileConfigRepository implements ConfigRepository {
   /** The text of the file as last read or written: an equal text on disk means no one else changed it. */
   private lastText: string | undefined;
   private watcher: ConfigWatcher | undefined;
+  /** The file's exclusive lock, taken by the first `load` or `update` and held until `close`. */
+  private lock: FileLock | undefined;
   private closed = false;
 
   constructor(options: FileConfigRepositoryOptions) {
@@ -135,7 +142,10 @@ class FileConfigRepository implements ConfigRepository {
   async load(): Promise<ConfigSnapshot> {
     this.assertOpen();
     if (this.current !== undefined) return this.current;
-    const snapshot = await this.serial.run(() => this.current ?? this.sync());
+    const snapshot = await this.serial.run(async () => {
+      await this.takeLock();
+      return this.current ?? this.sync();
+    });
     this.startWatching();
     return snapshot;
   }
@@ -143,6 +153,7 @@ class FileConfigRepository implements ConfigRepository {
   update(edit: ConfigEdit): Promise<ConfigSnapshot> {
     const result = this.serial.run(async () => {
       this.assertOpen();
+      await this.takeLock();
       const current = await this.sync();
       if (this.envoy) {
         throw new SluiceError(
@@ -178,7 +189,15 @@ class FileConfigRepository implements ConfigRepository {
     this.watcher?.close();
     this.watcher = undefined;
     await this.serial.idle();
+    await this.lock?.release();
+    this.lock = undefined;
     this.listeners.clear();
+  }
+
+  /** Takes the file's lock unless held (see the module comment); runs inside the serializer. */
+  private async takeLock(): Promise<void> {
+    if (this.lock !== undefined) return;
+    this.lock = await acquireFileLock(await resolveTarget(this.file), "edit it through the admin API");
   }
 
   private assertOpen(): void {
