@@ -6,10 +6,13 @@
  * Conventions (shared with the memory store; a store that disagrees is wrong, or this model is):
  * - `consume` is all-or-nothing over every limit of every item: the items are first applied in order to copies
  *   of the states (so a key named twice sees its earlier item), and only when every limit of every item allows
- *   is everything committed, in order. When any denies, each limit reports its own verdict on the unchanged
- *   state (an allowing limit re-run for cost 0); an item is allowed only when its own limits and every other
- *   item allowed (`combineDecision(…, consumed)`); `retryAfterMs` is 0 when allowed; concurrency leases are
- *   reported by policy name.
+ *   is everything committed, in order. When any denies, nothing is written and each item reports its own
+ *   verdict on the states its earlier items that pass on their own would leave (each limit's verdict there, an
+ *   allowing limit re-run for cost 0): for items on distinct keys, the unchanged states; a key named twice
+ *   (Envoy's same descriptor sent twice) is denied in its second item when the first takes what is left, as
+ *   separate calls would answer. An item is allowed only when its own limits and every other item allowed
+ *   (`combineDecision(…, consumed)`); `retryAfterMs` is 0 when allowed; concurrency leases are reported by
+ *   policy name.
  * - Warning hysteresis (seed 002) is kept per (namespace, key, limit) and updated only by a committed consume;
  *   a limit whose state is idle (back to fresh, `idleAfterMs` 0) at the time of a touch has no warning, since a
  *   fresh state carries no history (a store may drop an idle key at any time).
@@ -132,15 +135,28 @@ export class ReferenceStore implements Store {
         if (!out.allowed) all = false;
       });
     });
-    // Phase 2: commit everything when all allowed; otherwise report each limit on its unchanged state.
+    // Phase 2, denied: each item's own verdict on copies its earlier passing items have stepped; nothing is written.
+    const seen = all ? undefined : new Map<Cell, Float64Array>();
+    // Phase 2: commit everything when all allowed; otherwise report each item as above.
     return items.map((it, n) => {
       const statuses: PolicyStatus[] = [];
       let leases: Record<string, number> | undefined;
+      let pass = true;
       it.limits.specs.forEach((spec, i) => {
         const cell = cells[n][i];
         let own: boolean;
         let warning = cell.warning;
-        if (all) {
+        if (seen !== undefined) {
+          let state = seen.get(cell);
+          if (state === undefined) {
+            state = cell.state.slice();
+            seen.set(cell, state);
+          }
+          cell.algorithm.apply(state, 0, nowMs, spec, it.cost, false, out);
+          own = out.allowed;
+          if (own) cell.algorithm.apply(state, 0, nowMs, spec, 0, false, out);
+          else pass = false;
+        } else {
           cell.algorithm.apply(cell.state, 0, nowMs, spec, it.cost, true, out);
           own = out.allowed;
           if (!own)
@@ -153,13 +169,16 @@ export class ReferenceStore implements Store {
             leases ??= {};
             leases[spec.name] = out.leaseId;
           }
-        } else {
-          cell.algorithm.apply(cell.state, 0, nowMs, spec, it.cost, false, out);
-          own = out.allowed;
-          if (own) cell.algorithm.apply(cell.state, 0, nowMs, spec, 0, false, out);
         }
         statuses.push(policyStatusOf(spec, out, own, warning));
       });
+      // An item that passes on its own takes its steps on the copies, for the items after it.
+      if (seen !== undefined && pass) {
+        it.limits.specs.forEach((spec, i) => {
+          const cell = cells[n][i];
+          cell.algorithm.apply(seen.get(cell) as Float64Array, 0, nowMs, spec, it.cost, true, out);
+        });
+      }
       // Allowed only when consumed: an item whose own limits allowed is still denied when another item denied.
       return combineDecision(statuses, "store", leases, all);
     });

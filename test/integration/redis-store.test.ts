@@ -321,6 +321,26 @@ describe("redis store: all-or-nothing", () => {
     expect(after.policies.map((p) => p.remaining)).toEqual([7, 0, 2]); // the denial consumed nothing
   });
 
+  it("denies the second of two items on one key when the first takes what is left, as the reference store", async () => {
+    const one = set("dup", { algorithm: "fixed_window", limit: 1, periodMs: 1000 });
+    const items: StoreItem[] = [
+      { limits: one, key: "u", cost: 1 },
+      { limits: one, key: "u", cost: 1 }, // Envoy's same descriptor sent twice
+    ];
+    for (const batch of [true, false]) {
+      const s = store({ label: `dup-${batch}`, clock: "client", batch });
+      const got = await s.apply(items, "consume", T0);
+      const want = await new ReferenceStore().apply(items, "consume", T0);
+      expect(got.map(plain)).toEqual(want.map(plain));
+      expect(got.map((d) => [d.policies[0].allowed, d.remaining])).toEqual([
+        [true, 1],
+        [false, 0],
+      ]);
+      expect((await s.apply([items[0]], "consume", T0))[0].allowed).toBe(true); // nothing was written
+      await s.close();
+    }
+  });
+
   it("applies the items of one call all-or-nothing, exactly as the reference store", async () => {
     const one = set("a", { algorithm: "fixed_window", limit: 2, periodMs: 1000 });
     const two = createLimitSet("b", [

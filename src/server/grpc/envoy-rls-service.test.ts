@@ -118,6 +118,19 @@ describe("ShouldRateLimit", () => {
     expect(h.metrics.requests.at(-2)).toMatchObject({ api: "grpc_envoy", outcome: "over_limit" });
   });
 
+  it("answers one descriptor sent twice as separate calls would: the second is OVER_LIMIT when the first takes the last unit", async () => {
+    await rls({ domain: "edge", descriptors: [d({ tenant: "twice" })], hits_addend: 99 });
+    const r = await rls({ domain: "edge", descriptors: [d({ tenant: "twice" }), d({ tenant: "twice" })] });
+    expect(r.overall_code).toBe(Code.OVER_LIMIT);
+    expect(r.statuses.map((s) => [s.code, s.limit_remaining])).toEqual([
+      [Code.OK, 1],
+      [Code.OVER_LIMIT, 0],
+    ]);
+    // Nothing was counted: the last unit is still there.
+    const next = await rls({ domain: "edge", descriptors: [d({ tenant: "twice" })] });
+    expect([next.overall_code, next.statuses[0].limit_remaining]).toEqual([Code.OK, 0]);
+  });
+
   it("reports 0 remaining on an OVER_LIMIT status, as envoyproxy/ratelimit, also when a larger cost than what is left was refused", async () => {
     const r = await rls({ domain: "edge", descriptors: [d({ tenant: "big" })], hits_addend: 101 });
     expect(r.overall_code).toBe(Code.OVER_LIMIT);

@@ -3,6 +3,7 @@ import { createLimitSet } from "../../algorithms/limit-set.js";
 import type { Decision } from "../../core/decision.js";
 import { type AlgorithmId, parseLimitSpec } from "../../core/limit-spec.js";
 import { ReferenceStore } from "../../testing/reference-store.js";
+import type { StoreItem } from "../store.js";
 import { MemoryStore } from "./memory-store.js";
 
 const T0 = 1_700_000_000_000;
@@ -247,6 +248,40 @@ describe("MemoryStore", () => {
     expect(store.consumeSync(set, "k", 1, T0).allowed).toBe(false);
     store.releaseSync(set, "k", d.leases!, T0);
     expect(store.consumeSync(set, "k", 1, T0).allowed).toBe(true);
+  });
+
+  it("denies the second of two items on one key when the first takes what is left, as the reference store", () => {
+    const one = createLimitSet("d", [
+      parseLimitSpec({ name: "s", algorithm: "fixed_window", limit: 1, periodMs: 1000 }),
+    ]);
+    const two = createLimitSet("e", [
+      parseLimitSpec({ name: "a", algorithm: "gcra", limit: 5, periodMs: 1000 }),
+      parseLimitSpec({ name: "b", algorithm: "sliding_log", limit: 1, periodMs: 1000 }),
+    ]);
+    const calls: StoreItem[][] = [
+      [
+        { limits: one, key: "u", cost: 1 },
+        { limits: one, key: "u", cost: 1 }, // Envoy's same descriptor sent twice
+      ],
+      [
+        { limits: two, key: "u", cost: 1 },
+        { limits: one, key: "v", cost: 1 },
+        { limits: two, key: "u", cost: 1 },
+        { limits: one, key: "w", cost: 2 }, // denied on its own too
+      ],
+    ];
+    for (const items of calls) {
+      const store = new MemoryStore({ capacity: 8 });
+      const got = store.applySync(items, "consume", T0);
+      const want = new ReferenceStore().applySync(items, "consume", T0);
+      expect(got.map((d) => d.policies)).toEqual(want.map((d) => d.policies));
+      expect(got.every((d) => !d.allowed)).toBe(true);
+      // Nothing was written: the first item still passes alone.
+      expect(store.applySync([items[0]], "consume", T0)[0].allowed).toBe(true);
+    }
+    const [first, second] = new MemoryStore({ capacity: 8 }).applySync(calls[0], "consume", T0);
+    expect([first.policies[0].allowed, first.remaining]).toEqual([true, 1]);
+    expect([second.policies[0].allowed, second.remaining, second.retryAfterMs]).toEqual([false, 0, 1000]);
   });
 
   it("never makes room for a call's next key by taking a slot its earlier key just got", () => {

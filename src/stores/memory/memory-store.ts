@@ -541,9 +541,9 @@ export class MemoryStore implements SyncStore {
     const out = this.#out;
     for (let i = 0; i < items.length; i++)
       this.#forgetIdleWarnings(slots[i], this.#compiled(items[i].limits).layout, nowMs);
-    const allAllowed = hasDuplicates(slots)
-      ? this.#trialRun(items, slots, nowMs)
-      : this.#dryRun(items, slots, nowMs);
+    const duplicates = hasDuplicates(slots);
+    const allAllowed = duplicates ? this.#trialRun(items, slots, nowMs) : this.#dryRun(items, slots, nowMs);
+    if (!allAllowed && duplicates) return this.#deniedInOrder(items, slots, nowMs);
     return items.map((it, i) => {
       const c = this.#compiled(it.limits);
       const slot = slots[i];
@@ -594,13 +594,7 @@ export class MemoryStore implements SyncStore {
    */
   #trialRun(items: readonly StoreItem[], slots: readonly number[], nowMs: number): boolean {
     const out = this.#out;
-    const stride = this.#slab.stride;
-    const saved = new Map<number, [Float64Array, Float64Array | undefined]>();
-    for (const slot of slots) {
-      if (saved.has(slot)) continue;
-      const big = this.#big[slot];
-      saved.set(slot, [this.#slab.data.slice(slot * stride, slot * stride + stride), big?.slice()]);
-    }
+    const saved = this.#save(slots);
     let allowed = true;
     for (let i = 0; i < items.length && allowed; i++) {
       for (const l of this.#compiled(items[i].limits).layout) {
@@ -612,11 +606,62 @@ export class MemoryStore implements SyncStore {
         }
       }
     }
+    this.#restore(saved);
+    return allowed;
+  }
+
+  /**
+   * The decisions of a denied call naming one key more than once (nothing is written): each item's own verdict on
+   * the states its earlier items that pass on their own would leave, as the reference store gives them, so the
+   * second of two items on a key is denied when the first takes what is left.
+   */
+  #deniedInOrder(items: readonly StoreItem[], slots: readonly number[], nowMs: number): Decision[] {
+    const out = this.#out;
+    const saved = this.#save(slots);
+    try {
+      return items.map((it, i) => {
+        const slot = slots[i];
+        const layout = this.#compiled(it.limits).layout;
+        const statuses: PolicyStatus[] = [];
+        let pass = true;
+        for (const l of layout) {
+          const [arr, off] = this.#where(slot, l);
+          const own = verdict(arr, off, l, it.cost, false, nowMs, out);
+          if (!own) pass = false;
+          statuses.push(policyStatusOf(l.spec, out, own, this.#warning(slot, l, out, false)));
+        }
+        if (pass) {
+          for (const l of layout) {
+            const [arr, off] = this.#where(slot, l);
+            l.algorithm.apply(arr, off, nowMs, l.spec, it.cost, true, out);
+          }
+        }
+        return combineDecision(statuses, "store", undefined, false);
+      });
+    } finally {
+      this.#restore(saved);
+    }
+  }
+
+  /** Copies of the states of `slots` (each once), for {@link MemoryStore.#restore}. */
+  #save(slots: readonly number[]): Map<number, [Float64Array, Float64Array | undefined]> {
+    const stride = this.#slab.stride;
+    const saved = new Map<number, [Float64Array, Float64Array | undefined]>();
+    for (const slot of slots) {
+      if (saved.has(slot)) continue;
+      const big = this.#big[slot];
+      saved.set(slot, [this.#slab.data.slice(slot * stride, slot * stride + stride), big?.slice()]);
+    }
+    return saved;
+  }
+
+  /** Puts back the states {@link MemoryStore.#save} copied. */
+  #restore(saved: Map<number, [Float64Array, Float64Array | undefined]>): void {
+    const stride = this.#slab.stride;
     for (const [slot, [data, big]] of saved) {
       this.#slab.data.set(data, slot * stride);
       if (big !== undefined) this.#big[slot]?.set(big);
     }
-    return allowed;
   }
 
   #peek(limits: LimitSet, key: string, cost: number, nowMs: number): Decision {

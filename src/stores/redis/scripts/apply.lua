@@ -1009,8 +1009,11 @@ for _ = 1, ngroups do
       emit(allowed, remaining, reset, retry, e.w, lease, allowed)
     else
       -- Several limits: take every step in order (a key named twice sees its earlier step), keeping a copy of
-      -- each state before its first step; on the first denial put every copy back and report each limit's own
-      -- verdict on the unchanged state (an allowed one re-run for cost 0, as the reference store does).
+      -- each state before its first step; on the first denial put every copy back and report each item's own
+      -- verdict on the states its earlier items that pass on their own would leave (each limit's verdict there,
+      -- an allowed one re-run for cost 0, as the reference store does): for items on distinct keys the unchanged
+      -- states; the second of two items on one key is denied when the first takes what is left. Those items'
+      -- steps are taken on the states and put back at the end: nothing is written.
       local snaps = {}
       local done, nd = {}, 0
       local ok = true
@@ -1040,14 +1043,27 @@ for _ = 1, ngroups do
         for e, c in pairs(snaps) do restore(e, c) end
         for i = 1, nitems do
           local set, f, cost = items[4 * i - 3], items[4 * i - 1] - 1, items[4 * i - 2]
+          local pass = true
           for j = 1, #set do
             local spec, e = set[j], ents[f + j]
             local k = spec.k
             local allowed, remaining, reset, retry = k.apply(e.s, now, spec, cost, false)
-            if allowed then allowed, remaining, reset, retry = k.apply(e.s, now, spec, 0, false) end
+            if allowed then
+              allowed, remaining, reset, retry = k.apply(e.s, now, spec, 0, false)
+            else
+              pass = false
+            end
             emit(allowed, remaining, reset, retry, e.w, 0, false)
           end
+          if pass and i < nitems then
+            for j = 1, #set do
+              local spec, e = set[j], ents[f + j]
+              if snaps[e] == nil then snaps[e] = snapshot(e) end
+              spec.k.apply(e.s, now, spec, cost, true)
+            end
+          end
         end
+        for e, c in pairs(snaps) do restore(e, c) end
       end
     end
   elseif op == RELEASE then
