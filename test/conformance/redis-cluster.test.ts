@@ -10,7 +10,7 @@ let client: Cluster;
 
 beforeAll(async () => {
   const shared = await getSharedCluster();
-  client = new Cluster(shared.startupNodes);
+  client = new Cluster(shared.startupNodes, { retryDelayOnFailover: 0 });
   await client.ping(); // the slot table is loaded before the first trace
 });
 

@@ -24,7 +24,7 @@ const T0 = 1_700_000_000_000;
 
 let client: Cluster;
 beforeAll(async () => {
-  client = new Cluster((await getSharedCluster()).startupNodes);
+  client = new Cluster((await getSharedCluster()).startupNodes, { retryDelayOnFailover: 0 });
   await client.ping(); // slot table loaded
 });
 afterAll(() => {
@@ -450,7 +450,7 @@ describe("redis cluster store: resharding and failover (private cluster)", () =>
   });
 
   it("follows a slot moved to another master under a stale slot table, keeping its state", async () => {
-    const c = new Cluster(cluster.startupNodes);
+    const c = new Cluster(cluster.startupNodes, { retryDelayOnFailover: 0 });
     try {
       await c.ping();
       const s = redisStore({ client: c, clock: "client", prefix: "reshard" });
@@ -509,7 +509,7 @@ describe("redis cluster store: resharding and failover (private cluster)", () =>
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on("unhandledRejection", onUnhandled);
-    const c = new Cluster(cluster.startupNodes);
+    const c = new Cluster(cluster.startupNodes, { retryDelayOnFailover: 0 });
     c.on("error", () => {}); // node connection errors while the master is down
     try {
       await c.ping();

@@ -358,7 +358,7 @@ describe("engine on a Redis Cluster: idempotent checks", () => {
 
   /** One "process": its own cluster client, store and engine. */
   async function instance(prefix: string, options: Partial<RedisStoreOptions> = {}) {
-    const client = new Cluster(startupNodes);
+    const client = new Cluster(startupNodes, { retryDelayOnFailover: 0 });
     clients.push(client);
     await ready(client);
     const store = redisStore({ client, prefix, clock: "client", ...options });
