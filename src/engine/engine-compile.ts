@@ -427,7 +427,17 @@ export class RuleState {
     const path = `rules[${index}]`;
     this.blockedDecision =
       rule.blocked === true
-        ? decisionOf(rule.name, false, 0, 0, 0, Number.POSITIVE_INFINITY, "throttled", 0, "store")
+        ? decisionOf(
+            rule.name,
+            false,
+            0,
+            0,
+            0,
+            Number.POSITIVE_INFINITY,
+            "throttled",
+            rule.blockedPeriodMs ?? 0,
+            "store",
+          )
         : undefined;
     this.own =
       rule.unlimited || rule.blocked === true || rule.limits.length === 0

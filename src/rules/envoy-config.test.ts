@@ -132,7 +132,13 @@ descriptors:
       "remote_address → per_second 10/1000ms fixed_window",
       "remote_address=50.0.0.5 → blocked",
     ]);
-    expect(rules[1]).toMatchObject({ blocked: true, unlimited: false, limits: [], behaviour: "reject" });
+    expect(rules[1]).toMatchObject({
+      blocked: true,
+      blockedPeriodMs: 1000, // its unit, reported with the 0
+      unlimited: false,
+      limits: [],
+      behaviour: "reject",
+    });
     expect(rules[0].blocked).toBeUndefined();
   });
 

@@ -334,7 +334,16 @@ export function parseEnvoyConfig(input: unknown, options: EnvoyConfigOptions = {
         name,
         match,
         replaces,
-        build: { ...base, limits: [], ...(unlimited ? {} : { blocked: true }) },
+        build: {
+          ...base,
+          limits: [],
+          ...(unlimited
+            ? {}
+            : {
+                blocked: true,
+                blockedPeriodMs: ENVOY_UNIT_SECONDS[unit as string] * (multiplier as number) * 1000,
+              }),
+        },
       };
     }
     const periodMs = ENVOY_UNIT_SECONDS[unit as string] * (multiplier as number) * 1000;

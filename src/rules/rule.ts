@@ -105,6 +105,12 @@ export interface Rule {
    * `blocked: true`). `limits` and `tiers` are empty and no override applies. Absent means false.
    */
   readonly blocked?: boolean;
+  /**
+   * The period of a `blocked` rule's zero limit, ms, when it was written with one (envoyproxy/ratelimit's
+   * `requests_per_unit: 0` per `unit`): reported with the 0, as envoyproxy/ratelimit reports its unit. Absent
+   * otherwise.
+   */
+  readonly blockedPeriodMs?: number;
   /** Behaviour when over the limit. */
   readonly behaviour: Behaviour;
   /** Longest wait the `delay` behaviour may impose, ms. */

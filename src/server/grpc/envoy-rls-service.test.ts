@@ -370,3 +370,35 @@ describe("currentLimitOf", () => {
 it("starts the harness clock on a whole hour", () => {
   expect(HARNESS_START_MS % 3_600_000).toBe(0);
 });
+
+describe("ShouldRateLimit on an envoyproxy/ratelimit file", () => {
+  let e: GrpcHarness;
+  beforeAll(async () => {
+    e = await startGrpcHarness({
+      yaml: `domain: edge
+descriptors:
+  - key: remote_address
+    rate_limit: { unit: minute, requests_per_unit: 10 }
+  - key: remote_address
+    value: 50.0.0.5
+    rate_limit: { unit: minute, requests_per_unit: 0 }
+`,
+    });
+  });
+  afterAll(async () => {
+    await e.close();
+  });
+
+  it("reports a blocked descriptor's limit as 0 per its unit, as envoyproxy/ratelimit does", async () => {
+    const r = await call<Response>(e.envoy, "ShouldRateLimit", {
+      domain: "edge",
+      descriptors: [d({ remote_address: "50.0.0.5" })],
+    });
+    expect(r.overall_code).toBe(Code.OVER_LIMIT);
+    expect(r.statuses[0]).toMatchObject({
+      code: Code.OVER_LIMIT,
+      current_limit: { requests_per_unit: 0, unit: Unit.MINUTE },
+      limit_remaining: 0,
+    });
+  });
+});
