@@ -12,7 +12,7 @@ import { MemoryStore } from "../stores/memory/memory-store.js";
 import { resilientStore } from "../stores/resilient-store.js";
 import { shardedStore } from "../stores/sharded-store.js";
 import type { IdempotencyClaim, OnceResult, Store, StoreItem } from "../stores/store.js";
-import { createEngine } from "./engine.js";
+import { type CheckRequest, createEngine } from "./engine.js";
 
 const T0 = 1_700_000_000_000;
 const user = (id: string): Descriptor => [{ key: "user", value: id }];
@@ -49,6 +49,18 @@ class RecordingStore extends AsyncMemoryStore {
   }
 }
 
+/**
+ * What a first attempt of `r` that died between its store calls leaves in `store`: its user group's record (named
+ * as `r` names it, at `atMs`) and its unit counted, its ip group not at all.
+ */
+async function userGroupOnly(store: RecordingStore, r: CheckRequest, atMs = T0): Promise<void> {
+  const seed = new RecordingStore();
+  await engineOn(seed).engine.check({ ...r, nowMs: atMs });
+  const userRecord = [...seed.records.keys()].find((k) => k.endsWith(":0")) as string;
+  store.records.set(userRecord, seed.records.get(userRecord) as { decisions: Decision[]; atMs: number });
+  await engineOn(store).engine.check({ domain: r.domain, descriptors: [r.descriptors[0]], nowMs: atMs });
+}
+
 const config = makeConfig({
   rules: makeRules([
     { id: "u", domain: "a:b", match: [any("user")], limits: fixed(5), failurePolicy: "fallback" },
@@ -70,6 +82,19 @@ function engineOn(store: Store, ttlMs = 300_000) {
 }
 
 describe("engine idempotency — memory store", () => {
+  it("never hands a key's answer to another request: other descriptors or costs are decided and counted", async () => {
+    const engine = createEngine({ config, clock: new ManualClock(T0) });
+    const carol = { domain: "a:b", descriptors: [user("carol")], cost: 2, idempotencyKey: "K", nowMs: T0 };
+    expect(engine.checkSync(carol)).toMatchObject({ replayed: false, decision: { remaining: 3 } });
+    expect(engine.checkSync(carol).replayed).toBe(true); // its retry
+    const dave = { ...carol, descriptors: [user("dave")] };
+    expect(engine.checkSync(dave)).toMatchObject({ replayed: false, decision: { remaining: 3 } });
+    expect(await engine.check({ ...carol, cost: 4 })).toMatchObject({ replayed: false, allowed: false });
+    const probe = (id: string) =>
+      engine.checkSync({ domain: "a:b", descriptors: [user(id)], cost: 0, nowMs: T0 }).decision.remaining;
+    expect([probe("carol"), probe("dave")]).toEqual([3, 3]);
+  });
+
   it("counts concurrent retries with one key once", async () => {
     const engine = createEngine({ config, clock: new ManualClock(T0) });
     const r = { domain: "a:b", descriptors: [user("1")], idempotencyKey: "k", nowMs: T0 };
@@ -155,7 +180,7 @@ describe("engine idempotency — the first decision's instant", () => {
     const a = engineOn(store);
     const r = { domain: "a:b", descriptors: [user("1"), ip("x")], idempotencyKey: "k" };
     // A first attempt recorded the user group only (at T0); a retry at T0 + 100 replays it and records the ip group.
-    await a.engine.check({ ...r, descriptors: [user("1")] });
+    await userGroupOnly(store, r);
     const c = engineOn(store);
     c.clock.advance(100);
     const whole = await c.engine.check(r);
@@ -174,7 +199,11 @@ describe("engine idempotency — a shared store with applyOnce", () => {
     const r = { domain: "a:b", descriptors: [user("1"), ip("x")], idempotencyKey: "k:%", nowMs: T0 };
     const first = await a.check(r);
     expect(first).toMatchObject({ allowed: true, replayed: false });
-    expect(store.onceCalls.sort()).toEqual(["a%3Ab:k%3A%25:0", "a%3Ab:k%3A%25:1"]);
+    // <domain>:<key>:<fingerprint of the request>:<group>
+    expect(store.onceCalls.sort()).toEqual([
+      expect.stringMatching(/^a%3Ab:k%3A%25:[0-9a-f]{16}:0$/),
+      expect.stringMatching(/^a%3Ab:k%3A%25:[0-9a-f]{16}:1$/),
+    ]);
     // Another process (no in-process record): the store replays both groups; nothing is counted.
     const b = engineOn(store).engine;
     const again = await b.check(r);
@@ -193,7 +222,7 @@ describe("engine idempotency — a shared store with applyOnce", () => {
     // A first attempt whose user group was recorded (admitted) but not its ip group (say it died in between).
     const r = { domain: "a:b", descriptors: [user("1"), ip("x")], idempotencyKey: "k", nowMs: T0 };
     const other = engineOn(store).engine;
-    await other.check({ ...r, descriptors: [user("1")] }); // records "a%3Ab:k:0" under the user's identity
+    await userGroupOnly(store, r); // records the user group (…:0) under the user's identity
     // Exhaust the ip so the ip group denies now.
     for (let i = 0; i < 5; i++) await other.check({ domain: "a:b", descriptors: [ip("x")], nowMs: T0 });
     const result = await engine.check(r);
@@ -223,9 +252,11 @@ describe("engine idempotency — a shared store with applyOnce", () => {
 
   it("falls back to a plain consume and the in-process record when the store refuses the record", async () => {
     const store = new RecordingStore();
-    store.refuse.add("a%3Ab:k:0");
     const { engine } = engineOn(store);
     const r = { domain: "a:b", descriptors: [user("1")], idempotencyKey: "k", nowMs: T0 };
+    const seed = new RecordingStore();
+    await engineOn(seed).engine.check(r); // learns the record's name: the same in every engine
+    store.refuse.add(seed.onceCalls[0]);
     expect((await engine.check(r)).replayed).toBe(false);
     expect((await engine.check(r)).replayed).toBe(true);
     expect(engine.stats).toMatchObject({ unsharedIdempotent: 1, replayed: 1 });

@@ -51,8 +51,10 @@
  * unreachable and are used directly. Rules of mode `local` go to a private in-process store when the store is
  * shared; mode `lease` is enforced as `exact` until lease stores exist.
  *
- * **Idempotency.** With `idempotencyKey`, a repeated check of the same domain within `ttlMs` returns the first
- * answer (`replayed: true`, decision reason `replay`) and counts nothing. Two records serve it:
+ * **Idempotency.** With `idempotencyKey`, a repeated check of the same request (domain, descriptors, costs and limit
+ * overrides: {@link requestFingerprint}) within `ttlMs` returns the first answer (`replayed: true`, decision reason
+ * `replay`) and counts nothing; the same key with another request is decided (and counted) on its own. Two records
+ * serve it:
  * - in process (every store): at most `maxEntries` answers (oldest dropped first); a repeat arriving while the
  *   first is in flight waits for it. On a synchronous store (memory) this is the whole mechanism, and exact,
  *   since a check runs to completion before the next starts;
@@ -60,8 +62,8 @@
  *   record, checked and written in the same atomic step as its decision (for Redis, the same script call), so
  *   retries reaching different processes, or the same process concurrently after its record was dropped, count
  *   once. The in-process record is consulted first (a retry to the same process costs no round trip); the store's
- *   answer is authoritative otherwise. Record names: `<domain>:<idempotencyKey>` (`%` and `:` percent-encoded in
- *   each), then `:<k>` for the k-th failure-policy group of the enforcing call (the groups are deterministic for
+ *   answer is authoritative otherwise. Record names: `<domain>:<idempotencyKey>:<fingerprint>` (`%` and `:`
+ *   percent-encoded in the first two), then `:<k>` for the k-th failure-policy group of the enforcing call (the groups are deterministic for
  *   one configuration, so a retry names the same records) and `:s<i>` for the shadow descriptor i; the store
  *   scopes each by its first item's identity. A check is `replayed` when every record it used was replayed; then
  *   its enforcing decisions are the first check's, shadow descriptors of a denied first check are peeked again.
@@ -86,6 +88,7 @@
  *
  * Concurrency limits in rules take leases that this API does not release: they expire after their period.
  */
+import { createHash } from "node:crypto";
 import type { LimitSet } from "../algorithms/limit-set.js";
 import { type Clock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
 import {
@@ -155,7 +158,7 @@ export interface CheckRequest {
   readonly cost?: number;
   /** Per descriptor (same length as `descriptors`): a cost overriding `cost`, or undefined; 0 checks only. */
   readonly costs?: readonly (number | undefined)[];
-  /** A retry with the same key (in the same domain) within the TTL replays the first answer. */
+  /** A retry of the same request (domain, descriptors, costs, overrides) with this key within the TTL replays the first answer. */
   readonly idempotencyKey?: string;
   /** Decide at this time instead of the clock's (tests, replays). */
   readonly nowMs?: number;
@@ -530,12 +533,28 @@ function unconsumed(d: Decision): Decision {
 }
 
 /**
- * The in-process record key of an idempotent check: the domain's length, then the domain and the key. Both may hold
- * any character, NUL included, so a separator alone would let (`a\0x`, `k`) and (`a`, `x\0k`) share a record: a
- * check could replay another domain's answer.
+ * The in-process record key of an idempotent check: the domain's length, then the domain, the key and the request's
+ * {@link requestFingerprint}. The domain and key may hold any character, NUL included, so a separator alone would
+ * let (`a\0x`, `k`) and (`a`, `x\0k`) share a record: a check could replay another domain's answer.
  */
-function recordKeyOf(domain: string, idempotencyKey: string): string {
-  return `${domain.length}:${domain}${idempotencyKey}`;
+function recordKeyOf(domain: string, idempotencyKey: string, fingerprint: string): string {
+  return `${domain.length}:${domain}${fingerprint}${idempotencyKey}`;
+}
+
+/**
+ * What makes two checks with one idempotency key the same request, as 16 hex digits of a SHA-256: the
+ * descriptors' entries, the costs and the limit overrides (not `nowMs`: a retry may be sent at another time). A key
+ * sent again with another request is no retry of the first: it is decided on its own (and counted), never handed
+ * the first answer (a caller reusing keys would otherwise be admitted for free, under another identity).
+ */
+function requestFingerprint(request: CheckRequest): string {
+  const text = JSON.stringify([
+    request.descriptors.map((d) => d.map((e) => [e.key, e.value])),
+    request.cost ?? 1,
+    request.costs ?? null,
+    request.limitOverrides ?? null,
+  ]);
+  return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
 /** `result` with its decision instant: its own (a replay's), else `nowMs` (idempotent checks only). */
@@ -758,7 +777,7 @@ class SluiceEngine implements Engine {
 
   /** {@link SluiceEngine.checkSync} of a request with an idempotency key: replayed, or decided once. */
   #checkSyncOnce(sync: SyncStore, c: CompiledConfig, request: CheckRequest, nowMs: number): CheckResult {
-    const key = recordKeyOf(request.domain, request.idempotencyKey as string);
+    const key = recordKeyOf(request.domain, request.idempotencyKey as string, requestFingerprint(request));
     const rec = this.#idem.get(key, nowMs);
     if (rec?.value !== undefined) return this.#replay(rec.value);
     const result = withInstant(this.#decideSync(sync, c, request, nowMs), nowMs);
@@ -780,10 +799,11 @@ class SluiceEngine implements Engine {
     idempotencyKey: string,
     nowMs: number,
   ): Promise<CheckResult> {
-    const key = recordKeyOf(request.domain, idempotencyKey);
+    const fingerprint = requestFingerprint(request);
+    const key = recordKeyOf(request.domain, idempotencyKey, fingerprint);
     const rec = this.#idem.get(key, nowMs);
     if (rec !== undefined) return this.#replay(rec.value ?? (await (rec.pending as Promise<CheckResult>)));
-    const once = `${escapeRecordPart(request.domain)}:${escapeRecordPart(idempotencyKey)}`;
+    const once = `${escapeRecordPart(request.domain)}:${escapeRecordPart(idempotencyKey)}:${fingerprint}`;
     const pending = this.#decideAsync(c, request, nowMs, once).then((r) => withInstant(r, nowMs));
     this.#idem.begin(key, nowMs, pending);
     try {
