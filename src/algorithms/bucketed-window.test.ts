@@ -179,15 +179,69 @@ describe("bucketed_window", () => {
     const sp = spec(2, 1000, 100);
     replay(sp, [
       { at: T0 + 550, expect: { allowed: true, remaining: 1 } },
-      // counted in the newest bucket, not in one two seconds back; durations measured from the caller's now
+      // counted in the newest bucket, not in one a second back (the newest is N = 10 buckets ahead, the most
+      // kept); durations measured from the caller's now
       {
-        at: T0 - 2000,
-        expect: { allowed: true, remaining: 0, resetAfterMs: 3500, buckets: [[T0 / 100 + 5, 2]] },
+        at: T0 - 500,
+        expect: { allowed: true, remaining: 0, resetAfterMs: 2000, buckets: [[T0 / 100 + 5, 2]] },
       },
-      { at: T0 - 2000, expect: { allowed: false, retryAfterMs: 3500, resetAfterMs: 3500 } },
+      { at: T0 - 500, expect: { allowed: false, retryAfterMs: 2000, resetAfterMs: 2000 } },
       { at: T0 + 1499, expect: { allowed: false, retryAfterMs: 1 } },
       { at: T0 + 1500, cost: 2, expect: { allowed: true, remaining: 0 } },
     ]);
+  });
+
+  it("reads bucket ids of a narrower width (the period lengthened, same state) as an empty queue", () => {
+    const perSecond = spec(2, 1000, 100);
+    const perMinute = spec(5, 60_000, 6000); // N = 10 either way: the same layout, ids in other units
+    const cur = Math.floor((T0 + 200) / 6000); // T0 is 20 s into a minute: this bucket started 2.2 s ago
+    const used = replay(perSecond, [
+      { at: T0 + 100, cost: 2, expect: { allowed: true, remaining: 0 } },
+      { at: T0 + 200, expect: { allowed: false, retryAfterMs: 900 } },
+    ]);
+    // A 100 ms bucket id read as 6 s buckets lies ~1.6e9 buckets ahead: not a clock gone back, so empty and idle.
+    expect(bucketedWindow.idleAfterMs(used, 0, T0 + 200, perMinute)).toBe(0);
+    const r = step(bucketedWindow, used, T0 + 200, perMinute, 1);
+    expect(r.decision).toEqual({
+      allowed: true,
+      remaining: 4,
+      retryAfterMs: 0,
+      resetAfterMs: 57_800,
+      leaseId: 0,
+    });
+    expect(buckets(perMinute, r.state)).toEqual([[cur, 1]]);
+    expect(r.state[2]).toBe(1);
+    expect(bucketedWindow.idleAfterMs(r.state, 0, T0 + 200, perMinute)).toBe(57_800);
+    // Only the bucket width changed (100 ms to 500 ms, N = 2): the same.
+    expect(step(bucketedWindow, used, T0 + 200, spec(2, 1000, 500), 2).decision).toMatchObject({
+      allowed: true,
+      remaining: 0,
+      resetAfterMs: 800, // its bucket started at T0
+    });
+    // Shortened back to a second: the 6 s bucket id read as 100 ms buckets is long past, and leaves.
+    expect(step(bucketedWindow, r.state, T0 + 300, perSecond, 1).decision).toMatchObject({
+      allowed: true,
+      remaining: 1,
+      resetAfterMs: 1000,
+    });
+  });
+
+  it("keeps the queue for a clock up to a period (N buckets) behind, not further", () => {
+    const sp = spec(2, 1000, 100);
+    const used = replay(sp, [{ at: T0 + 550, cost: 2, expect: { allowed: true, remaining: 0 } }]); // bucket +5
+    // At T0 − 500 the current bucket is −5: the newest is N = 10 ahead, a clock gone back; nothing leaves.
+    expect(step(bucketedWindow, used, T0 - 500, sp, 1).decision).toMatchObject({
+      allowed: false,
+      retryAfterMs: 2000,
+    });
+    expect(bucketedWindow.idleAfterMs(used, 0, T0 - 500, sp)).toBe(2000);
+    // At T0 − 501 (bucket −6) it is 11 ahead, more than a period: read as empty.
+    expect(step(bucketedWindow, used, T0 - 501, sp, 1).decision).toMatchObject({
+      allowed: true,
+      remaining: 1,
+      resetAfterMs: 901,
+    });
+    expect(bucketedWindow.idleAfterMs(used, 0, T0 - 501, sp)).toBe(0);
   });
 
   it("forgets everything after a very long gap", () => {
@@ -356,9 +410,14 @@ describe("bucketed_window", () => {
           let now = T0;
           for (const r of trace) {
             now += r.gapMs;
-            const newest = queue.length > 0 ? queue[queue.length - 1].id : -INF;
+            let view = queue;
+            let newest = view.length > 0 ? view[view.length - 1].id : -INF;
+            if (newest > Math.floor(now / p.bucketMs) + p.buckets) {
+              view = []; // more than a period ahead: ids of another width, read as an empty queue
+              newest = -INF;
+            }
             const cur = Math.max(Math.floor(now / p.bucketMs), newest);
-            const live = queue.filter((b) => b.id > cur - p.buckets);
+            const live = view.filter((b) => b.id > cur - p.buckets);
             const used = live.reduce((a, b) => a + b.count, 0);
             const ok = used + r.cost <= p.limit;
             bucketedWindow.apply(s, 0, now, sp, r.cost, true, out);

@@ -13,10 +13,17 @@
  *
  * Reported: remaining = L − total after the step; resetAfterMs = newestId·w + P − now (0 when empty);
  * retryAfterMs (denied) = the time until enough of the oldest buckets have left for c to fit: bucket k leaves
- * at `id_k·w + P`. idleAfterMs = newestId·w + P − now.
+ * at `id_k·w + P`. idleAfterMs = newestId·w + P − now (0 when empty or read as fresh, below).
  *
  * Edges: a clock going backwards is no time passing — the current bucket is max(floor(now / w), newest id), so
- * nothing leaves early. cost > L never passes (retryAfterMs = Infinity). cost 0 is a peek and writes nothing.
+ * nothing leaves early — as long as the newest id is at most a period (N buckets) ahead of floor(now / w).
+ * Beyond that the queue is read as empty (idle, 0): a bucket id is counted in units of w, so one more than a
+ * period ahead cannot come from a clock going back within this period's scale; it was written under another,
+ * narrower bucket width (a limit whose period or bucket was lengthened under the same name and namespace: an id
+ * of 100 ms buckets read as 6 s buckets lies millennia ahead) and would otherwise hold its buckets, denied and
+ * never idle, until that bucket came round. The price: a clock behind by more than a period counts in a queue of
+ * its own. A narrowed width reads the ids as buckets long past: they leave, as after a long gap.
+ * cost > L never passes (retryAfterMs = Infinity). cost 0 is a peek and writes nothing.
  * The current bucket is `floor((now + TIME_TOLERANCE_MS) / w)`, identical to `floor(now / w)` for whole-ms
  * clocks, so fractional clocks retrying at `now + retryAfterMs` land in the bucket the retry was computed for.
  * refund takes counts back from the newest buckets. A changed limit keeps the layout (the width depends on P
@@ -51,7 +58,13 @@ export const bucketedWindow: Algorithm = {
     const tail = r + 2 * ((head + size - 1) % cap);
     const newestId = size > 0 ? s[tail] : 0;
     let cur = Math.floor((nowMs + TIME_TOLERANCE_MS) / w);
-    if (size > 0 && newestId > cur) cur = newestId; // clock backwards: no time passed
+    if (size > 0 && newestId > cur) {
+      if (newestId > cur + cap) {
+        size = 0; // ids of another bucket width: an empty queue
+      } else {
+        cur = newestId; // clock backwards: no time passed
+      }
+    }
     const cutoff = cur - cap;
 
     while (size > 0) {
@@ -130,6 +143,7 @@ export const bucketedWindow: Algorithm = {
     if (!(head >= 0 && head < cap)) head = 0;
     if (size > cap) size = cap;
     const newestId = s[o + RING + 2 * ((head + size - 1) % cap)];
+    if (newestId > Math.floor((nowMs + TIME_TOLERANCE_MS) / spec.bucketMs) + cap) return 0; // as in apply
     const ahead = newestId * spec.bucketMs + spec.periodMs - nowMs;
     return ahead > 0 ? ahead : 0;
   },

@@ -81,6 +81,60 @@ describe("fixed_window", () => {
     expect(state?.[1]).toBe(T0 / 1000 + 2);
   });
 
+  it("reads a window id of a shorter period (the period lengthened, same state) as fresh", () => {
+    const perSecond = windowSpec(2, 1000);
+    const perMinute = windowSpec(5, 60_000); // T0 is 20 s into a minute: its window ends at T0 + 40 s
+    const used =
+      replay(perSecond, [
+        { at: T0 + 100, cost: 2, expect: { allowed: true, remaining: 0 } },
+        { at: T0 + 200, expect: { allowed: false, retryAfterMs: 800 } },
+      ]) ?? new Float64Array(2);
+    // The per-second id read as minutes lies ~1.6e9 minutes ahead: not a clock gone back, so no count and idle.
+    expect(fixedWindow.idleAfterMs(used, 0, T0 + 200, perMinute)).toBe(0);
+    const r = step(fixedWindow, used, T0 + 200, perMinute, 1);
+    expect(r.decision).toEqual({
+      allowed: true,
+      remaining: 4,
+      retryAfterMs: 0,
+      resetAfterMs: 39_800,
+      leaseId: 0,
+    });
+    expect(Array.from(r.state)).toEqual([1, Math.floor((T0 + 200) / 60_000)]);
+    expect(fixedWindow.idleAfterMs(r.state, 0, T0 + 200, perMinute)).toBe(39_800);
+    // A refund on such a state leaves it fresh at the current window.
+    const refunded = Float64Array.from(used);
+    fixedWindow.refund(refunded, 0, T0 + 200, perMinute, 1);
+    expect(Array.from(refunded)).toEqual([0, Math.floor((T0 + 200) / 60_000)]);
+    // Shortened back to a second: the per-minute id read as seconds is long past, the count dropped.
+    expect(step(fixedWindow, r.state, T0 + 300, perSecond, 1).decision).toMatchObject({
+      allowed: true,
+      remaining: 1,
+      resetAfterMs: 700,
+    });
+  });
+
+  it("keeps the stored window for a clock one window edge behind, not two", () => {
+    // Counted in window 2 (of T0 / 1000 + 0, 1, 2 ...).
+    const used =
+      replay(spec, [{ at: T0 + 2500, cost: 3, expect: { allowed: true, remaining: 0 } }]) ??
+      new Float64Array(2);
+    // In window 1: the stored window (one ahead) stays in effect, until its end at T0 + 3000.
+    expect(step(fixedWindow, used, T0 + 1001, spec, 1).decision).toMatchObject({
+      allowed: false,
+      remaining: 0,
+      retryAfterMs: 1999,
+      resetAfterMs: 1999,
+    });
+    expect(fixedWindow.idleAfterMs(used, 0, T0 + 1001, spec)).toBe(1999);
+    // In window 0: two ahead is more than a clock gone back within this period's scale: fresh.
+    expect(step(fixedWindow, used, T0 + 999, spec, 1).decision).toMatchObject({
+      allowed: true,
+      remaining: 2,
+      resetAfterMs: 1,
+    });
+    expect(fixedWindow.idleAfterMs(used, 0, T0 + 999, spec)).toBe(0);
+  });
+
   it("handles fractional rates, zero elapsed time and very long gaps", () => {
     const slow = windowSpec(3, 10_000);
     replay(slow, [

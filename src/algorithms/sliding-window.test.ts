@@ -112,6 +112,60 @@ describe("sliding_window", () => {
     expect(Array.from(state ?? [])).toEqual([10, 6, W0 + 1]);
   });
 
+  it("reads a window id of a shorter period (the period lengthened, same state) as fresh", () => {
+    const perSecond = windowSpec(2, 1000);
+    const perMinute = windowSpec(5, 60_000); // T0 is 20 s into a minute: its window ends at T0 + 40 s
+    const m = Math.floor(T0 / 60_000);
+    const used =
+      replay(perSecond, [
+        { at: T0 + 100, cost: 2, expect: { allowed: true, remaining: 0 } },
+        { at: T0 + 200, expect: { allowed: false, retryAfterMs: 1300 } }, // 2·(1 − f) + 1 ≤ 2 at f = 0.5
+      ]) ?? new Float64Array(3);
+    // The per-second id read as minutes lies ~1.6e9 minutes ahead: not a clock gone back, so no counts and idle.
+    expect(slidingWindow.idleAfterMs(used, 0, T0 + 200, perMinute)).toBe(0);
+    const r = step(slidingWindow, used, T0 + 200, perMinute, 1);
+    expect(r.decision).toEqual({
+      allowed: true,
+      remaining: 4,
+      retryAfterMs: 0,
+      resetAfterMs: 99_800,
+      leaseId: 0,
+    });
+    expect(Array.from(r.state)).toEqual([0, 1, m]);
+    // A refund on such a state leaves it fresh at the current window.
+    const refunded = Float64Array.from(used);
+    slidingWindow.refund(refunded, 0, T0 + 200, perMinute, 1);
+    expect(Array.from(refunded)).toEqual([0, 0, m]);
+    // Shortened back to a second: the per-minute id read as seconds is long past, both counts dropped.
+    expect(step(slidingWindow, r.state, T0 + 300, perSecond, 1).decision).toMatchObject({
+      allowed: true,
+      remaining: 1,
+      resetAfterMs: 1700,
+    });
+  });
+
+  it("keeps the stored window for a clock one window edge behind, not two", () => {
+    const used =
+      replay(spec, [{ at: T0 + 2500, cost: 10, expect: { allowed: true, remaining: 0 } }]) ??
+      new Float64Array(3);
+    // In window W0 + 1: the stored window (one ahead) stays, as at its start: 10 in it, 1 more passes once
+    // 10·(1 − f) ≤ 9 in the window after, at T0 + 3100.
+    expect(step(slidingWindow, used, T0 + 1001, spec, 1).decision).toMatchObject({
+      allowed: false,
+      remaining: 0,
+      retryAfterMs: 2099,
+      resetAfterMs: 2999,
+    });
+    expect(slidingWindow.idleAfterMs(used, 0, T0 + 1001, spec)).toBe(2999);
+    // In window W0: two ahead is more than a clock gone back within this period's scale: fresh.
+    expect(step(slidingWindow, used, T0 + 999, spec, 1).decision).toMatchObject({
+      allowed: true,
+      remaining: 9,
+      resetAfterMs: 1001,
+    });
+    expect(slidingWindow.idleAfterMs(used, 0, T0 + 999, spec)).toBe(0);
+  });
+
   it("handles fractional rates, zero elapsed time and very long gaps", () => {
     const slow = windowSpec(3, 10_000);
     replay(slow, [

@@ -9,9 +9,14 @@
  * State (3 fields): `s[o] = prevCount`, `s[o + 1] = currCount`, `s[o + 2] = windowId` (the window of currCount).
  *
  * Rolling at `now`, with w = ⌊now / P⌋: w = windowId keeps (prev, curr); w = windowId + 1 gives (curr, 0);
- * w > windowId + 1 gives (0, 0). w < windowId (a clock going backwards) stays in the stored window with f = 0,
- * as if `now` were that window's start: no time passed, and the previous window weighs fully. Counts above a
- * lowered limit are clamped to it. As in fixed_window, a time within TIME_TOLERANCE_MS of the next window
+ * w > windowId + 1 gives (0, 0). w = windowId − 1 (a clock going backwards across one window edge) stays in the
+ * stored window with f = 0, as if `now` were that window's start: no time passed, and the previous window
+ * weighs fully. w < windowId − 1 gives (0, 0) at w, a fresh state: a window id is counted in units of P, so one
+ * more than a window ahead cannot come from a clock going back within this period's scale; it was written under
+ * another, shorter period (a limit whose period was lengthened under the same name and namespace: a per-second
+ * id read as minutes lies millennia ahead) and would otherwise hold its counts, denied and never idle, until that
+ * window came round. The price: a clock behind by two window edges or more counts in a window of its own. Counts
+ * above a lowered limit are clamped to it. As in fixed_window, a time within TIME_TOLERANCE_MS of the next window
  * already belongs to it (w = ⌊(now + TIME_TOLERANCE_MS) / P⌋).
  *
  * Tolerance: e + c − L may exceed 0 by what 1 µs of sliding would remove, min(prev·TIME_TOLERANCE_MS / P,
@@ -26,7 +31,9 @@
  * end (often too early, sometimes too late); here e + c ≤ L and the retry time is exact.
  *
  * Edges: cost > limit never passes (retryAfterMs = Infinity). cost 0 is a peek and writes nothing. Refund takes
- * units back from the current window's count only. Costs are whole numbers (validated upstream).
+ * units back from the current window's count only. Costs are whole numbers (validated upstream). A shortened
+ * period reads the stored id as a window long past: both counts are dropped, as after a long gap. idleAfterMs
+ * rolls as `apply` does, so a state read as fresh is idle (0).
  *
  * Pro: O(1), three floats per key, no boundary burst of 2L at one instant, smooth recovery. Con: an estimate:
  * it assumes the previous window was uniform, so it may admit up to 2L in a span shorter than P (never more
@@ -103,17 +110,19 @@ function roll(s: Float64Array, o: number, nowMs: number, p: number, limit: numbe
   let prev = 0;
   let curr = 0;
   let f = 0;
-  if (w <= stored) {
+  let win = w;
+  if (w <= stored && stored <= w + 1) {
     prev = s[o];
     curr = s[o + 1];
+    win = stored;
     if (w === stored) f = (nowMs - w * p) / p; // else: clock went backwards, stay at the stored window's start
   } else {
-    if (w === stored + 1) prev = s[o + 1];
+    if (w === stored + 1) prev = s[o + 1]; // else: a long gap, or an id of another period (> w + 1): fresh
     f = (nowMs - w * p) / p;
   }
   rolled.prev = prev > limit ? limit : prev; // limit lowered since last touch: clamp, never reset
   rolled.curr = curr > limit ? limit : curr;
-  rolled.win = w > stored ? w : stored;
+  rolled.win = win;
   rolled.f = f > 0 ? f : 0; // a time just before the window (within the tolerance) sits at its start
 }
 

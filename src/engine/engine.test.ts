@@ -512,6 +512,38 @@ describe("engine — an identity's count carries over a change of tier or overri
   });
 });
 
+describe("engine — a window rule reloaded with a longer period", () => {
+  const rateConfig = (limit: number, periodMs: number) =>
+    makeConfig({
+      rules: [
+        makeRule({
+          id: "per-user",
+          domain: "api",
+          match: [any("user")],
+          limits: [spec({ name: "rate", algorithm: "fixed_window", limit, periodMs })],
+        }),
+      ],
+    });
+
+  it("2 per second reloaded as 5 per minute keeps serving a user who had used 2 (the same state, read as fresh)", () => {
+    const { check, engine, clock } = setup(rateConfig(2, 1000));
+    const at = () => check({ descriptors: [user("42")] });
+    expect(at().allowed).toBe(true);
+    expect(at().allowed).toBe(true);
+    expect(at().allowed).toBe(false); // this second's window is full
+    engine.updateConfig(rateConfig(5, 60_000));
+    // Same rule, name and namespace, so the same state: its per-second window id, read as minutes, lies
+    // millennia ahead. It is no clock gone back: the user counts afresh in this minute (T0 is 20 s into it).
+    for (let remaining = 4; remaining >= 0; remaining--) {
+      expect(at().decision).toMatchObject({ allowed: true, limit: 5, remaining, resetAfterMs: 40_000 });
+    }
+    const denied = at().decision;
+    expect(denied).toMatchObject({ allowed: false, retryAfterMs: 40_000, resetAfterMs: 40_000 });
+    clock.set(T0 + 40_000); // the next minute
+    expect(at().decision).toMatchObject({ allowed: true, remaining: 4, resetAfterMs: 60_000 });
+  });
+});
+
 describe("engine — limits resolved as effectiveLimits resolves them", () => {
   // Tiers and overrides are looked up without building the identity string (by identity key, then value); this
   // checks that every check still reports the source and limits effectiveLimits gives, on both the one-descriptor

@@ -989,6 +989,72 @@ const limitChanges: Trace[] = [
       acquire(200, "e", ok(0, 1000)),
     ],
   },
+  // A lengthened period under the same name: window and bucket ids are counted in units of the period (bucket),
+  // so the per-second id read as minutes lies millennia ahead. More than one window (a period of buckets) ahead
+  // cannot be a clock gone back: the key starts fresh in the new unit rather than staying denied for centuries.
+  // The new windows are minutes, and T0 is 20 s into a minute: this window ends at 40 000.
+  {
+    name: "lengthened period: a window id of the shorter period starts fresh",
+    limits: [perSecond("fixed_window", 2)],
+    steps: [
+      consume(100, ok(0, 900), { cost: 2 }),
+      consume(200, no(800, 0, 800)),
+      consume(300, ok(4, 39_700), { limits: [perSecond("fixed_window", 5, { periodMs: 60_000 })] }),
+      consume(300, ok(0, 39_700), { cost: 4 }),
+      consume(400, no(39_600, 0, 39_600)),
+      consume(40_000, ok(4, 60_000)),
+    ],
+  },
+  {
+    name: "lengthened period: a window id of the shorter period starts fresh",
+    limits: [perSecond("sliding_window", 2)],
+    steps: [
+      consume(100, ok(0, 1900), { cost: 2 }),
+      consume(200, no(1300, 0, 1800)), // next window, once 2·(1 − f) + 1 ≤ 2: f = 0.5
+      consume(300, ok(4, 99_700), { limits: [perSecond("sliding_window", 5, { periodMs: 60_000 })] }),
+      consume(300, ok(0, 99_700), { cost: 4 }),
+      consume(400, no(51_600, 0, 99_600)), // next window, once 5·(1 − f) + 1 ≤ 5: f = 0.2, at 52 000
+      consume(52_000, ok(0, 108_000)),
+    ],
+  },
+  {
+    name: "lengthened period: bucket ids of the narrower width start an empty queue",
+    limits: [perSecond("bucketed_window", 2)],
+    steps: [
+      consume(100, ok(0, 1000), { cost: 2 }),
+      consume(200, no(900, 0, 900)),
+      // 6 s buckets (N = 10 as before): the current one started at −2000, and leaves at 58 000
+      consume(300, ok(4, 57_700), {
+        limits: [perSecond("bucketed_window", 5, { periodMs: 60_000, bucketMs: 6000 })],
+      }),
+      consume(300, ok(0, 57_700), { cost: 4 }),
+      consume(400, no(57_600, 0, 57_600)),
+      consume(58_000, ok(4, 60_000)),
+    ],
+  },
+  {
+    name: "lengthened periods of a fixed and a sliding window together start fresh",
+    topic: "multi-limit",
+    limits: [
+      { name: "fixed", algorithm: "fixed_window", limit: 2, periodMs: 1000 },
+      { name: "sliding", algorithm: "sliding_window", limit: 2, periodMs: 1000 },
+    ],
+    steps: [
+      consume(100, { allowed: true, policies: { fixed: ok(0, 900), sliding: ok(0, 1900) } }, { cost: 2 }),
+      consume(200, { allowed: false, policies: { fixed: no(800, 0, 800), sliding: no(1300, 0, 1800) } }),
+      consume(
+        300,
+        { allowed: true, policies: { fixed: ok(4, 39_700), sliding: ok(4, 99_700) } },
+        {
+          limits: [
+            { name: "fixed", algorithm: "fixed_window", limit: 5, periodMs: 60_000 },
+            { name: "sliding", algorithm: "sliding_window", limit: 5, periodMs: 60_000 },
+          ],
+        },
+      ),
+      consume(400, { allowed: false, policies: { fixed: no(39_600, 4, 39_600) } }, { cost: 5 }), // 1 + 5 > 5
+    ],
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------

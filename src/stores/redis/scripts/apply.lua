@@ -255,17 +255,18 @@ if nsets == 1 then
         reset = 0
         if not (ahead <= CEIL_SLACK_MS) then reset = ceil(ahead - CEIL_SLACK_MS) end
       elseif code == 4 then
-        -- fixed-window.lua; x = count, y = windowId.
+        -- fixed-window.lua; x = count, y = windowId (fresh when past, or more than one window ahead: an id of
+        -- another, shorter period).
         local win = floor((now + TIME_TOLERANCE_MS) / period)
         if w then
           local idle = 0
-          if not (x <= 0 or win > y) then idle = (y + 1) * period - now end
+          if not (x <= 0 or win > y or y > win + 1) then idle = (y + 1) * period - now end
           if idle <= 0 then
             w, dirty = false, true
           end
         end
         local count = 0
-        if win <= y then
+        if win <= y and y <= win + 1 then
           win = y
           count = x
           if count > limit then count = limit end
@@ -360,7 +361,8 @@ if nsets == 1 then
         else
           v = spack("<Bdd", flags, x, y)
           if code == 4 then
-            if not (x <= 0 or floor((now + TIME_TOLERANCE_MS) / period) > y) then idle = (y + 1) * period - now end
+            local win = floor((now + TIME_TOLERANCE_MS) / period)
+            if not (x <= 0 or win > y or y > win + 1) then idle = (y + 1) * period - now end
           elseif not (x <= 0) then
             local ahead = x * t - (now - y)
             if ahead > 0 then idle = ahead end

@@ -9,6 +9,9 @@
 -- s[2] = total (sum of their counts), bucket i at s[3 + 2i] = bucketId and s[4 + 2i] = count. Stored by
 -- apply.lua as one Redis string: a flags byte (7 * 2 + warning bit), then the fields as little-endian doubles,
 -- field i at byte offset 1 + 8i; bytes past the end read as 0. Decoded lazily, written back field by field.
+-- A newest bucket id ahead of floor(now / w) is a clock gone back (no time passes) when at most N ahead; more
+-- than N ahead it is an id of another, narrower bucket width (a lengthened period or bucket under the same
+-- name) and the queue reads as empty (idle 0).
 --
 -- Spec fields used: spec.limit, spec.period, spec.bucket (w).
 --
@@ -40,7 +43,13 @@ local function apply(s, now, spec, cost, commit)
   local newest_id = 0
   if size > 0 then newest_id = s[tail] end
   local cur = floor((now + TIME_TOLERANCE_MS) / w)
-  if size > 0 and newest_id > cur then cur = newest_id end -- clock backwards: no time passed
+  if size > 0 and newest_id > cur then
+    if newest_id > cur + cap then
+      size = 0 -- ids of another bucket width: an empty queue
+    else
+      cur = newest_id -- clock backwards: no time passed
+    end
+  end
   local cutoff = cur - cap
 
   while size > 0 do
@@ -127,7 +136,7 @@ local function refund(s, _, spec, amount)
   if size == 0 or total < 0 then s[TOTAL] = 0 else s[TOTAL] = total end
 end
 
--- idle(s, now, spec) -> newestId * w + P - now (0 when empty).
+-- idle(s, now, spec) -> newestId * w + P - now (0 when empty, or read as empty: newest id more than N ahead).
 local function idle(s, now, spec)
   local cap = spec.period / spec.bucket
   local head = s[HEAD]
@@ -135,7 +144,9 @@ local function idle(s, now, spec)
   if not (size > 0) then return 0 end
   if not (head >= 0 and head < cap) then head = 0 end
   if size > cap then size = cap end
-  local ahead = s[RING + 2 * ((head + size - 1) % cap)] * spec.bucket + spec.period - now
+  local newest_id = s[RING + 2 * ((head + size - 1) % cap)]
+  if newest_id > floor((now + TIME_TOLERANCE_MS) / spec.bucket) + cap then return 0 end -- as in apply
+  local ahead = newest_id * spec.bucket + spec.period - now
   if ahead > 0 then return ahead end
   return 0
 end

@@ -6,6 +6,9 @@
 --
 -- State (2 fields): s[0] = count, s[1] = windowId (floor(now / P) of the window the count belongs to). Stored
 -- by apply.lua as one Redis string of 17 bytes: flags byte (4 * 2 + warning bit), two little-endian doubles.
+-- With w the window of now: windowId < w is a past window (count 0); windowId = w + 1 is a clock gone back
+-- across one window edge (the stored window stays in effect); windowId > w + 1 is an id of another, shorter
+-- period (a lengthened period under the same name) and reads as fresh (count 0, window w; idle 0).
 --
 -- Spec fields used: spec.limit, spec.period.
 --
@@ -34,7 +37,7 @@ local function apply(s, now, spec, cost, commit)
   local w = window_of(now, spec.period)
   local count = 0
   local win = w
-  if w <= stored then
+  if w <= stored and stored <= w + 1 then
     win = stored
     count = s[0]
     if count > limit then count = limit end -- limit lowered since last touch: clamp, never reset
@@ -65,7 +68,7 @@ end
 local function refund(s, now, spec, amount)
   local stored = s[1]
   local w = window_of(now, spec.period)
-  if w > stored then
+  if w > stored or stored > w + 1 then
     s[0] = 0
     s[1] = w
     return
@@ -76,10 +79,12 @@ local function refund(s, now, spec, amount)
   if count > 0 then s[0] = count else s[0] = 0 end
 end
 
--- idle(s, now, spec) -> milliseconds until the window holding a count ends (0 when empty or over).
+-- idle(s, now, spec) -> milliseconds until the window holding a count ends (0 when empty, over, or read as
+-- fresh: more than one window ahead).
 local function idle(s, now, spec)
   local stored = s[1]
-  if s[0] <= 0 or window_of(now, spec.period) > stored then return 0 end
+  local w = window_of(now, spec.period)
+  if s[0] <= 0 or w > stored or stored > w + 1 then return 0 end
   return (stored + 1) * spec.period - now
 end
 

@@ -7,6 +7,9 @@
 --
 -- State (3 fields): s[0] = prevCount, s[1] = currCount, s[2] = windowId (the window of currCount). Stored by
 -- apply.lua as one Redis string of 25 bytes: flags byte (5 * 2 + warning bit), three little-endian doubles.
+-- With w the window of now: windowId = w + 1 is a clock gone back across one window edge (the stored window
+-- stays in effect, f = 0); windowId > w + 1 is an id of another, shorter period (a lengthened period under the
+-- same name) and rolls to (0, 0) at w, a fresh state (idle 0), as a gap of two windows or more does.
 --
 -- Spec fields used: spec.limit, spec.period.
 --
@@ -27,18 +30,18 @@ local function roll(s, now, p, limit)
   local prev = 0
   local curr = 0
   local f = 0
-  if w <= stored then
+  local win = w
+  if w <= stored and stored <= w + 1 then
     prev = s[0]
     curr = s[1]
+    win = stored
     if w == stored then f = (now - w * p) / p end -- else: clock went backwards, stay at the window's start
   else
-    if w == stored + 1 then prev = s[1] end
+    if w == stored + 1 then prev = s[1] end -- else: a long gap, or an id of another period (> w + 1): fresh
     f = (now - w * p) / p
   end
   if prev > limit then prev = limit end -- limit lowered since last touch: clamp, never reset
   if curr > limit then curr = limit end
-  local win = stored
-  if w > stored then win = w end
   if not (f > 0) then f = 0 end -- a time just before the window (within the tolerance) sits at its start
   return prev, curr, win, f
 end
