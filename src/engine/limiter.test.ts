@@ -58,6 +58,13 @@ describe("createLimiter", () => {
     expect(() => limiter.limitSync("k", { cost: 0.5 })).toThrow(/cost/);
     expect(() => limiter.limitSync("k", { cost: Number.NaN })).toThrow(/cost/);
     await expect(limiter.limit(42 as never)).rejects.toMatchObject({ code: "ERR_SLUICE_INVALID_ARGUMENT" });
+    for (const nowMs of [Number.NaN, Number.POSITIVE_INFINITY, "1" as never]) {
+      expect(() => limiter.limitSync("k", { nowMs })).toThrow(/limitSync: nowMs must be a finite number/);
+      await expect(limiter.limit("k", { nowMs })).rejects.toMatchObject({
+        code: "ERR_SLUICE_INVALID_ARGUMENT",
+      });
+      await expect(limiter.peek("k", { nowMs })).rejects.toThrow(/peek: nowMs/);
+    }
     expect(limiter.limitSync("k").allowed).toBe(true);
   });
 

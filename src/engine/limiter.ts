@@ -150,7 +150,7 @@ class BoundLimiter implements Limiter {
   /** The cost of a {@link BoundLimiter.limitSync} call with options, or with arguments to reject (then throws). */
   #checkedCost(key: string, options: CallOptions | undefined): number {
     const cost = options?.cost ?? 1;
-    this.#check(key, cost, "limitSync");
+    this.#check(key, cost, "limitSync", options?.nowMs);
     return cost;
   }
 
@@ -159,7 +159,7 @@ class BoundLimiter implements Limiter {
       if (this.#sync !== undefined) return Promise.resolve(this.limitSync(key, options));
       if (this.#set.hasConcurrency) throw this.#useAcquire("limit");
       const cost = options?.cost ?? 1;
-      this.#check(key, cost, "limit");
+      this.#check(key, cost, "limit", options?.nowMs);
       return this.#one("consume", key, cost, options?.nowMs);
     } catch (error) {
       return Promise.reject(error);
@@ -180,7 +180,7 @@ class BoundLimiter implements Limiter {
 
   async acquire(key: string, options?: CallOptions): Promise<Lease> {
     const cost = options?.cost ?? 1;
-    this.#check(key, cost, "acquire");
+    this.#check(key, cost, "acquire", options?.nowMs);
     if (!this.#set.hasConcurrency) {
       throw new InvalidArgumentError("acquire: this limiter has no concurrency limit; use limit()");
     }
@@ -206,7 +206,7 @@ class BoundLimiter implements Limiter {
     method: string,
   ): Promise<Decision> {
     try {
-      this.#check(key, cost, method);
+      this.#check(key, cost, method, nowMs);
       return this.#one(op, key, cost, nowMs);
     } catch (error) {
       return Promise.reject(error);
@@ -223,7 +223,12 @@ class BoundLimiter implements Limiter {
       .then(firstDecision);
   }
 
-  #check(key: string, cost: number, method: string): void {
+  #check(key: string, cost: number, method: string, nowMs: number | undefined): void {
+    if (nowMs !== undefined && !(typeof nowMs === "number" && Number.isFinite(nowMs))) {
+      throw new InvalidArgumentError(
+        `${method}: nowMs must be a finite number of epoch milliseconds, got ${String(nowMs)}`,
+      );
+    }
     if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH) {
       throw new InvalidArgumentError(
         `${method}: key must be a non-empty string of at most ${MAX_KEY_LENGTH} characters, got ${typeof key === "string" ? `${key.length} characters` : typeof key}`,
