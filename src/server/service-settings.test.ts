@@ -51,6 +51,8 @@ describe("the settings table", () => {
       store: "memory",
       redisUrls: [],
       redisCluster: false,
+      redisSentinel: undefined,
+      redisSentinelPassword: undefined,
       redisPrefix: "rl",
       memoryCapacity: 1_000_000,
       fallbackShare: 1,
@@ -166,6 +168,78 @@ describe("parseServiceSettings", () => {
     ).toMatchObject({ store: "redis", redisCluster: true, redisUrls: ["redis://a:7000"] });
   });
 
+  it("reads --redis-sentinel: the URLs are Sentinels, with the Redis store only and never with --redis-cluster", () => {
+    const sentinels = "redis://app:pw@10.0.0.1:26379/2, redis://app:pw@10.0.0.2:26379/2";
+    expect(
+      parseServiceSettings({ ...CONFIG, redis: sentinels, redisSentinel: " mymaster " }, {}),
+    ).toMatchObject({
+      store: "redis",
+      redisUrls: ["redis://app:pw@10.0.0.1:26379/2", "redis://app:pw@10.0.0.2:26379/2"],
+      redisSentinel: "mymaster",
+      redisSentinelPassword: undefined,
+    });
+    // From the environment, the Sentinels' password too; a flag wins over its variable.
+    const env = {
+      SLUICE_REDIS: "redis://10.0.0.1",
+      SLUICE_REDIS_SENTINEL: "m1",
+      SLUICE_REDIS_SENTINEL_PASSWORD: " s3nt pw ",
+    };
+    expect(parseServiceSettings(CONFIG, env)).toMatchObject({
+      redisSentinel: "m1",
+      redisSentinelPassword: " s3nt pw ", // a password is taken exactly
+    });
+    expect(fromArgv(["--config", "r.yaml", "--redis-sentinel", "m2"], env).redisSentinel).toBe("m2");
+    // An empty variable is unset, as for every row.
+    expect(parseServiceSettings(CONFIG, { SLUICE_REDIS_SENTINEL: "" }).redisSentinel).toBeUndefined();
+  });
+
+  it("refuses a bad --redis-sentinel naming the flag or variable, and never echoes a password", () => {
+    const redis = "redis://h:26379";
+    expect(errorOf(() => parseServiceSettings({ ...CONFIG, redis, redisSentinel: " " }, {})).message).toBe(
+      '--redis-sentinel: must be the master name the Sentinels monitor: 1 to 255 characters, no whitespace, got " "',
+    );
+    expect(
+      errorOf(() => parseServiceSettings(CONFIG, { SLUICE_REDIS: redis, SLUICE_REDIS_SENTINEL: "my master" }))
+        .message,
+    ).toBe(
+      'SLUICE_REDIS_SENTINEL: must be the master name the Sentinels monitor: 1 to 255 characters, no whitespace, got "my master"',
+    );
+    expect(
+      errorOf(() => parseServiceSettings({ ...CONFIG, redis, redisSentinel: "m", redisCluster: true }, {}))
+        .message,
+    ).toBe(
+      "--redis-sentinel and --redis-cluster exclude each other: the --redis URLs are either Sentinels or Cluster seeds",
+    );
+    expect(errorOf(() => parseServiceSettings({ ...CONFIG, redisSentinel: "m" }, {})).message).toBe(
+      "--redis-sentinel applies only to --store redis",
+    );
+    expect(
+      errorOf(() => parseServiceSettings({ ...CONFIG, store: "memory" }, { SLUICE_REDIS_SENTINEL: "m" }))
+        .message,
+    ).toBe("SLUICE_REDIS_SENTINEL applies only to --store redis");
+    expect(
+      errorOf(() => parseServiceSettings({ ...CONFIG, redis }, { SLUICE_REDIS_SENTINEL_PASSWORD: "pw-7" }))
+        .message,
+    ).toBe("SLUICE_REDIS_SENTINEL_PASSWORD applies only with --redis-sentinel (SLUICE_REDIS_SENTINEL)");
+    // The master's credentials, database and scheme come from the URLs: they must agree.
+    const e = errorOf(() =>
+      parseServiceSettings(
+        { ...CONFIG, redis: "redis://u:pw-1@h1:26379/1,redis://u:pw-2@h2:26379/1", redisSentinel: "m" },
+        {},
+      ),
+    );
+    expect(e.message).toBe(
+      "--redis: with --redis-sentinel every URL must carry the same scheme, user:password and /db (they are the master's)",
+    );
+    expect(e.message).not.toContain("pw-");
+    expect(
+      parseServiceSettings(
+        { ...CONFIG, redis: "redis://h1:26379/0,redis://h2:26379", redisSentinel: "m" },
+        {},
+      ).redisUrls,
+    ).toHaveLength(2); // "/0" and no path are the same database
+  });
+
   it("refuses a bad Redis URL without echoing it (it may hold a password)", () => {
     const e = errorOf(() =>
       parseServiceSettings({ ...CONFIG, redis: "redis://u:pw-1@h:6379,http://u:pw-2@h" }, {}),
@@ -263,5 +337,19 @@ describe("describeSettings", () => {
     expect(d.redisUrls).toEqual(["redis://app:***@h1:6379", "rediss://:***@h2"]);
     expect(JSON.stringify(d)).not.toContain("pw-");
     expect(d.grpcPort).toBe(8081);
+  });
+
+  it("masks the Sentinels' password whole", () => {
+    const s = parseServiceSettings(
+      { ...CONFIG, redisSentinel: "mymaster" },
+      { SLUICE_REDIS: "redis://:pw-9@h1:26379", SLUICE_REDIS_SENTINEL_PASSWORD: "pw-sentinel" },
+    );
+    const d = describeSettings(s);
+    expect(d).toMatchObject({
+      redisUrls: ["redis://:***@h1:26379"],
+      redisSentinel: "mymaster",
+      redisSentinelPassword: "***",
+    });
+    expect(JSON.stringify(d)).not.toContain("pw-");
   });
 });

@@ -13,8 +13,9 @@
  * (`65536`) or a binary-unit size (`64KiB`, `1MiB`; `k`/`KB` and `m`/`MB` mean the same 1024 multiples).
  * Switches accept `true|false|1|0|yes|no|on|off` in the environment; on the command line `--watch` / `--no-watch`.
  *
- * Secrets: rows marked `secret` (the Redis URLs, which may carry a password) are masked by
- * {@link describeSettings}; pass them through the environment rather than the command line, where `ps` shows them.
+ * Secrets: rows marked `secret` (the Redis URLs, which may carry a password, and the Sentinels' password) are
+ * masked by {@link describeSettings} and never echoed in errors; pass them through the environment rather than the
+ * command line, where `ps` shows them.
  */
 import { type Command, Option } from "commander";
 import { z } from "zod";
@@ -45,10 +46,17 @@ export interface ServiceSettings {
   readonly watch: boolean;
   /** Where counters live. */
   readonly store: StoreKind;
-  /** Redis URLs (`redis://` or `rediss://`); several = client-side sharded nodes, or Cluster seed nodes. */
+  /**
+   * Redis URLs (`redis://` or `rediss://`); several = client-side sharded nodes, or Cluster seed nodes; with
+   * {@link ServiceSettings.redisSentinel}, the Sentinels (their credentials, `/db` and scheme apply to the master).
+   */
   readonly redisUrls: readonly string[];
   /** Treat {@link ServiceSettings.redisUrls} as the seed nodes of one Redis Cluster. */
   readonly redisCluster: boolean;
+  /** Name of the master the Sentinels at {@link ServiceSettings.redisUrls} monitor; undefined: no Sentinel. */
+  readonly redisSentinel: string | undefined;
+  /** Password of the Sentinels themselves (their `requirepass`); undefined: they need no AUTH. */
+  readonly redisSentinelPassword: string | undefined;
   /** First segment of every Redis key. */
   readonly redisPrefix: string;
   /** Most keys the memory store holds (preallocated). */
@@ -258,6 +266,28 @@ function text(max: number, what = "a non-empty string"): z.ZodType<string, strin
   });
 }
 
+/** A Sentinel master name: non-empty, no whitespace (Sentinel's configuration separates words by spaces). */
+const masterName: z.ZodType<string, string> = z.string().transform((s, ctx) => {
+  const t = s.trim();
+  if (!/^\S{1,255}$/.test(t)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `must be the master name the Sentinels monitor: 1 to 255 characters, no whitespace, got ${show(s)}`,
+    });
+    return z.NEVER;
+  }
+  return t;
+});
+
+/** A password, taken exactly as given (never trimmed, never echoed in an error). */
+const password: z.ZodType<string, string> = z.string().transform((s, ctx) => {
+  if (s.length === 0 || s.length > 1024) {
+    ctx.addIssue({ code: "custom", message: "must be a non-empty password of at most 1024 characters" });
+    return z.NEVER;
+  }
+  return s;
+});
+
 /** Like {@link text}, but "" (only possible from a default) means unset. */
 function optionalText(max: number): z.ZodType<string | undefined, string> {
   return z.string().transform((s, ctx) => {
@@ -412,7 +442,7 @@ export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
     arg: "<urls>",
     default: undefined,
     description:
-      "redis://[user:pass@]host[:port][/db] or rediss://…; several comma-separated URLs are client-side sharded nodes (or Cluster seeds with --redis-cluster). Prefer the variable: it keeps passwords out of `ps`",
+      "redis://[user:pass@]host[:port][/db] or rediss://…; several comma-separated URLs are client-side sharded nodes (or Cluster seeds with --redis-cluster, Sentinels with --redis-sentinel). Prefer the variable: it keeps passwords out of `ps`",
     secret: true,
     schema: redisUrls,
   }),
@@ -424,6 +454,29 @@ export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
     default: "false",
     description: "the --redis URLs are seed nodes of one Redis Cluster",
     schema: switchValue,
+  }),
+  row({
+    key: "redisSentinel",
+    flag: "redis-sentinel",
+    env: "SLUICE_REDIS_SENTINEL",
+    kind: "string",
+    arg: "<master>",
+    default: undefined,
+    description:
+      "the --redis URLs are Redis Sentinels (redis://host:26379, comma-separated) monitoring this master; their user:password, /db and rediss:// apply to the master (and its replicas)",
+    schema: masterName,
+  }),
+  row({
+    key: "redisSentinelPassword",
+    flag: "redis-sentinel-password",
+    env: "SLUICE_REDIS_SENTINEL_PASSWORD",
+    kind: "string",
+    arg: "<pw>",
+    default: undefined,
+    description:
+      "password of the Sentinels themselves, when they require AUTH (with --redis-sentinel). Prefer the variable: it keeps the password out of `ps`",
+    secret: true,
+    schema: password,
   }),
   row({
     key: "redisPrefix",
@@ -832,21 +885,48 @@ export function parseServiceSettings(
       `${name("redisCluster", "redis-cluster", "SLUICE_REDIS_CLUSTER")} applies only to --store redis`,
     );
   }
+  const sentinel = name("redisSentinel", "redis-sentinel", "SLUICE_REDIS_SENTINEL");
+  if (out.redisSentinel !== undefined && out.store !== "redis") {
+    problems.push(`${sentinel} applies only to --store redis`);
+  }
+  if (out.redisSentinel !== undefined && out.redisCluster === true) {
+    problems.push(
+      `${sentinel} and ${name("redisCluster", "redis-cluster", "SLUICE_REDIS_CLUSTER")} exclude each other: the --redis URLs are either Sentinels or Cluster seeds`,
+    );
+  }
+  if (out.redisSentinelPassword !== undefined && out.redisSentinel === undefined) {
+    problems.push(
+      `${name("redisSentinelPassword", "redis-sentinel-password", "SLUICE_REDIS_SENTINEL_PASSWORD")} applies only with --redis-sentinel (SLUICE_REDIS_SENTINEL)`,
+    );
+  }
+  if (out.redisSentinel !== undefined && urls !== undefined && urls.length > 1) {
+    // One client reaches the master through any Sentinel: the master's credentials, database and TLS come from the
+    // URLs, so they must say the same thing. Compared without echoing them (they hold passwords).
+    const masterPart = (u: string): string => {
+      const url = new URL(u);
+      return `${url.protocol}//${url.username}:${url.password}@/${url.pathname.replace(/^\//, "") || "0"}`;
+    };
+    if (new Set(urls.map(masterPart)).size > 1) {
+      problems.push(
+        `${name("redisUrls", "redis", "SLUICE_REDIS")}: with --redis-sentinel every URL must carry the same scheme, user:password and /db (they are the master's)`,
+      );
+    }
+  }
   if (out.redisUrls === undefined) out.redisUrls = Object.freeze([]);
   if (problems.length > 0) throw new InvalidArgumentError(problems.join("\n"));
   return Object.freeze(out) as unknown as ServiceSettings;
 }
 
-/** The settings as a plain object for a start-up log line, secrets masked. */
+/**
+ * The settings as a plain object for a start-up log line, secrets masked: the password (or token) of each URL as
+ * `***`, and a secret that is no URL list (a password) as `***` whole.
+ */
 export function describeSettings(settings: ServiceSettings): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const def of SERVICE_SETTINGS) {
     const v = settings[def.key];
     if (!def.secret || v === undefined) out[def.key] = v;
-    else
-      out[def.key] = Array.isArray(v)
-        ? v.map((u: string) => maskUrlCredentials(u))
-        : maskUrlCredentials(String(v));
+    else out[def.key] = Array.isArray(v) ? v.map((u: string) => maskUrlCredentials(u)) : "***";
   }
   return out;
 }

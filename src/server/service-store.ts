@@ -4,10 +4,12 @@
  * - `redis` with one URL: a {@link RedisStore} over one ioredis client;
  * - `redis` with several URLs: client-side sharding ({@link ShardedStore}) over one Redis store per node, each
  *   shard named `host:port/db` (never the credentials, so a password change moves no key);
- * - `redis` with `--redis-cluster`: one Redis store over an ioredis `Cluster` seeded with the URLs.
+ * - `redis` with `--redis-cluster`: one Redis store over an ioredis `Cluster` seeded with the URLs;
+ * - `redis` with `--redis-sentinel <master>`: one Redis store over one ioredis client that finds the master through
+ *   the Sentinels at the URLs and follows its failovers (`redis-clients.ts`).
  *
- * ioredis is an optional peer dependency, loaded only for the Redis store. Clients get the fail-fast options the
- * failure policies need (`enableOfflineQueue: false`, `maxRetriesPerRequest: 0`, no resending after a reconnect,
+ * ioredis is an optional peer dependency, loaded only for the Redis store. Clients are built by `redis-clients.ts`
+ * (shared with the admin API) with the fail-fast options the failure policies need (`enableOfflineQueue: false`, `maxRetriesPerRequest: 0`, no resending after a reconnect,
  * reconnection every ≤ 100 ms, a 1 s connect timeout, no auto-pipelining), so an outage turns into policy
  * answers at once and nothing queued is replayed later. Connection errors are logged once per outage, not once
  * per reconnection attempt.
@@ -25,6 +27,12 @@ import { redisStore } from "../stores/redis/index.js";
 import type { RedisScriptClient } from "../stores/redis/script.js";
 import { shardedStore } from "../stores/sharded-store.js";
 import type { Store } from "../stores/store.js";
+import {
+  createRedisClient,
+  type IoredisModule,
+  redisClientSpecs,
+  SENTINEL_DEFAULT_PORT,
+} from "./redis-clients.js";
 import { maskUrlCredentials } from "./service-logger.js";
 import type { ServiceSettings } from "./service-settings.js";
 
@@ -50,15 +58,8 @@ export interface ServiceStore {
   close(timeoutMs: number): Promise<void>;
 }
 
-/** The fail-fast ioredis options the failure policies rely on (see the module comment). */
-export const REDIS_CLIENT_OPTIONS = Object.freeze({
-  enableOfflineQueue: false,
-  maxRetriesPerRequest: 0,
-  autoResendUnfulfilledCommands: false,
-  enableAutoPipelining: false,
-  connectTimeout: 1000,
-  retryStrategy: (times: number): number => Math.min(times * 20, 100),
-});
+/** The fail-fast ioredis options the failure policies rely on (defined with the clients, `redis-clients.ts`). */
+export { REDIS_CLIENT_OPTIONS } from "./redis-clients.js";
 
 /** The private key and limit set the readiness probe peeks. */
 const PROBE_KEY = "__sluice_readiness__";
@@ -81,6 +82,12 @@ export function shardIdOf(url: string): string {
   const u = new URL(url);
   const db = u.pathname.replace(/^\//, "") || "0";
   return `${u.hostname}:${u.port || "6379"}/${db}`;
+}
+
+/** `host:port` of a Sentinel URL (port 26379 when it names none), free of credentials. */
+export function sentinelIdOf(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || SENTINEL_DEFAULT_PORT}`;
 }
 
 /** Races `p` against `timeoutMs`; the timer never keeps the process alive. */
@@ -154,7 +161,7 @@ async function closeClient(client: RedisClient, timeoutMs: number): Promise<void
   client.disconnect();
 }
 
-async function loadIoredis(): Promise<Pick<typeof import("ioredis"), "Redis" | "Cluster">> {
+async function loadIoredis(): Promise<IoredisModule> {
   try {
     const { Redis, Cluster } = await import("ioredis");
     return { Redis, Cluster };
@@ -182,43 +189,32 @@ export async function createServiceStore(
     };
   }
 
-  const { Redis, Cluster } = await loadIoredis();
+  const ioredis = await loadIoredis();
   const urls = settings.redisUrls;
   const onWarning = (w: { message: string; code: string }): void => {
     log.warn({ code: w.code }, w.message);
   };
-  const names = urls.map(shardIdOf);
-  let clients: RedisClient[];
+  const specs = redisClientSpecs(settings, "store");
+  const clients = specs.map((spec) => createRedisClient(ioredis, spec) as unknown as RedisClient);
   let store: Store;
   let description: string;
   let nodes: { store: Store; name: string }[];
-  if (settings.redisCluster) {
-    const first = new URL(urls[0]);
-    const cluster = new Cluster(
-      urls.map((u) => {
-        const url = new URL(u);
-        return { host: url.hostname, port: Number(url.port || 6379) };
-      }),
-      {
-        enableOfflineQueue: false,
-        enableAutoPipelining: false,
-        retryDelayOnFailover: 0, // a call whose connection closed may have run: never resent (cluster-router.ts)
-        clusterRetryStrategy: REDIS_CLIENT_OPTIONS.retryStrategy,
-        redisOptions: {
-          ...REDIS_CLIENT_OPTIONS,
-          ...(first.username ? { username: decodeURIComponent(first.username) } : {}),
-          ...(first.password ? { password: decodeURIComponent(first.password) } : {}),
-          ...(first.protocol === "rediss:" ? { tls: {} } : {}),
-        },
-      },
-    ) as unknown as RedisClient;
-    clients = [cluster];
+  if (specs[0].kind === "cluster") {
+    const cluster = clients[0];
     watchClient(cluster, "cluster", log);
     store = redisStore({ client: cluster, prefix: settings.redisPrefix, onWarning });
     nodes = [{ store, name: "redis cluster" }];
     description = `redis cluster, seeds ${urls.map(maskUrlCredentials).join(", ")}`;
+  } else if (specs[0].kind === "sentinel") {
+    const client = clients[0];
+    // Named by the master and the Sentinels' host:port, never their credentials.
+    const name = `redis sentinel master ${settings.redisSentinel} via ${urls.map(sentinelIdOf).join(", ")}`;
+    watchClient(client, name, log);
+    store = redisStore({ client, prefix: settings.redisPrefix, onWarning });
+    nodes = [{ store, name }];
+    description = `redis sentinel master ${settings.redisSentinel} via ${urls.map(maskUrlCredentials).join(", ")}`;
   } else {
-    clients = urls.map((u) => new Redis(u, { ...REDIS_CLIENT_OPTIONS }) as unknown as RedisClient);
+    const names = urls.map(shardIdOf);
     for (const [i, c] of clients.entries()) watchClient(c, names[i], log);
     nodes = clients.map((client, i) => ({
       store: redisStore({ client, prefix: settings.redisPrefix, onWarning }),

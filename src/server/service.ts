@@ -221,13 +221,11 @@ export async function startService(
       const tokens = await loadAdminTokens(
         settings.adminTokensFile === undefined ? {} : { file: settings.adminTokensFile },
       );
-      const redisUrl = settings.store === "redis" ? settings.redisUrls[0] : undefined;
       admin = await listenOr("--admin-port", settings.host, settings.adminPort, () =>
         startAdminService({
           engine,
           configFile: settings.configFile,
-          ...(redisUrl === undefined ? {} : { redisUrl }),
-          redisCluster: settings.redisCluster,
+          ...(settings.store === "redis" ? { redis: settings } : {}),
           redisPrefix: settings.redisPrefix,
           ...(settings.auditFile === undefined ? {} : { auditFile: settings.auditFile }),
           tokens,

@@ -14,7 +14,8 @@
  * cannot be loaded (an invalid hand edit) is reported to the engine, so `/readyz` shows it.
  *
  * The admin connection to Redis is its own ioredis client (config and audit traffic never queue behind the data
- * plane's scripts), created with the same fail-fast options as the store's.
+ * plane's scripts), built from the same settings as the store's (`redis-clients.ts`: one node, a Cluster or a
+ * Sentinel-managed master), with the admin's options: its calls wait through a reconnection rather than fail fast.
  */
 import { readFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
@@ -25,6 +26,7 @@ import type { Clock } from "../../core/clock.js";
 import { ConfigError, FileLockedError } from "../../core/errors.js";
 import type { Engine } from "../../engine/engine.js";
 import type { NativeConfigInput } from "../../rules/config-schema.js";
+import { createRedisClient, type RedisConnectionSettings, redisClientSpecs } from "../redis-clients.js";
 import { type AdminReadAccess, createAdminServer } from "./admin-server.js";
 import type { AdminTokens } from "./admin-tokens.js";
 import type { AuditLog } from "./audit-log.js";
@@ -41,10 +43,11 @@ export interface AdminServiceOptions {
   readonly engine: Engine;
   /** The rules file: the source of truth (embedded), or the seed of Redis (Redis mode). */
   readonly configFile: string;
-  /** Redis URL for the shared configuration and audit stream; undefined: embedded (file) mode. */
-  readonly redisUrl?: string;
-  /** Connect to `redisUrl` as a Redis Cluster. */
-  readonly redisCluster?: boolean;
+  /**
+   * Where the shared configuration and audit stream live (the service's Redis settings; with several sharded
+   * URLs, the first node); undefined: embedded (file) mode.
+   */
+  readonly redis?: RedisConnectionSettings;
   /** Key prefix in Redis. */
   readonly redisPrefix: string;
   /** The audit file in embedded mode. @default `${configFile}.audit.jsonl` */
@@ -107,7 +110,7 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
   let repository: ConfigRepository;
   let audit: AuditLog;
   let closeClient: () => Promise<void> = () => Promise.resolve();
-  if (options.redisUrl === undefined) {
+  if (options.redis === undefined) {
     repository = fileConfigRepository({
       path: options.configFile,
       clock,
@@ -130,12 +133,8 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
     }
   } else {
     const { Redis, Cluster } = await import("ioredis");
-    const clientOptions = { enableOfflineQueue: true, maxRetriesPerRequest: 1, connectTimeout: 1000 };
-    const client = options.redisCluster
-      ? (new Cluster([options.redisUrl], { redisOptions: clientOptions }) as unknown as InstanceType<
-          typeof Redis
-        >)
-      : new Redis(options.redisUrl, clientOptions);
+    const [spec] = redisClientSpecs(options.redis, "admin");
+    const client = createRedisClient({ Redis, Cluster }, spec) as InstanceType<typeof Redis>;
     client.on("error", () => {
       // connection errors surface through the repository's onError and the admin routes' 503s
     });

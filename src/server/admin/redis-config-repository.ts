@@ -139,7 +139,11 @@ class RedisConfigRepository implements ConfigRepository {
     this.onError = options.onError ?? (() => {});
     this.listeners = new SnapshotListeners(this.onError);
     const o = this.client.options;
-    this.location = `redis://${o.path ?? `${o.host ?? "localhost"}:${o.port ?? 6379}`}/${prefix}`;
+    // A Sentinel-managed client names its master group (its address changes with failovers).
+    this.location =
+      o.sentinels && o.name
+        ? `redis+sentinel://${o.name}/${prefix}`
+        : `redis://${o.path ?? `${o.host ?? "localhost"}:${o.port ?? 6379}`}/${prefix}`;
   }
 
   load(): Promise<ConfigSnapshot> {
