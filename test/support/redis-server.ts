@@ -6,6 +6,7 @@
 //   await redis.start();                        // bring it back on the same port
 //   await redis.restart();                      // kill (SIGKILL) + start, same port
 //   await redis.stop();                         // kill and remove its temp dir (idempotent)
+//   await startRedis({ dir, configFile: `${dir}/sentinel.conf`, args: ["--sentinel"] }); // a Sentinel
 //
 // Every server runs with `--bind 127.0.0.1 --save "" --appendonly no --dir <own temp dir>`, never on 6379.
 import { type ChildProcess, spawn } from "node:child_process";
@@ -34,6 +35,11 @@ export interface StartRedisOptions {
   clusterBus?: boolean;
   /** Binary to run. Default "redis-server" from PATH. */
   serverBin?: string;
+  /**
+   * A configuration file, passed first (redis-server reads it only there). A Sentinel needs one, writable: it
+   * rewrites it with what it learns. Options given as arguments override the file's.
+   */
+  configFile?: string;
 }
 
 export interface RedisProcess {
@@ -163,6 +169,7 @@ class RedisServerProcess implements RedisProcess {
     private readonly serverBin: string,
     private readonly extraArgs: StartRedisOptions["args"],
     private readonly startTimeoutMs: number,
+    private readonly configFile: string | undefined,
   ) {}
 
   get url(): string {
@@ -192,6 +199,7 @@ class RedisServerProcess implements RedisProcess {
   private args(): string[] {
     const extra = typeof this.extraArgs === "function" ? this.extraArgs(this.port) : (this.extraArgs ?? []);
     return [
+      ...(this.configFile === undefined ? [] : [this.configFile]),
       "--port",
       String(this.port),
       "--bind",
@@ -331,6 +339,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
         serverBin,
         options.args,
         options.startTimeoutMs ?? 10_000,
+        options.configFile,
       );
       try {
         await server.start();
