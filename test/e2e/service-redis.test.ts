@@ -1,10 +1,12 @@
 // End to end: two `sluice serve` processes on one private redis-server (an ACL user with a password) share their limits
 // exactly, whichever process and protocol each request goes through; the password never reaches their output;
-// /readyz follows the store's reachability through an outage.
+// /readyz follows the store's reachability through an outage. One more process finds its master through a Sentinel
+// that requires its own password (--redis-sentinel, SLUICE_REDIS_SENTINEL_PASSWORD).
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDistBuilt } from "../support/dist-build.js";
 import { type RedisProcess, sleep, startRedis } from "../support/redis-server.js";
+import { respCall } from "../support/resp.js";
 import { type GrpcTestClient, sluiceClient, testDir } from "../support/service-clients.js";
 import { type ServiceProcess, startServiceProcess } from "../support/service-process.js";
 
@@ -134,5 +136,68 @@ describe("two sluice serve processes on one Redis", () => {
     expect(r.body.checks.store.ok).toBe(true);
     expect(svc.output()).toContain("redis reachable again");
     expect(svc.output()).not.toContain(PASSWORD);
+  });
+});
+
+// `sluice serve --redis-sentinel`: a master with the same ACL user, one Sentinel monitoring it whose default user
+// then gets a password (so the service must AUTH to the Sentinel with SLUICE_REDIS_SENTINEL_PASSWORD); the
+// service finds the master through the Sentinel, for its store and for the admin API's shared configuration.
+describe("sluice serve with --redis-sentinel", () => {
+  const SENTINEL_PASSWORD = "e2e-sentinel-pw";
+  const sentinelFiles = testDir("redis-sentinel");
+  let master: RedisProcess;
+  let sentinel: RedisProcess;
+  let svc: ServiceProcess;
+
+  beforeAll(async () => {
+    master = await startRedis({ args: ["--user", "sluice", "on", `>${PASSWORD}`, "~*", "&*", "+@all"] });
+    const conf = sentinelFiles.write(
+      "sentinel.conf",
+      `sentinel resolve-hostnames no\nsentinel monitor m 127.0.0.1 ${master.port} 1\n`,
+    );
+    sentinel = await startRedis({ dir: sentinelFiles.dir, configFile: conf, args: ["--sentinel"] });
+    // From here the Sentinel answers only clients that AUTH (the harness is done with its PING).
+    await respCall(sentinel.port, ["ACL", "SETUSER", "default", "resetpass", `>${SENTINEL_PASSWORD}`]);
+    // GCRA, one unit back per hour: no window boundary falls between the checks (a fixed window would restart).
+    const config = sentinelFiles.write(
+      "rules.yaml",
+      CONFIG.replace("fixed_window", "gcra").replace("period: 1h", `period: ${LIMIT}h`),
+    );
+    svc = await startServiceProcess(
+      [
+        "--config",
+        config,
+        "--redis",
+        `redis://sluice:${PASSWORD}@127.0.0.1:${sentinel.port}`,
+        "--redis-sentinel",
+        "m",
+        "--store-timeout",
+        "2s",
+      ],
+      { env: { SLUICE_REDIS_SENTINEL_PASSWORD: SENTINEL_PASSWORD } },
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await svc?.stop();
+    await sentinel?.stop();
+    await master?.stop();
+    sentinelFiles.remove();
+  });
+
+  it("starts, is ready and answers /v1/check, counting on the master; no password reaches its output", async () => {
+    const via = `redis sentinel master m via`;
+    expect(svc.logs.find((l) => l.msg === "ready")?.store).toBe(
+      `${via} redis://sluice:***@127.0.0.1:${sentinel.port}`,
+    );
+    expect(svc.logs.find((l) => l.endpoint === "admin")?.config).toBe("redis+sentinel://m/rl");
+    const r = await readyz(svc);
+    expect(r.status).toBe(200);
+    expect(r.body.checks.store).toEqual({ ok: true, detail: `${via} 127.0.0.1:${sentinel.port}` });
+    for (let i = 0; i < LIMIT; i++) expect(await httpCheck(svc, "sentinel-user")).toBe(true);
+    expect(await httpCheck(svc, "sentinel-user")).toBe(false);
+    expect(Number(await respCall(master.port, ["DBSIZE"]))).toBeGreaterThan(0);
+    expect(svc.output()).not.toContain(PASSWORD);
+    expect(svc.output()).not.toContain(SENTINEL_PASSWORD);
   });
 });
