@@ -40,6 +40,10 @@ rules:
     domain: api
     match: [{ key: tenant }]
     limits: [{ name: per-second, algorithm: gcra, limit: 5, period: 1s }]
+  - id: bursty
+    domain: api
+    match: [{ key: app }]
+    limits: [{ name: per-minute, algorithm: gcra, limit: 10, period: 1m, burst: 20 }]
 `;
 
 function setup() {
@@ -253,6 +257,14 @@ describe("parseCheckRequest", () => {
 });
 
 describe("checkResponseOf", () => {
+  it("counts current_count against the burst when a limit has one (units in use, never below 0)", () => {
+    const { engine, clock } = setup();
+    const req = { domain: "api", descriptors: [[{ key: "app", value: "a" }]] };
+    for (let i = 0; i < 2; i++) engine.checkSync(req);
+    const res = checkResponseOf(engine.checkSync(req), clock.nowMs());
+    expect([res.current_count, res.limit, res.remaining]).toEqual([3, 10, 17]);
+  });
+
   it("reports the headline policy, every policy and every descriptor", () => {
     const { engine, clock } = setup();
     const req = { domain: "api", descriptors: [[{ key: "user", value: "1" }]] };

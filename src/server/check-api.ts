@@ -408,6 +408,18 @@ function wireSeconds(ms: number): number {
   return ms === RETRY_NEVER ? RETRY_NEVER : Math.ceil(ms / 1000);
 }
 
+/**
+ * Most units `p`'s limit holds at once: its burst for gcra / token_bucket / leaky_bucket (which `remaining` counts
+ * against), else its limit; read from the limits of its descriptor, by name.
+ */
+function capacityOf(result: CheckResult, p: AppliedPolicy): number {
+  const limits = result.descriptors[p.descriptorIndex]?.limits;
+  const spec = Array.isArray(limits) ? limits.find((l) => l.name === p.status.policy) : undefined;
+  return spec !== undefined && spec.limit === p.status.limit
+    ? Math.max(spec.burst, spec.limit)
+    : p.status.limit;
+}
+
 /** A count on the wire: finite or 0. */
 function wireCount(n: number | undefined): number {
   return n !== undefined && Number.isFinite(n) ? n : 0;
@@ -475,7 +487,7 @@ export function checkResponseOf(
   const retryMs = allowed ? 0 : s.allowed ? 0 : leftMs(s.retryAfterMs, atMs, nowMs);
   return {
     allowed,
-    current_count: Math.max(0, s.limit - s.remaining),
+    current_count: Math.max(0, capacityOf(result, head) - s.remaining),
     limit: s.limit,
     remaining: s.remaining,
     reset_at: Math.ceil(resetAtMs / 1000),
