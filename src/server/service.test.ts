@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { type RedisProcess, startRedis } from "../../test/support/redis-server.js";
 import { healthClient } from "../../test/support/service-clients.js";
 import { ManualClock } from "../core/manual-clock.js";
 import { parseConfig } from "../rules/load-config.js";
@@ -218,6 +220,35 @@ describe("startService (in process)", () => {
     }
   });
 
+  it("with the admin API watching, /readyz is ready again once an invalid hand edit is reverted or fixed by a comment", async () => {
+    const s = settings({ admin: true, adminPort: "0", watch: true });
+    const svc = await startService(s, { log: createServiceLogger({ level: "silent" }) });
+    const configOk = async (): Promise<boolean | undefined> => (await svc.readiness()).checks.config?.ok;
+    // Polls every 10 ms, 10 s at most: a bound, not a timing assertion.
+    const until = async (ok: boolean, what: string): Promise<void> => {
+      for (let i = 0; (await configOk()) !== ok; i++) {
+        if (i > 1000) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    try {
+      expect(await configOk()).toBe(true);
+      // The exact original text back: the repository has read it before, and announces no new version.
+      writeFileSync(s.configFile, `${ONE_DOMAIN}rules: [\n`);
+      await until(false, "the invalid edit to be reported");
+      writeFileSync(s.configFile, ONE_DOMAIN);
+      await until(true, "the reverted file to clear the error");
+      // Fixed by a text whose document is the one in force (a comment added): no new version either.
+      writeFileSync(s.configFile, "version: 1\nrules: 7\n");
+      await until(false, "the second invalid edit to be reported");
+      writeFileSync(s.configFile, `# per-user limits\n${ONE_DOMAIN}`);
+      await until(true, "the comment-only fix to clear the error");
+      expect((await svc.readiness()).ready).toBe(true);
+    } finally {
+      await svc.close();
+    }
+  });
+
   it("refuses an invalid rules file, naming it", async () => {
     const s = settings({}, "version: 1\nrules: 7\n");
     await expect(startService(s, { log: createServiceLogger({ level: "silent" }) })).rejects.toMatchObject({
@@ -250,6 +281,53 @@ describe("startService (in process)", () => {
       expect(closed).toBe(true);
     } finally {
       blocker.close();
+    }
+  });
+});
+
+describe("startService with the Redis store and the admin API (in process)", () => {
+  let redis: RedisProcess | undefined;
+  afterEach(async () => {
+    const pid = redis?.pid;
+    if (pid !== undefined) process.kill(pid, "SIGCONT");
+    await redis?.stop();
+    redis = undefined;
+  });
+  const redisSettings = (url: string): ServiceSettings =>
+    settings({
+      store: "redis",
+      redis: url,
+      admin: true,
+      adminPort: "0",
+      drainTimeout: "500ms",
+      redisPrefix: `svc${Math.random().toString(36).slice(2, 8)}`,
+    });
+
+  it("is ready again once a bad document in Redis is replaced by the previous good one as it was", async () => {
+    redis = await startRedis();
+    const s = redisSettings(redis.url);
+    const svc = await startService(s, { log: createServiceLogger({ level: "silent" }) });
+    const raw = new Redis(redis.url);
+    const key = `${s.redisPrefix}:config`;
+    // Polls every 10 ms, 10 s at most (the repository polls Redis every second): a bound, not a timing assertion.
+    const until = async (ok: boolean, what: string): Promise<void> => {
+      for (let i = 0; (await svc.readiness()).checks.config?.ok !== ok; i++) {
+        if (i > 1000) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    try {
+      await until(true, "the seeded configuration");
+      const good = await raw.hgetall(key);
+      expect(good.version).toBe("1");
+      await raw.hset(key, { version: 2, stamp: "by-hand", document: '{"rules": "nope"}' });
+      await until(false, "the bad document to be reported");
+      // The previous hash exactly (version, stamp, document): no newer version to announce.
+      await raw.multi().del(key).hset(key, good).exec();
+      await until(true, "the restored document to clear the error");
+    } finally {
+      raw.disconnect();
+      await svc.close();
     }
   });
 });

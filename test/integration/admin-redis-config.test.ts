@@ -234,6 +234,39 @@ describe("redisConfigRepository on the shared server", () => {
     expect(fixed.version).toBe(3);
     expect(fixed.document.rules?.map((r) => r.id)).toEqual(["base", "acme"]);
   });
+
+  it("recovers when the previous hash is restored as it was, and reports the same bad document again later", async () => {
+    const p = prefix("recover");
+    const errors: unknown[] = [];
+    const recovered: ConfigSnapshot[] = [];
+    const clock = new ManualClock(1_700_000_000_000);
+    const a = repo({
+      client: client(url),
+      prefix: p,
+      seed: SEED,
+      clock,
+      scheduler: clock,
+      onError: (e) => errors.push(e),
+      onRecovered: (s) => recovered.push(s),
+    });
+    const good = await a.load();
+    const hash = await raw.hgetall(`${p}:config`);
+    const bad = { version: 2, stamp: "bad", document: '{"rules": "nope"}' };
+    await raw.hset(`${p}:config`, bad);
+    clock.advance(1000);
+    await until(() => errors.length > 0, "the bad document to be reported");
+    expect(recovered).toEqual([]);
+    await raw.multi().del(`${p}:config`).hset(`${p}:config`, hash).exec();
+    clock.advance(1000);
+    await until(() => recovered.length > 0, "the restored document to be recognised");
+    expect(recovered).toEqual([good]);
+    // No new version: nothing to announce, only the recovery.
+    expect(await a.load()).toBe(good);
+    await raw.hset(`${p}:config`, bad);
+    clock.advance(1000);
+    await until(() => errors.length > 1, "the same bad document to be reported again");
+    expect(errors.every((e) => e instanceof ConfigError)).toBe(true);
+  });
 });
 
 describe("redisConfigRepository across restarts", () => {

@@ -11,7 +11,8 @@
  * Redis, versioned; the rules file seeds Redis only when Redis holds no configuration yet; every write is
  * published and every instance applies it (within the repository's 1 s poll at worst); the audit log is a Redis
  * stream. Either way, every snapshot reaches the engine through `createAdminServer`'s watch, and a snapshot that
- * cannot be loaded (an invalid hand edit) is reported to the engine, so `/readyz` shows it.
+ * cannot be loaded (an invalid hand edit) is reported to the engine, so `/readyz` shows it until the repository
+ * reads a version that loads, a new one or the one in force (the edit reverted, or fixed by comments only).
  *
  * The admin connection to Redis is its own ioredis client (config and audit traffic never queue behind the data
  * plane's scripts), built from the same settings as the store's (`redis-clients.ts`: one node, a Cluster or a
@@ -30,7 +31,7 @@ import { createRedisClient, type RedisConnectionSettings, redisClientSpecs } fro
 import { type AdminReadAccess, createAdminServer } from "./admin-server.js";
 import type { AdminTokens } from "./admin-tokens.js";
 import type { AuditLog } from "./audit-log.js";
-import type { ConfigRepository } from "./config-repository.js";
+import type { ConfigRepository, ConfigSnapshot } from "./config-repository.js";
 import { createDecisionTally, type DecisionTally } from "./decision-tally.js";
 import { fileAuditLog } from "./file-audit-log.js";
 import { fileConfigRepository } from "./file-config-repository.js";
@@ -107,6 +108,17 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
         "admin configuration refresh failed",
       );
   };
+  // The configuration loads again after a refused version (the bad edit reverted, or fixed by a comment-only
+  // change, so no new snapshot is announced): the error /readyz shows no longer holds. Re-applying the snapshot in
+  // force clears it (and sets it again, should the engine refuse that snapshot).
+  const onRecovered = (snapshot: ConfigSnapshot): void => {
+    if (engine.status.lastError === undefined) return;
+    try {
+      engine.updateConfig(snapshot.config);
+    } catch {
+      // refused: the engine recorded and logged the error, and keeps the configuration in force
+    }
+  };
   let repository: ConfigRepository;
   let audit: AuditLog;
   let closeClient: () => Promise<void> = () => Promise.resolve();
@@ -116,6 +128,7 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
       clock,
       watch: options.watch ?? true,
       onError,
+      onRecovered,
     });
     const fileAudit = fileAuditLog({ path: options.auditFile ?? `${options.configFile}.audit.jsonl`, clock });
     audit = fileAudit;
@@ -152,6 +165,7 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
       ...(seed === undefined ? {} : { seed }),
       clock,
       onError,
+      onRecovered,
     });
     audit = redisAuditLog({ client, key: `${options.redisPrefix}:audit`, clock });
     // Redis may hold a newer configuration than the file: the engine starts from the shared one.

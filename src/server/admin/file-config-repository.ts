@@ -76,6 +76,12 @@ export interface FileConfigRepositoryOptions {
   readonly debounceMs?: number;
   /** Receives problems that have no caller to throw to: a hand edit that does not load, a listener that throws. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Called with the snapshot in force when the file loads again after a reading that did not (an invalid hand
+   * edit reverted, or fixed by a change of comments only), whether or not the document changed: the error reported
+   * to `onError` no longer holds.
+   */
+  readonly onRecovered?: (snapshot: ConfigSnapshot) => void;
 }
 
 /** The first word of the managed header line; the line is `# sluice: written by the admin API, version N, <time>`. */
@@ -117,12 +123,19 @@ class FileConfigRepository implements ConfigRepository {
   private readonly watchFile: boolean;
   private readonly debounceMs: number;
   private readonly onError: (error: unknown) => void;
+  private readonly onRecovered: (snapshot: ConfigSnapshot) => void;
   private readonly serial = new Serializer();
   private readonly listeners: SnapshotListeners;
   private current: ConfigSnapshot | undefined;
   private envoy = false;
   /** The text of the file as last read or written: an equal text on disk means no one else changed it. */
   private lastText: string | undefined;
+  /**
+   * The last reading of the file did not load (its error went to the caller or `onError`); the next one that
+   * loads calls `onRecovered`. `lastText` is not updated by a failed reading, so a revert to it can be recognised
+   * only through this flag.
+   */
+  private refused = false;
   private watcher: ConfigWatcher | undefined;
   /** The file's exclusive lock, taken by the first `load` or `update` and held until `close`. */
   private lock: FileLock | undefined;
@@ -136,6 +149,7 @@ class FileConfigRepository implements ConfigRepository {
     this.watchFile = options.watch ?? true;
     this.debounceMs = options.debounceMs ?? 100;
     this.onError = options.onError ?? (() => {});
+    this.onRecovered = options.onRecovered ?? (() => {});
     this.listeners = new SnapshotListeners(this.onError);
   }
 
@@ -227,9 +241,30 @@ class FileConfigRepository implements ConfigRepository {
   /**
    * Reads the file; when its text differs from the last one read or written, and its document too, makes it the
    * next version and notifies watchers. Runs inside the serializer. Throws the file's ConfigError when it does
-   * not load (the current snapshot stays).
+   * not load (the current snapshot stays); the first reading that loads after such a failure calls `onRecovered`
+   * (after the listeners, when the document changed).
    */
   private async sync(): Promise<ConfigSnapshot> {
+    let snapshot: ConfigSnapshot;
+    try {
+      snapshot = await this.read();
+    } catch (error) {
+      this.refused = true;
+      throw error;
+    }
+    if (this.refused) {
+      this.refused = false;
+      try {
+        this.onRecovered(snapshot);
+      } catch (error) {
+        this.onError(error);
+      }
+    }
+    return snapshot;
+  }
+
+  /** {@link sync} without the recovery bookkeeping. */
+  private async read(): Promise<ConfigSnapshot> {
     // First read: temp files of a writer that died mid-write are removed (they are never read either way).
     if (this.current === undefined) await removeStaleTempFiles(await resolveTarget(this.file));
     let text: string;

@@ -27,7 +27,9 @@
  * it does not know, after such a failover) is adopted under the next version, so versions stay increasing.
  *
  * A document in Redis that does not validate (written by hand) is reported to `onError` once and ignored; the last
- * good snapshot stays, and the next `update` applies its edit on top of that snapshot, replacing the bad one.
+ * good snapshot stays, and the next `update` applies its edit on top of that snapshot, replacing the bad one. The
+ * first refresh after that which finds a document that loads calls `onRecovered`, even when it announces no new
+ * version (the previous hash restored as it was), and a bad document seen again later is reported again.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
@@ -65,6 +67,11 @@ export interface RedisConfigRepositoryOptions {
   readonly maxAttempts?: number;
   /** Receives problems that have no caller to throw to: a refresh that failed, a bad document, a listener that throws. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Called with the snapshot in force when Redis holds a document that loads again after one that did not (see the
+   * module comment): the error reported to `onError` no longer holds.
+   */
+  readonly onRecovered?: (snapshot: ConfigSnapshot) => void;
 }
 
 function script(source: string): RedisScript {
@@ -112,6 +119,7 @@ class RedisConfigRepository implements ConfigRepository {
   private readonly pollIntervalMs: number;
   private readonly maxAttempts: number;
   private readonly onError: (error: unknown) => void;
+  private readonly onRecovered: (snapshot: ConfigSnapshot) => void;
   private readonly serial = new Serializer();
   private readonly listeners: SnapshotListeners;
   private readonly stop = new AbortController();
@@ -120,6 +128,8 @@ class RedisConfigRepository implements ConfigRepository {
   private currentStamp = "";
   /** The stamp of the last bad document reported, so it is reported once. */
   private reportedStamp: string | undefined;
+  /** The last document read did not load; the next read of one that does calls `onRecovered` (see {@link loaded}). */
+  private refused = false;
   private subscriber: Redis | undefined;
   private starting: Promise<ConfigSnapshot> | undefined;
   private refreshQueued = false;
@@ -137,6 +147,7 @@ class RedisConfigRepository implements ConfigRepository {
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.maxAttempts = options.maxAttempts ?? 32;
     this.onError = options.onError ?? (() => {});
+    this.onRecovered = options.onRecovered ?? (() => {});
     this.listeners = new SnapshotListeners(this.onError);
     const o = this.client.options;
     // A Sentinel-managed client names its master group (its address changes with failovers).
@@ -270,12 +281,12 @@ class RedisConfigRepository implements ConfigRepository {
       const head = await this.read(false);
       const known = this.current;
       if (known !== undefined && head.version === known.version && head.stamp === this.currentStamp)
-        return known;
+        return this.loaded(known);
       if (head.version === 0 && known === undefined) {
         if (this.seed === undefined) {
           const empty = snapshotOf(0, EMPTY_DOCUMENT, this.location);
           this.adopt(empty, "");
-          return empty;
+          return this.loaded(empty);
         }
         await this.restore(snapshotOf(1, this.seed, this.location), randomBytes(8).toString("hex"));
         continue;
@@ -290,6 +301,7 @@ class RedisConfigRepository implements ConfigRepository {
       try {
         snapshot = snapshotOf(raw.version, this.parse(raw.document), this.location);
       } catch (error) {
+        this.refused = true;
         if (known === undefined) throw error;
         if (this.reportedStamp !== raw.stamp) {
           this.reportedStamp = raw.stamp;
@@ -304,7 +316,7 @@ class RedisConfigRepository implements ConfigRepository {
         continue;
       }
       this.adopt(snapshot, raw.stamp);
-      return snapshot;
+      return this.loaded(snapshot);
     }
     if (this.current !== undefined) return this.current;
     throw new StoreUnavailableError(
@@ -326,8 +338,26 @@ class RedisConfigRepository implements ConfigRepository {
         this.reportedStamp = raw.stamp;
         this.onError(error);
       }
+      this.refused = true;
       return Object.freeze({ ...known, version: raw.version });
     }
+  }
+
+  /**
+   * Records that Redis held a document that loads, `snapshot` being the one in force: after a refused one, forgets
+   * the reported stamp and calls `onRecovered`. Returns `snapshot`.
+   */
+  private loaded(snapshot: ConfigSnapshot): ConfigSnapshot {
+    if (this.refused) {
+      this.refused = false;
+      this.reportedStamp = undefined;
+      try {
+        this.onRecovered(snapshot);
+      } catch (error) {
+        this.onError(error);
+      }
+    }
+    return snapshot;
   }
 
   private parse(text: string | null | undefined): unknown {
