@@ -20,7 +20,7 @@
 import type { Logger } from "pino";
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
 import type { Clock } from "../core/clock.js";
-import { InvalidArgumentError } from "../core/errors.js";
+import { InvalidArgumentError, StoreTimeoutError } from "../core/errors.js";
 import { parseLimitSpec } from "../core/limit-spec.js";
 import { memoryStore } from "../stores/memory/memory-store.js";
 import { redisStore } from "../stores/redis/index.js";
@@ -90,11 +90,14 @@ export function sentinelIdOf(url: string): string {
   return `${u.hostname}:${u.port || SENTINEL_DEFAULT_PORT}`;
 }
 
-/** Races `p` against `timeoutMs`; the timer never keeps the process alive. */
-function within<T>(p: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+/**
+ * Races `p` against `timeoutMs`: rejects with a {@link StoreTimeoutError} naming `what` when it passes first (`p`
+ * goes on; its outcome is ignored). The timer never keeps the process alive.
+ */
+export function within<T>(p: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(() => reject(new StoreTimeoutError(what, timeoutMs)), timeoutMs);
     timer.unref();
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));

@@ -330,4 +330,19 @@ describe("startService with the Redis store and the admin API (in process)", () 
       await svc.close();
     }
   });
+
+  it("closes when Redis stops answering (SIGSTOP): the admin's Redis connection is not waited for forever", async () => {
+    redis = await startRedis();
+    const svc = await startService(redisSettings(redis.url), {
+      log: createServiceLogger({ level: "silent" }),
+    });
+    expect((await svc.readiness()).ready).toBe(true);
+    process.kill(redis.pid as number, "SIGSTOP");
+    // The only claim is that close() resolves; the race just ends the test (and lets afterEach resume Redis) if it
+    // does not, rather than leaving it to the test timeout.
+    const hung = new Promise<never>((_, reject) => {
+      setTimeout(() => reject(new Error("close() did not resolve within 20 s")), 20_000).unref();
+    });
+    await expect(Promise.race([svc.close(), hung])).resolves.toMatchObject({ drained: true });
+  }, 60_000);
 });

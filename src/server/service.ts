@@ -22,8 +22,10 @@
  * **Close** (the SIGTERM path): gRPC health turns NOT_SERVING and readiness false; both servers stop accepting
  * (HTTP requests arriving on open keep-alive connections get 503, new gRPC calls are refused); the in-flight gate
  * refuses new work and waits up to `drainTimeoutMs` for in-flight requests to finish; then remaining
- * connections are closed by force, the file watch stops and the store closes. `close()` is idempotent: every call
- * returns the same promise.
+ * connections are closed by force, the file watch stops, the admin API closes and the store closes, each of these
+ * two within min(`drainTimeoutMs`, 1 s) per step (Redis QUIT included; past it connections are dropped), so a
+ * Redis that stopped answering does not hang the shutdown. `close()` is idempotent: every call returns the same
+ * promise.
  */
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
@@ -44,7 +46,7 @@ import type { ServiceContext } from "./service-context.js";
 import { createServiceLogger } from "./service-logger.js";
 import { createServiceMetrics } from "./service-metrics.js";
 import { describeSettings, type ServiceSettings } from "./service-settings.js";
-import { createServiceStore, type ServiceStore } from "./service-store.js";
+import { createServiceStore, type ServiceStore, within } from "./service-store.js";
 import { pinTickObjectShape } from "./tick-shape.js";
 
 /** How long a store readiness result is reused, ms (monotonic). */
@@ -384,9 +386,16 @@ export async function startService(
         }
         http.server.closeAllConnections();
         await Promise.all([httpClosed, grpcClosed]);
-        await admin?.close();
+        // Past the drain, each close step gets a bound, so a Redis that stopped answering cannot hang the shutdown.
+        const closeMs = Math.min(drainMs, 1000) || 1;
+        if (admin !== undefined) {
+          // The admin cuts its own connections after closeMs and never rejects; the outer bound is a backstop.
+          await within(admin.close(closeMs), 2 * closeMs, "admin close").catch((error: unknown) => {
+            log.warn({ err: error }, "the admin API did not close in time");
+          });
+        }
         await engine.close();
-        await storage.close(Math.min(drainMs, 1000) || 1);
+        await storage.close(closeMs);
         log.info({ drained }, "stopped");
         return { drained };
       })();

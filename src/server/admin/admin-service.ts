@@ -28,6 +28,7 @@ import { ConfigError, FileLockedError } from "../../core/errors.js";
 import type { Engine } from "../../engine/engine.js";
 import type { NativeConfigInput } from "../../rules/config-schema.js";
 import { createRedisClient, type RedisConnectionSettings, redisClientSpecs } from "../redis-clients.js";
+import { within } from "../service-store.js";
 import { type AdminReadAccess, createAdminServer } from "./admin-server.js";
 import type { AdminTokens } from "./admin-tokens.js";
 import type { AuditLog } from "./audit-log.js";
@@ -37,6 +38,9 @@ import { fileAuditLog } from "./file-audit-log.js";
 import { fileConfigRepository } from "./file-config-repository.js";
 import { redisAuditLog } from "./redis-audit-log.js";
 import { redisConfigRepository } from "./redis-config-repository.js";
+
+/** How long {@link RunningAdmin.close} waits for a clean close (Redis QUIT included) before cutting, ms. */
+export const ADMIN_CLOSE_TIMEOUT_MS = 1000;
 
 /** Options of {@link startAdminService}. */
 export interface AdminServiceOptions {
@@ -81,8 +85,12 @@ export interface RunningAdmin {
   readonly location: string;
   /** Record every data-plane decision here (feeds `/api/v1/stats` and the dashboard). */
   readonly tally: DecisionTally;
-  /** Stops listening and closes the repository, the audit log and the admin Redis connection. */
-  close(): Promise<void>;
+  /**
+   * Stops listening and closes the repository, the audit log and the admin Redis connection, within `timeoutMs`
+   * (default {@link ADMIN_CLOSE_TIMEOUT_MS}): what has not finished by then (a Redis that stopped answering) is cut
+   * (admin connections and the Redis connection dropped), so it always resolves, and never rejects.
+   */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 /** The native document of a rules file, when it is one (the Redis seed); undefined for envoy-format files. */
@@ -121,7 +129,10 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
   };
   let repository: ConfigRepository;
   let audit: AuditLog;
-  let closeClient: () => Promise<void> = () => Promise.resolve();
+  // The admin Redis connection (Redis mode): `quitClient` asks Redis to close it (it waits for Redis's answer, so
+  // callers bound it); `dropClient` closes the socket at once, failing the commands still waiting for a reply.
+  let quitClient: () => Promise<void> = () => Promise.resolve();
+  let dropClient: () => void = () => {};
   if (options.redis === undefined) {
     repository = fileConfigRepository({
       path: options.configFile,
@@ -151,13 +162,14 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
     client.on("error", () => {
       // connection errors surface through the repository's onError and the admin routes' 503s
     });
-    closeClient = async () => {
+    quitClient = async () => {
       try {
-        await client.quit();
+        if (client.status === "ready") await client.quit();
       } catch {
-        client.disconnect();
+        // not connected after all: dropped below
       }
     };
+    dropClient = () => client.disconnect();
     const seed = await nativeDocumentOf(options.configFile);
     repository = redisConfigRepository({
       client,
@@ -189,7 +201,7 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
     await server.close();
     await repository.close();
     await audit.close();
-    await closeClient();
+    dropClient();
     throw error;
   }
   const port = (server.server.address() as AddressInfo).port;
@@ -202,11 +214,26 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
     port,
     location: repository.location,
     tally,
-    async close(): Promise<void> {
-      await server.close();
-      await repository.close();
-      await audit.close();
-      await closeClient();
+    async close(timeoutMs = ADMIN_CLOSE_TIMEOUT_MS): Promise<void> {
+      const clean = (async () => {
+        await server.close();
+        await repository.close();
+        await audit.close();
+        await quitClient();
+      })();
+      try {
+        await within(clean, timeoutMs, "admin close");
+      } catch (error) {
+        // A step waits for a Redis that does not answer (a request's command, the repository's refresh, QUIT), or
+        // for an admin request that does not end, or failed: cut the connections; the steps still waiting fail.
+        log.warn(
+          { error: error instanceof Error ? error.message : String(error) },
+          "admin API: not closed cleanly, connections dropped",
+        );
+        server.server.closeAllConnections();
+      } finally {
+        dropClient();
+      }
     },
   };
 }
