@@ -99,7 +99,7 @@ export interface ServiceSettings {
   readonly authDescriptors: readonly string[] | undefined;
   /** Status of a forward-auth denial: 429, or 403 for proxies that only pass 401/403 on (nginx auth_request). */
   readonly authDenyStatus: 429 | 403;
-  /** Proxies in front of the service whose `X-Forwarded-For` entries are trusted (0: the peer address). */
+  /** Proxies in front of the service whose `X-Forwarded-For` entries are trusted (0: the rightmost entry, appended by the proxy next to Sluice). */
   readonly trustedProxyHops: number;
   /** Add the legacy `X-RateLimit-Limit/Remaining/Reset` trio to HTTP answers (the draft-10 headers always go). */
   readonly legacyHeaders: boolean;
@@ -704,7 +704,7 @@ export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
     arg: "<n>",
     default: "0",
     description:
-      "proxies in front whose X-Forwarded-For entries are trusted for the client address (0: the peer)",
+      "proxies in front whose X-Forwarded-For entries are trusted for the client address (0: the rightmost entry, the one the proxy next to Sluice appended)",
     schema: wholeNumber(0, 32),
   }),
   row({
