@@ -140,6 +140,128 @@ describe("MemoryStore", () => {
     expect(store.consumeSync(other, "o7", 0, T0)).toMatchObject({ remaining: 9 });
   });
 
+  describe("reconfiguration identifies a limit by its name, as the reference store does", () => {
+    const spec = (name: string, algorithm: AlgorithmId, limit: number, periodMs: number) =>
+      parseLimitSpec({ name, algorithm, limit, periodMs });
+    const perSecond = spec("per-second", "fixed_window", 10, 1000);
+    const perHour = spec("per-hour", "fixed_window", 100, 3_600_000);
+    /** Every field a caller can read, `policies` included. */
+    const fields = (d: Decision) => ({ ...d, policies: d.policies.map((p) => ({ ...p })) });
+    /** Consumes on both stores, through the memory store's general path, and checks they agree. */
+    const both = (memory: MemoryStore, reference: ReferenceStore) => (item: StoreItem, nowMs: number) => {
+      const got = memory.applySync([item], "consume", nowMs)[0];
+      const want = reference.applySync([item], "consume", nowMs)[0];
+      expect(fields(got), `${item.limits.specs.map((s) => s.name)} ${item.key} at +${nowMs - T0} ms`).toEqual(
+        fields(want),
+      );
+      return got;
+    };
+
+    it("keeps each limit's state by name when the limits are listed in another order", () => {
+      const memory = new MemoryStore({ capacity: 8 });
+      const reference = new ReferenceStore();
+      const step = both(memory, reference);
+      const before = createLimitSet("svc", [perSecond, perHour]);
+      for (let i = 0; i < 8; i++) step({ limits: before, key: "k", cost: 1 }, T0);
+      const after = createLimitSet("svc", [perHour, perSecond]);
+      // per-hour has 92 left and per-second a new window each second: one a second is admitted all along
+      for (let i = 0; i < 100; i++) {
+        const d = step({ limits: after, key: "k", cost: 1 }, T0 + 2000 + 1000 * i);
+        expect(d.allowed, `second ${i}`).toBe(i < 92);
+      }
+      // a limit's warning flag moves with its state: 9 of 10 per second used (warning), one refunded (2 left, in
+      // the hysteresis band, where the flag decides), then listed second: still warning
+      for (let i = 0; i < 9; i++) step({ limits: before, key: "w", cost: 1 }, T0 + 300_000);
+      for (const store of [memory, reference])
+        store.applySync([{ limits: before, key: "w", cost: 1 }], "refund", T0 + 300_000);
+      const warned = step({ limits: after, key: "w", cost: 0 }, T0 + 300_100);
+      expect(warned.policies.map((p) => [p.policy, p.state])).toEqual([
+        ["per-hour", "normal"],
+        ["per-second", "warning"],
+      ]);
+      // back to the first order: the same states, read by name again
+      expect(step({ limits: before, key: "k", cost: 0 }, T0 + 200_000)).toMatchObject({ allowed: true });
+      expect(step({ limits: before, key: "k", cost: 1 }, T0 + 3_600_000).allowed).toBe(true);
+    });
+
+    it("starts a renamed limit fresh and keeps the others, through the general and the bound paths", () => {
+      for (const how of ["general", "bound"] as const) {
+        const memory = new MemoryStore({ capacity: 8 });
+        const reference = new ReferenceStore();
+        const step = both(memory, reference);
+        const consume = (
+          limits: ReturnType<typeof createLimitSet>,
+          key: string,
+          cost: number,
+          nowMs: number,
+        ) =>
+          how === "general"
+            ? step({ limits, key, cost }, nowMs)
+            : (() => {
+                const got = memory.bindSync(limits)(key, cost, nowMs);
+                const want = reference.applySync([{ limits, key, cost }], "consume", nowMs)[0];
+                expect(fields(got), how).toEqual(fields(want));
+                return got;
+              })();
+        // one limit renamed: a new limit, fresh (not the old one's state under a new name)
+        const a = createLimitSet("one", [spec("a", "gcra", 3, 60_000)]);
+        const b = createLimitSet("one", [spec("b", "gcra", 3, 60_000)]);
+        for (let i = 0; i < 3; i++) consume(a, "k", 1, T0);
+        expect(consume(a, "k", 1, T0).allowed, how).toBe(false);
+        expect(consume(b, "k", 1, T0), how).toMatchObject({ allowed: true, remaining: 2 });
+        // two limits, the second renamed: the first keeps its state, the renamed one starts fresh
+        const ab = createLimitSet("two", [perSecond, perHour]);
+        const ac = createLimitSet("two", [perSecond, spec("per-hour-2", "fixed_window", 100, 3_600_000)]);
+        for (let i = 0; i < 10; i++) consume(ab, "k", 1, T0);
+        const d = consume(ac, "k", 1, T0 + 500);
+        expect(d.allowed, how).toBe(false); // per-second is still used up
+        expect(
+          d.policies.map((p) => [p.policy, p.remaining]),
+          how,
+        ).toEqual([
+          ["per-second", 0],
+          ["per-hour-2", 100],
+        ]);
+        // one limit's algorithm changed, the other's name and algorithm kept: only the changed one starts fresh
+        const xy = createLimitSet("three", [
+          spec("x", "fixed_window", 5, 60_000),
+          spec("y", "gcra", 5, 60_000),
+        ]);
+        const xy2 = createLimitSet("three", [
+          spec("x", "fixed_window", 5, 60_000),
+          spec("y", "token_bucket", 5, 60_000),
+        ]);
+        for (let i = 0; i < 4; i++) consume(xy, "k", 1, T0);
+        expect(
+          consume(xy2, "k", 1, T0).policies.map((p) => [p.policy, p.remaining]),
+          how,
+        ).toEqual([
+          ["x", 0],
+          ["y", 4],
+        ]);
+      }
+    });
+
+    it("never shares a key's state between sets of one limit under other names", () => {
+      const memory = new MemoryStore({ capacity: 8 });
+      const reference = new ReferenceStore();
+      const x = createLimitSet("ns", [spec("x", "fixed_window", 2, 60_000)]);
+      const y = createLimitSet("ns", [spec("y", "fixed_window", 5, 60_000)]);
+      const consumeX = memory.bindSync(x);
+      const consumeY = memory.bindSync(y);
+      const check = (got: Decision, limits: typeof x, cost: number) =>
+        expect(fields(got)).toEqual(
+          fields(reference.applySync([{ limits, key: "k", cost }], "consume", T0)[0]),
+        );
+      check(consumeX("k", 2, T0), x, 2);
+      const d = consumeY("k", 1, T0);
+      check(d, y, 1);
+      expect(d).toMatchObject({ allowed: true, remaining: 4 }); // y's own count, not x's 2 used read as y's
+      // the choice consumer does not take sets of other names as tiers of one shape either
+      expect(memory.bindChoiceSync([x, y], () => 0)).toBeUndefined();
+    });
+  });
+
   it("forgets every key on close() and refuses further use", async () => {
     const store = new MemoryStore({ capacity: 4 });
     const set = gcraSet(2);

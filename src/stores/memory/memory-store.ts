@@ -20,9 +20,14 @@
  * evictions are counted in {@link MemoryStore.stats}. A flood of distinct keys therefore never grows memory
  * past the capacity.
  *
- * Reconfiguration: limits are grouped by their set's `namespace`. Binding a new set with the same namespace
- * and the same algorithms in the same order keeps every key's state (a lowered limit clamps on next touch, it
- * never resets); a set with different algorithms starts that namespace fresh.
+ * Reconfiguration: limits are grouped by their set's `namespace`, one layout bound per namespace at a time, and a
+ * limit is identified across sets by its name, as in the reference store. Binding a set whose limits have the same
+ * names, algorithms and state widths, in the same order (its *shape*: every tier of an engine rule's shape), shares
+ * every key's state as is, with nothing moved (a lowered limit clamps on next touch, it never resets). A set of
+ * another shape re-lays the namespace's keys by limit name: a limit of the same name and algorithm keeps its state
+ * (its common prefix, when the width changed; the kernels clamp the rest on touch) and its warning flag, a name that
+ * is new or whose algorithm changed starts fresh, and when no limit carries over the keys are dropped. Limits the new
+ * set no longer has are dropped with the re-lay (coming back to them starts fresh), as when a key is evicted.
  *
  * The common call, one key against a set of one small limit, has its own path: `bindSync` hands out a consumer
  * made once per set ({@link singleLimitConsumer}) that goes from the index lookup through the kernel to the decision
@@ -97,7 +102,10 @@ interface CompiledSet {
   readonly small: number;
   readonly big: number;
   readonly only: LimitLayout | undefined;
-  /** `only`'s shape (algorithm and width), one object per shape: sets of one shape share a slot's state as is. */
+  /**
+   * `only`'s shape (algorithm, width and name), one object per shape: sets of one shape share a slot's state as
+   * is. The name is part of it, so that sets of one limit each under other names never read each other's state.
+   */
   readonly shape: object | undefined;
   readonly zeros: Float64Array;
 }
@@ -213,7 +221,7 @@ export class MemoryStore implements SyncStore {
   readonly #tables = new WeakMap<LimitSet, Table>();
   /** Each set's compiled layout, so switching between sets of one namespace allocates nothing. */
   readonly #compiledSets = new WeakMap<LimitSet, CompiledSet>();
-  /** One object per shape of a lone small limit (`algorithm id/width`), see {@link CompiledSet.shape}. */
+  /** One object per shape of a lone small limit (algorithm id, width, name), see {@link CompiledSet.shape}. */
   readonly #shapes = new Map<string, object>();
   /** What the choice consumers of each shape share (see {@link SlotChoice}). */
   readonly #choiceCores = new Map<object, ChoiceCore>();
@@ -519,8 +527,9 @@ export class MemoryStore implements SyncStore {
 
   /** Consumes from every limit of every item, all-or-nothing: decide all without writing, then commit. */
   /**
-   * Refuses, before anything is bound, a call whose items use sets of one namespace with different state layouts
-   * (say sliding_log limits 9 and 2): binding the second would re-lay the state the first was read for.
+   * Refuses, before anything is bound, a call whose items use sets of one namespace of different shapes (say
+   * sliding_log limits 9 and 2, or limits of other names): binding the second would re-lay the state the first was
+   * read for.
    */
   #checkLayouts(items: readonly StoreItem[]): void {
     for (let i = 1; i < items.length; i++) {
@@ -530,7 +539,7 @@ export class MemoryStore implements SyncStore {
         if (a === b || a.namespace !== b.namespace) continue;
         if (!sameShape(this.#compiled(a).layout, this.#compiled(b).layout)) {
           throw new InvalidArgumentError(
-            `memoryStore: items[${j}] and items[${i}] use sets of namespace ${JSON.stringify(a.namespace)} whose states differ in size; one call cannot count both`,
+            `memoryStore: items[${j}] and items[${i}] use sets of namespace ${JSON.stringify(a.namespace)} whose states differ in size or in their limits' names or algorithms; one call cannot count both`,
           );
         }
       }
@@ -878,9 +887,9 @@ export class MemoryStore implements SyncStore {
     return c;
   }
 
-  /** The object standing for `l`'s shape (algorithm and state width), the same for every set of that shape. */
+  /** The object standing for `l`'s shape (algorithm, state width, name), the same for every set of that shape. */
   #shapeOf(l: LimitLayout): object {
-    const name = `${l.algorithm.id}/${l.width}`;
+    const name = `${l.algorithm.id}/${l.width}/${l.spec.name}`; // the name last: it may hold "/" itself
     let shape = this.#shapes.get(name);
     if (shape === undefined) {
       shape = Object.freeze({ name });
@@ -891,16 +900,18 @@ export class MemoryStore implements SyncStore {
 
   /**
    * Makes `set` the current set of its namespace's table, creating the table on first use. Sets of the same
-   * shape (algorithms and widths) share the state as is; a set with other widths migrates it; other
-   * algorithms start the namespace fresh. Switching between same-shape sets allocates nothing.
+   * shape (names, algorithms and widths, in order) share the state as is; a set of another shape re-lays it by
+   * limit name ({@link MemoryStore.#migrate}), or drops the keys when no limit carries over (see the module
+   * comment). Switching between same-shape sets allocates nothing.
    */
   #bind(set: LimitSet): Table {
     this.#assertOpen();
     const c = this.#compiled(set);
     let t = this.#tablesByNamespace.get(set.namespace);
     if (t !== undefined && !sameShape(t.layout, c.layout)) {
-      if (sameAlgorithms(t.layout, c.layout)) {
-        this.#migrate(t, c.layout, c.small, c.big); // changed numbers: keep state, the kernels clamp on touch
+      const from = carriedFrom(t.layout, c.layout);
+      if (from.some((i) => i !== -1)) {
+        this.#migrate(t, c.layout, c.small, c.big, from); // kept limits: keep state, the kernels clamp on touch
       } else {
         for (const slot of this.#slotsOf(t)) this.#release(slot);
       }
@@ -967,24 +978,38 @@ export class MemoryStore implements SyncStore {
   }
 
   /**
-   * Moves every key of `t` to a new layout with the same algorithms but other state widths (a changed limit of
-   * sliding_log or concurrency, a changed period of bucketed_window): each limit keeps the common prefix of its
-   * state, as {@link step} does; the kernels clamp the rest on touch.
+   * Moves every key of `t` to a new layout, limit by name: limit `i` of `layout` takes the state of limit
+   * `from[i]` of the old one (same name and algorithm; -1: none, it starts fresh), keeping its common prefix when
+   * the width changed (a changed limit of sliding_log or concurrency, a changed period of bucketed_window), as
+   * {@link step} does; the kernels clamp the rest on touch. Each limit's warning flag moves with its state.
    */
-  #migrate(t: Table, layout: readonly LimitLayout[], small: number, big: number): void {
+  #migrate(
+    t: Table,
+    layout: readonly LimitLayout[],
+    small: number,
+    big: number,
+    from: readonly number[],
+  ): void {
     if (small > this.#slab.stride) this.#widen(small);
+    const old = t.layout;
     for (const slot of this.#slotsOf(t)) {
-      const saved = t.layout.map((l) => {
+      const saved = old.map((l) => {
         const [arr, off] = this.#where(slot, l);
         return arr.slice(off, off + l.width);
       });
       const base = slot * this.#slab.stride;
       this.#slab.data.fill(0, base, base + this.#slab.stride);
       this.#big[slot] = big > 0 ? new Float64Array(big) : undefined;
+      const flags = this.#flags[slot];
+      let next = flags & 1; // recently used
       layout.forEach((l, i) => {
+        const j = from[i];
+        if (j === -1) return;
         const [arr, off] = this.#where(slot, l);
-        arr.set(saved[i].subarray(0, Math.min(l.width, saved[i].length)), off);
+        arr.set(saved[j].subarray(0, Math.min(l.width, saved[j].length)), off);
+        if ((flags & old[j].warnBit) !== 0) next |= l.warnBit;
       });
+      this.#flags[slot] = next;
     }
   }
 
@@ -1320,12 +1345,22 @@ function hasDuplicates(slots: readonly number[]): boolean {
   return new Set(slots).size !== slots.length;
 }
 
-function sameAlgorithms(a: readonly LimitLayout[], b: readonly LimitLayout[]): boolean {
-  return a.length === b.length && a.every((l, i) => l.algorithm === b[i].algorithm);
+/**
+ * Per limit of `next`, the position in `prev` of the limit whose state it takes across a reconfiguration: the one
+ * of the same name and algorithm (names are unique in a set), or -1 (a new name, or another algorithm: fresh).
+ */
+function carriedFrom(prev: readonly LimitLayout[], next: readonly LimitLayout[]): number[] {
+  return next.map((l) => prev.findIndex((p) => p.spec.name === l.spec.name && p.algorithm === l.algorithm));
 }
 
+/** Whether two layouts share a slot's state as is: the same names, algorithms and widths, in order. */
 function sameShape(a: readonly LimitLayout[], b: readonly LimitLayout[]): boolean {
-  return a.length === b.length && a.every((l, i) => l.algorithm === b[i].algorithm && l.width === b[i].width);
+  return (
+    a.length === b.length &&
+    a.every(
+      (l, i) => l.algorithm === b[i].algorithm && l.width === b[i].width && l.spec.name === b[i].spec.name,
+    )
+  );
 }
 
 /**
