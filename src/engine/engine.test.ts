@@ -544,6 +544,53 @@ describe("engine — a window rule reloaded with a longer period", () => {
   });
 });
 
+describe("engine — a quota read (cost 0) of identities the store does not hold", () => {
+  // GetRemainingQuota and the HTTP quota read are checks of cost 0: on a full memory store, reading the quota of new
+  // identities must not take slots, evicting the used-up identities (whose next check would then be admitted).
+  const hour = (name: string, limit: number) =>
+    spec({ name, algorithm: "fixed_window", limit, periodMs: 3_600_000 });
+  const config = makeConfig({
+    rules: [
+      // tiers of the rule's shape: the one-descriptor path steps them through the store's choice consumer
+      makeRule({
+        id: "per-user",
+        domain: "api",
+        match: [any("user")],
+        limits: [hour("h", 3)],
+        tiers: { pro: [hour("h", 5)] },
+      }),
+      makeRule({ id: "per-ip", domain: "api", match: [any("ip")], limits: [hour("h", 3)] }),
+    ],
+    identities: { "user:v1": "pro", "user:n1": "pro" },
+  });
+  const ip = (v: string): Descriptor => [{ key: "ip", value: v }];
+  const victims = [user("v0"), user("v1"), ip("v2"), ip("v3")];
+  const reads: Record<string, (i: number) => Descriptor[]> = {
+    "a tiered rule (choice consumer)": (i) => [user(`n${i % 2}`)],
+    "a rule without tiers (bound consumer)": (i) => [ip(`n${i}`)],
+    "two descriptors (all-or-nothing call)": (i) => [user(`m${i}`), ip(`m${i}`)],
+  };
+  for (const [name, descriptors] of Object.entries(reads)) {
+    it(`answers the fresh quota and evicts no used-up identity: ${name}`, () => {
+      const clock = new ManualClock(T0);
+      const store = new MemoryStore({ capacity: 4 });
+      const engine = createEngine({ config, store, clock, scheduler: clock });
+      const check = (req: Omit<CheckRequest, "domain">) => engine.checkSync({ domain: "api", ...req });
+      for (const d of victims) while (check({ descriptors: [d] }).allowed);
+      expect(store.stats).toMatchObject({ size: 4, evicted: 0 });
+      for (let i = 0; i < 20; i++) {
+        const q = check({ descriptors: descriptors(i), cost: 0 });
+        expect(q.allowed).toBe(true);
+        expect(q.descriptors.map((d) => d.decision?.remaining)).toEqual(
+          q.descriptors.map((d) => d.decision?.limit),
+        );
+      }
+      expect(store.stats).toEqual({ size: 4, capacity: 4, reclaimed: 0, evicted: 0 });
+      for (const d of victims) expect(check({ descriptors: [d] }).allowed).toBe(false);
+    });
+  }
+});
+
 describe("engine — limits resolved as effectiveLimits resolves them", () => {
   // Tiers and overrides are looked up without building the identity string (by identity key, then value); this
   // checks that every check still reports the source and limits effectiveLimits gives, on both the one-descriptor

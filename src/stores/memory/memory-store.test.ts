@@ -262,6 +262,137 @@ describe("MemoryStore", () => {
     });
   });
 
+  describe("a consume of cost 0 of a key the store does not hold (a quota read)", () => {
+    const fields = (d: Decision) => ({ ...d, policies: d.policies.map((p) => ({ ...p })) });
+    const one = (name: string, algorithm: AlgorithmId, limit: number, namespace = "q") =>
+      createLimitSet(namespace, [parseLimitSpec({ name, algorithm, limit, periodMs: 3_600_000 })]);
+    const window = one("w", "fixed_window", 3);
+    const tierOf = one("w", "fixed_window", 5); // a tier of window's shape
+    const two = createLimitSet("q2", [
+      parseLimitSpec({ name: "a", algorithm: "gcra", limit: 4, periodMs: 1000 }),
+      parseLimitSpec({ name: "b", algorithm: "sliding_log", limit: 12, periodMs: 60_000 }), // a large state
+    ]);
+    const big = one("log", "sliding_log", 10, "q3");
+
+    /** A full store (capacity 4) of used-up keys, and the reference with the same history. */
+    function full() {
+      const store = new MemoryStore({ capacity: 4 });
+      const reference = new ReferenceStore();
+      for (const k of ["v0", "v1", "v2", "v3"]) {
+        for (const s of [store, reference]) s.applySync([{ limits: window, key: k, cost: 3 }], "consume", T0);
+      }
+      return { store, reference };
+    }
+    /** The victims are still held, used up: nothing was evicted, reclaimed nor stored. */
+    function untouched(store: MemoryStore, ctx: string) {
+      expect(store.stats, ctx).toEqual({ size: 4, capacity: 4, reclaimed: 0, evicted: 0 });
+      for (const k of ["v0", "v1", "v2", "v3"]) {
+        expect(store.consumeSync(window, k, 1, T0 + 10).allowed, `${ctx}: ${k}`).toBe(false);
+      }
+    }
+
+    type Path = (store: MemoryStore, key: string, nowMs: number) => Decision;
+    const paths: Record<string, { limits: ReturnType<typeof one>; consume: Path }> = {
+      consumeSync: { limits: window, consume: (st, k, now) => st.consumeSync(window, k, 0, now) },
+      bindSync: { limits: window, consume: (st, k, now) => st.bindSync(window)(k, 0, now) },
+      bindChoiceSync: {
+        limits: tierOf,
+        consume: (st, k, now) => {
+          const chooser = st.bindChoiceSync([window, tierOf], () => 1);
+          expect(chooser).toBeDefined();
+          return (chooser as NonNullable<typeof chooser>).consume(k, 0, now);
+        },
+      },
+      "consumeSync, several limits": { limits: two, consume: (st, k, now) => st.consumeSync(two, k, 0, now) },
+      "consumeSync, a large state": { limits: big, consume: (st, k, now) => st.consumeSync(big, k, 0, now) },
+      "applySync, one item": {
+        limits: window,
+        consume: (st, k, now) => st.applySync([{ limits: window, key: k, cost: 0 }], "consume", now)[0],
+      },
+    };
+
+    for (const [name, { limits, consume }] of Object.entries(paths)) {
+      it(`stores nothing and evicts nothing on a full store, answering as a fresh state (${name})`, () => {
+        const { store, reference } = full();
+        for (let i = 0; i < 20; i++) {
+          const now = T0 + i;
+          const got = consume(store, `probe${i % 7}`, now);
+          const want = reference.applySync([{ limits, key: `probe${i % 7}`, cost: 0 }], "consume", now)[0];
+          expect(fields(got), `${name}: probe ${i}`).toEqual(fields(want));
+          expect(got.allowed).toBe(true);
+        }
+        untouched(store, name);
+        // a held key is read as before, and a cost of 1 still stores the key (evicting one: the store is full)
+        expect(store.consumeSync(window, "v0", 0, T0 + 20)).toMatchObject({ allowed: true, remaining: 0 });
+        expect(store.consumeSync(window, "new", 1, T0 + 20)).toMatchObject({ allowed: true, remaining: 2 });
+        expect(store.stats.evicted).toBe(1);
+      });
+    }
+
+    it("stores such a key while a slot is free, as the reference keeps it (a clock going back reads it), never more", () => {
+      const gcra = one("g", "gcra", 2, "qg");
+      const store = new MemoryStore({ capacity: 4 });
+      const reference = new ReferenceStore();
+      const both = (items: StoreItem[], op: "consume" | "peek", nowMs: number) => {
+        const got = store.applySync(items, op, nowMs);
+        expect(got.map(fields)).toEqual(reference.applySync(items, op, nowMs).map(fields));
+        return got;
+      };
+      both([{ limits: window, key: "v0", cost: 3 }], "consume", T0);
+      both([{ limits: window, key: "v1", cost: 3 }], "consume", T0);
+      // GCRA's cost-0 step records its time: read back after the clock went 100 ms back, the key is ahead
+      both([{ limits: gcra, key: "a", cost: 0 }], "consume", T0 + 1000);
+      expect(both([{ limits: gcra, key: "a", cost: 1 }], "peek", T0 + 900)[0].resetAfterMs).toBe(
+        3_600_000 / 2 + 100,
+      );
+      for (let i = 0; i < 20; i++) store.consumeSync(gcra, `r${i}`, 0, T0 + 1000);
+      // one more key took the last free slot; the others were answered without one: nothing reclaimed or evicted
+      expect(store.stats).toEqual({ size: 4, capacity: 4, reclaimed: 0, evicted: 0 });
+      for (const k of ["v0", "v1"]) expect(store.consumeSync(window, k, 1, T0 + 1000).allowed).toBe(false);
+    });
+
+    it("answers cost-0 items of keys not held as fresh states among the other items of a call, storing none of them", () => {
+      const { store, reference } = full();
+      const call = (items: StoreItem[], nowMs: number) => {
+        const got = store.applySync(items, "consume", nowMs);
+        const want = reference.applySync(items, "consume", nowMs);
+        expect(got.map(fields)).toEqual(want.map(fields));
+        return got;
+      };
+      // allowed: a held key of another namespace's shape-alike set, and absent keys of other layouts, twice each
+      store.applySync([{ limits: window, key: "v0", cost: 0 }], "reset", T0);
+      reference.applySync([{ limits: window, key: "v0", cost: 0 }], "reset", T0);
+      call([{ limits: window, key: "v0", cost: 1 }], T0); // v0 held again, 2 left
+      const absent = (key: string): StoreItem[] => [
+        { limits: two, key, cost: 0 },
+        { limits: big, key, cost: 0 },
+        { limits: window, key, cost: 0 },
+      ];
+      const allowed = call(
+        [...absent("p"), { limits: window, key: "v0", cost: 1 }, ...absent("p"), ...absent("r")],
+        T0 + 1,
+      );
+      expect(allowed.every((d) => d.allowed)).toBe(true);
+      // denied by a used-up key: the absent items report their fresh state, not allowed (all-or-nothing)
+      const denied = call([...absent("s"), { limits: window, key: "v1", cost: 1 }, ...absent("t")], T0 + 2);
+      expect(denied.map((d) => d.allowed)).toEqual(denied.map(() => false));
+      expect(denied[2].policies[0]).toMatchObject({ policy: "w", remaining: 3 });
+      // a key named twice, used up by its first item: the second (cost 0) reads it used up, as the reference does
+      call(
+        [
+          { limits: window, key: "n", cost: 3 },
+          { limits: window, key: "n", cost: 0 },
+        ],
+        T0 + 3,
+      );
+      expect(store.stats).toMatchObject({ size: 4, reclaimed: 0 });
+      expect(store.stats.evicted).toBe(1); // "n", a cost of 3, took a slot: the only eviction
+      for (const k of ["p", "r", "s", "t"]) {
+        expect(store.applySync([{ limits: window, key: k, cost: 0 }], "peek", T0 + 4)[0].remaining).toBe(3);
+      }
+    });
+  });
+
   it("forgets every key on close() and refuses further use", async () => {
     const store = new MemoryStore({ capacity: 4 });
     const set = gcraSet(2);

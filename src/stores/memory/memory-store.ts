@@ -29,6 +29,19 @@
  * is new or whose algorithm changed starts fresh, and when no limit carries over the keys are dropped. Limits the new
  * set no longer has are dropped with the re-lay (coming back to them starts fresh), as when a key is evicted.
  *
+ * A consume of cost 0 (a quota read) of a key the store does not hold never makes room for it: a quota read must not
+ * reclaim or evict a live key (flooding reads of new identities would otherwise readmit used-up ones). When no slot
+ * is free it stores nothing and is answered as for a fresh state (as `peek` answers an absent key), stepped on the
+ * *scratch slot*, slot C (every per-slot array has C + 1 entries). While a slot is free the key is stored as any
+ * other (its state is idle, so reclaimed first when room is needed): the step may still leave information that the
+ * reference store keeps and reads back (GCRA's cost-0 step records `now`, which a clock that goes back then sees),
+ * and a store with room answers exactly as the reference; a full one answers so up to dropping that idle state,
+ * which the shared conventions allow at any time. The scratch slot is never on the free list, never owned by a
+ * table nor in the index, and never swept, reclaimed or evicted (those scan slots 0 … C − 1); its state, flags
+ * and tag are zeroed (its large state sized for the set) before each use, so nothing written there outlives the
+ * step, and a call of several such items zeroes it before each item (and never saves or restores it). The checks
+ * of the cost and of a free slot are on the miss path only: a hit, whatever its cost, is not slowed.
+ *
  * The common call, one key against a set of one small limit, has its own path: `bindSync` hands out a consumer
  * made once per set ({@link singleLimitConsumer}) that goes from the index lookup through the kernel to the decision
  * with nothing in between; it is kept small enough for V8 to compile the whole path as one unit.
@@ -254,11 +267,12 @@ export class MemoryStore implements SyncStore {
       );
     }
     this.#capacity = capacity;
-    this.#slab = { data: new Float64Array(capacity), stride: 1 };
+    // One slot more than the capacity: the scratch slot, `capacity` (see the module comment).
+    this.#slab = { data: new Float64Array(capacity + 1), stride: 1 };
     this.#big = [];
     this.#keys = [];
-    this.#owner = new Uint16Array(capacity);
-    this.#flags = new Uint8Array(capacity);
+    this.#owner = new Uint16Array(capacity + 1);
+    this.#flags = new Uint8Array(capacity + 1);
     this.#index = new KeyIndex(capacity, this.#keys, this.#owner);
     this.#free = new Int32Array(capacity);
     for (let i = 0; i < capacity; i++) this.#free[i] = capacity - 1 - i;
@@ -308,7 +322,7 @@ export class MemoryStore implements SyncStore {
       if (s.namespace !== sets[0].namespace || this.#compiled(s).shape !== first.shape) return undefined;
     }
     const t = this.#table(sets[0]);
-    this.#tags ??= new Int32Array(this.#capacity);
+    this.#tags ??= new Int32Array(this.#capacity + 1);
     if (t.choiceId === MAX_CHOICE_ID) {
       t.choiceEpoch++;
       this.#tableVersion.version++;
@@ -343,7 +357,7 @@ export class MemoryStore implements SyncStore {
       this.#tags,
       core,
       choose,
-      outOfLine((key: string, nowMs: number) => this.#slotOf(t, sets[0], key, nowMs)),
+      outOfLine((key: string, cost: number, nowMs: number) => this.#slotOf(t, sets[0], key, cost, nowMs)),
     );
   }
 
@@ -376,27 +390,56 @@ export class MemoryStore implements SyncStore {
   /** One consume of one key: a set of one small limit takes its single-limit consumer. */
   #consumeIn(t: Table, limits: LimitSet, key: string, cost: number, nowMs: number): Decision {
     if (t.set !== limits) t = this.#bind(limits); // another set of this namespace was used since
-    const slot = this.#slotOrInsert(t, key, nowMs);
-    if (t.consumeOne !== undefined) return t.consumeOne(key, cost, nowMs); // finds `slot` now
+    const slot = this.#slotFor(t, key, cost, nowMs);
+    // Finds `slot` now (or, for cost 0 of a key not held on a full store, zeroes the scratch slot again and steps it).
+    if (t.consumeOne !== undefined) return t.consumeOne(key, cost, nowMs);
     this.#flags[slot] |= 1;
     return this.#consumeItems([{ limits, key, cost }], [slot], nowMs)[0];
   }
 
   /**
    * The slot of `key` in table `t` for `set` (the slow path of {@link singleLimitConsumer}, whose `set` is of one
-   * small limit): rebinds `set` when the set bound since has another shape, and stores the key when it is new. A set
-   * of the same shape (one small limit, same algorithm and width: e.g. the engine's tiers of a rule's shape, used in
-   * turn) shares the state as is (see `#bind`): the consumer steps it with its own limit and does not come here.
+   * small limit): rebinds `set` when the set bound since has another shape, and stores the key when it is new (for
+   * cost 0 on a full store, the zeroed scratch slot instead). A set of the same shape (one small limit, same name,
+   * algorithm and width: e.g. the engine's tiers of a rule's shape, used in turn) shares the state as is (see
+   * `#bind`): the consumer steps it with its own limit and does not come here.
    */
-  #slotOf(t: Table, set: LimitSet, key: string, nowMs: number): number {
+  #slotOf(t: Table, set: LimitSet, key: string, cost: number, nowMs: number): number {
     if (t.shape !== this.#compiled(set).shape) t = this.#bind(set);
-    return this.#slotOrInsert(t, key, nowMs);
+    return this.#slotFor(t, key, cost, nowMs);
   }
 
-  /** The slot of `key` in table `t`, storing the key when it is new. */
-  #slotOrInsert(t: Table, key: string, nowMs: number): number {
+  /**
+   * The slot of `key` in table `t`, storing the key when it is new; a consume of cost 0 of a key not held, on a store
+   * with no free slot, gets the scratch slot, zeroed for `t`'s set, and stores nothing (see the module comment).
+   */
+  #slotFor(t: Table, key: string, cost: number, nowMs: number): number {
     const slot = this.#index.get(t.id, key);
-    return slot === -1 ? this.#insert(t, key, nowMs) : slot;
+    if (slot !== -1) return slot;
+    return cost === 0 && this.#freeTop === 0 ? this.#scratch(t.bigWidth) : this.#insert(t, key, nowMs);
+  }
+
+  /**
+   * The scratch slot (`capacity`, see the module comment), its state, flags and tag zeroed and its large state
+   * sized to `bigWidth` floats: a fresh state to step a cost-0 consume of a key not held on. Throws on a closed store.
+   */
+  #scratch(bigWidth: number): number {
+    this.#assertOpen();
+    const slot = this.#capacity;
+    const base = slot * this.#slab.stride;
+    this.#slab.data.fill(0, base, base + this.#slab.stride);
+    this.#flags[slot] = 0;
+    if (this.#tags !== undefined) this.#tags[slot] = 0;
+    const big = this.#big[slot];
+    if (bigWidth === 0) this.#big[slot] = undefined;
+    else if (big !== undefined && big.length === bigWidth) big.fill(0);
+    else this.#big[slot] = new Float64Array(bigWidth);
+    return slot;
+  }
+
+  /** `slot` for an item of set `c`: the scratch slot is zeroed for it first (each item of a call steps it afresh). */
+  #use(slot: number, c: CompiledSet): number {
+    return slot === this.#capacity ? this.#scratch(c.big) : slot;
   }
 
   /** The single-limit consumer of `set` in table `t` ({@link singleLimitConsumer}), made once per set. */
@@ -411,7 +454,7 @@ export class MemoryStore implements SyncStore {
         this.#slab,
         this.#flags,
         this.#out,
-        outOfLine((key: string, nowMs: number) => this.#slotOf(t, set, key, nowMs)),
+        outOfLine((key: string, cost: number, nowMs: number) => this.#slotOf(t, set, key, cost, nowMs)),
       );
       this.#consumers.set(set, consume);
     }
@@ -431,8 +474,11 @@ export class MemoryStore implements SyncStore {
           slots = items.map((it) => {
             const t = this.#table(it.limits);
             let slot = this.#index.get(t.id, it.key);
-            if (slot === -1) slot = this.#insert(t, it.key, nowMs);
-            else this.#flags[slot] |= 1;
+            if (slot === -1) {
+              // A cost-0 item of a key not held, no slot free: decided on a fresh state (the scratch slot), not stored.
+              if (it.cost === 0 && this.#freeTop === 0) return this.#capacity;
+              slot = this.#insert(t, it.key, nowMs);
+            } else this.#flags[slot] |= 1;
             if (many) pinned.push(slot);
             return slot;
           });
@@ -548,14 +594,17 @@ export class MemoryStore implements SyncStore {
 
   #consumeItems(items: readonly StoreItem[], slots: readonly number[], nowMs: number): Decision[] {
     const out = this.#out;
-    for (let i = 0; i < items.length; i++)
-      this.#forgetIdleWarnings(slots[i], this.#compiled(items[i].limits).layout, nowMs);
+    for (let i = 0; i < items.length; i++) {
+      const c = this.#compiled(items[i].limits);
+      this.#forgetIdleWarnings(this.#use(slots[i], c), c.layout, nowMs);
+    }
+    // Several items on the scratch slot count as one key named twice: decided in order, each on a zeroed state.
     const duplicates = hasDuplicates(slots);
     const allAllowed = duplicates ? this.#trialRun(items, slots, nowMs) : this.#dryRun(items, slots, nowMs);
     if (!allAllowed && duplicates) return this.#deniedInOrder(items, slots, nowMs);
     return items.map((it, i) => {
       const c = this.#compiled(it.limits);
-      const slot = slots[i];
+      const slot = this.#use(slots[i], c);
       if (c.only !== undefined && allAllowed) {
         const l = c.only;
         const own = verdict(
@@ -588,8 +637,10 @@ export class MemoryStore implements SyncStore {
   #dryRun(items: readonly StoreItem[], slots: readonly number[], nowMs: number): boolean {
     const out = this.#out;
     for (let i = 0; i < items.length; i++) {
-      for (const l of this.#compiled(items[i].limits).layout) {
-        const [arr, off] = this.#where(slots[i], l);
+      const c = this.#compiled(items[i].limits);
+      const slot = this.#use(slots[i], c);
+      for (const l of c.layout) {
+        const [arr, off] = this.#where(slot, l);
         l.algorithm.apply(arr, off, nowMs, l.spec, items[i].cost, false, out);
         if (!out.allowed) return false;
       }
@@ -606,8 +657,10 @@ export class MemoryStore implements SyncStore {
     const saved = this.#save(slots);
     let allowed = true;
     for (let i = 0; i < items.length && allowed; i++) {
-      for (const l of this.#compiled(items[i].limits).layout) {
-        const [arr, off] = this.#where(slots[i], l);
+      const c = this.#compiled(items[i].limits);
+      const slot = this.#use(slots[i], c);
+      for (const l of c.layout) {
+        const [arr, off] = this.#where(slot, l);
         l.algorithm.apply(arr, off, nowMs, l.spec, items[i].cost, true, out);
         if (!out.allowed) {
           allowed = false;
@@ -629,8 +682,9 @@ export class MemoryStore implements SyncStore {
     const saved = this.#save(slots);
     try {
       return items.map((it, i) => {
-        const slot = slots[i];
-        const layout = this.#compiled(it.limits).layout;
+        const c = this.#compiled(it.limits);
+        const slot = this.#use(slots[i], c);
+        const layout = c.layout;
         const statuses: PolicyStatus[] = [];
         let pass = true;
         for (const l of layout) {
@@ -652,12 +706,15 @@ export class MemoryStore implements SyncStore {
     }
   }
 
-  /** Copies of the states of `slots` (each once), for {@link MemoryStore.#restore}. */
+  /**
+   * Copies of the states of `slots` (each once), for {@link MemoryStore.#restore}; not of the scratch slot, zeroed
+   * before each use instead.
+   */
   #save(slots: readonly number[]): Map<number, [Float64Array, Float64Array | undefined]> {
     const stride = this.#slab.stride;
     const saved = new Map<number, [Float64Array, Float64Array | undefined]>();
     for (const slot of slots) {
-      if (saved.has(slot)) continue;
+      if (saved.has(slot) || slot === this.#capacity) continue;
       const big = this.#big[slot];
       saved.set(slot, [this.#slab.data.slice(slot * stride, slot * stride + stride), big?.slice()]);
     }
@@ -1017,7 +1074,7 @@ export class MemoryStore implements SyncStore {
   #widen(stride: number): void {
     const old = this.#slab.data;
     const oldStride = this.#slab.stride;
-    const next = new Float64Array(this.#capacity * stride);
+    const next = new Float64Array((this.#capacity + 1) * stride); // the scratch slot's state is not moved
     for (let slot = 0; slot < this.#capacity; slot++) {
       if (this.#owner[slot] === 0) continue;
       next.set(old.subarray(slot * oldStride, slot * oldStride + oldStride), slot * stride);
@@ -1036,7 +1093,8 @@ export class MemoryStore implements SyncStore {
  * It has one exit, the decision it builds: a caller that inlines the path and only reads the decision's fields
  * (`allowed`, `retryAfterMs`) then sees where the object comes from and need not allocate it at all. So a key not
  * stored yet, or a set of another shape bound in the namespace since, does not return from elsewhere: `slotOf` (the
- * slow path) stores or rebinds and hands back the slot, and the step continues here. It throws on a closed store.
+ * slow path) stores or rebinds and hands back the slot (for a cost of 0 on a full store, the zeroed scratch slot),
+ * and the step continues here. It throws on a closed store.
  * `shape` is the set's {@link CompiledSet.shape}: while the table's bound set has it, the slot's state is this
  * limit's to step, whichever set of the shape was bound.
  */
@@ -1048,7 +1106,7 @@ function singleLimitConsumer(
   slab: Slab,
   flags: Uint8Array,
   out: StepOut,
-  slotOf: (key: string, nowMs: number) => number,
+  slotOf: (key: string, cost: number, nowMs: number) => number,
 ): Consumer {
   const { algorithm, spec } = l;
   return consumerOver(
@@ -1091,11 +1149,11 @@ function consumerOver(
   slab: Slab,
   flags: Uint8Array,
   out: StepOut,
-  slotOf: (key: string, nowMs: number) => number,
+  slotOf: (key: string, cost: number, nowMs: number) => number,
 ): Consumer {
   return function consumeOne(key, cost, nowMs) {
     let slot = index.get(tableId, key);
-    if (table.shape !== shape || slot === -1) slot = slotOf(key, nowMs);
+    if (table.shape !== shape || slot === -1) slot = slotOf(key, cost, nowMs);
     return stepSingle(
       apply,
       idleAfterMs,
@@ -1192,7 +1250,7 @@ class SlotChoice implements ChoiceConsumer {
   readonly #tags: Int32Array;
   readonly #core: ChoiceCore;
   readonly #choose: (key: string) => number;
-  readonly #slotOf: (key: string, nowMs: number) => number;
+  readonly #slotOf: (key: string, cost: number, nowMs: number) => number;
 
   constructor(
     table: Table,
@@ -1203,7 +1261,7 @@ class SlotChoice implements ChoiceConsumer {
     tags: Int32Array,
     core: ChoiceCore,
     choose: (key: string) => number,
-    slotOf: (key: string, nowMs: number) => number,
+    slotOf: (key: string, cost: number, nowMs: number) => number,
   ) {
     this.#table = table;
     this.#shape = shape;
@@ -1226,7 +1284,7 @@ class SlotChoice implements ChoiceConsumer {
     // round many rules).
     if (core.tables.version !== this.#version) return this.#consumeChecked(key, cost, nowMs);
     let slot = this.#index.get(this.#tableId, key);
-    if (slot === -1) slot = this.#slotOf(key, nowMs);
+    if (slot === -1) slot = this.#slotOf(key, cost, nowMs);
     const specs = this.#specs;
     const tags = this.#tags;
     let c = tags[slot] - this.#mark;
@@ -1242,7 +1300,7 @@ class SlotChoice implements ChoiceConsumer {
     const table = this.#table;
     const version = this.#core.tables.version;
     let slot = this.#index.get(this.#tableId, key);
-    if (table.shape !== this.#shape || slot === -1) slot = this.#slotOf(key, nowMs);
+    if (table.shape !== this.#shape || slot === -1) slot = this.#slotOf(key, cost, nowMs);
     const current = table.choiceEpoch === this.#epoch;
     // The table is as this consumer was bound to it (#slotOf rebinds a table of another shape to this one's):
     // later calls may skip these checks until the next change.
