@@ -16,14 +16,14 @@ rules:
   - id: per-user
     domain: api
     match: [{ key: user }]
-    limits: [{ name: per-minute, algorithm: fixed_window, limit: 3, period: 1m }]
+    limits: [{ name: per-hour, algorithm: token_bucket, limit: 3, period: 1h }]
 `;
 
 const NEW_RULE = {
   id: "per-tenant",
   domain: "api",
   match: [{ key: "tenant" }],
-  limits: [{ name: "per-minute", algorithm: "fixed_window", limit: 2, period: "1m" }],
+  limits: [{ name: "per-hour", algorithm: "token_bucket", limit: 2, period: "1h" }],
 };
 
 const files = testDir("admin");

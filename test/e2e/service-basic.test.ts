@@ -20,7 +20,7 @@ rules:
   - id: per-user
     domain: api
     match: [{ key: user }]
-    limits: [{ name: per-minute, algorithm: fixed_window, limit: 3, period: 1m }]
+    limits: [{ name: per-hour, algorithm: gcra, limit: 3, period: 1h }]
 `;
 
 const files = testDir("basic");
@@ -81,13 +81,13 @@ describe("sluice serve (memory store, one process)", () => {
       const r = await check("alice");
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({ allowed: true, limit: 3, remaining: 3 - i });
-      expect(r.headers["ratelimit-policy"]).toBe('"per-minute";q=3;w=60');
-      expect(String(r.headers.ratelimit)).toMatch(new RegExp(`^"per-minute";r=${3 - i};t=\\d+$`));
+      expect(r.headers["ratelimit-policy"]).toBe('"per-hour";q=3;w=3600');
+      expect(String(r.headers.ratelimit)).toMatch(new RegExp(`^"per-hour";r=${3 - i};t=\\d+$`));
     }
     // The check API answers 200 either way: the caller decides what a denial means.
     const denied = await check("alice");
     expect(denied.status).toBe(200);
-    expect(String(denied.headers.ratelimit)).toMatch(/^"per-minute";r=0;t=\d+$/);
+    expect(String(denied.headers.ratelimit)).toMatch(/^"per-hour";r=0;t=\d+$/);
     expect(denied.body).toMatchObject({ allowed: false, remaining: 0, state: "throttled" });
     expect(denied.body.retry_after).toBeGreaterThanOrEqual(1);
   });
@@ -97,7 +97,7 @@ describe("sluice serve (memory store, one process)", () => {
     for (let i = 1; i <= 3; i++) {
       const r = await auth();
       expect(r.statusCode).toBe(200);
-      expect(String(r.headers.ratelimit)).toMatch(new RegExp(`^"per-minute";r=${3 - i};t=\\d+$`));
+      expect(String(r.headers.ratelimit)).toMatch(new RegExp(`^"per-hour";r=${3 - i};t=\\d+$`));
       await r.body.dump();
     }
     const denied = await auth();
@@ -138,7 +138,7 @@ describe("sluice serve (memory store, one process)", () => {
     const headers = Object.fromEntries(
       over.response_headers_to_add.map((h) => [h.key.toLowerCase(), h.value]),
     );
-    expect(headers["ratelimit-policy"]).toBe('"per-minute";q=3;w=60');
+    expect(headers["ratelimit-policy"]).toBe('"per-hour";q=3;w=3600');
     expect(Number(headers["retry-after"])).toBeGreaterThanOrEqual(1);
   });
 

@@ -20,7 +20,7 @@ rules:
   - id: per-user
     domain: api
     match: [{ key: user }]
-    limits: [{ name: per-minute, algorithm: fixed_window, limit: ${limit}, period: 1m }]
+    limits: [{ name: per-hour, algorithm: token_bucket, limit: ${limit}, period: 1h }]
 `;
 
 const files = testDir("lifecycle");
