@@ -205,9 +205,13 @@ describe("CheckRateLimitBatch", () => {
         { identifier: "b1", dimension: "user" },
         { identifier: "b2", dimension: "user", cost: -5 },
         { identifier: "b1", dimension: "user", cost: 2 },
+        { identifier: "b4", dimension: "user", cost: 1.5 }, // refused by the engine (whole units for fixed_window)
       ],
     });
-    expect(r.results).toHaveLength(3);
+    expect(r.results).toHaveLength(4);
+    expect(r.results[3].error?.message).toMatch(
+      /^items\[3\]\.cost must be a whole number for rule "per-user"/,
+    );
     expect(r.results[0].result).toBe("response");
     expect(r.results[0].response?.remaining).toBe(2);
     expect(r.results[1].result).toBe("error");

@@ -10,6 +10,7 @@
  * - `GetRemainingQuota`: the same check with cost 0, so nothing is counted (and no decision is recorded).
  * - `ResetLimit`: `engine.reset` of the descriptors the same check would build.
  */
+import { status as GrpcStatus } from "@grpc/grpc-js";
 import { InvalidArgumentError } from "../../core/errors.js";
 import type { CheckResult } from "../../engine/engine.js";
 import { checkResponseOf, parseCheckRequest } from "../check-api.js";
@@ -83,7 +84,14 @@ export function sluiceService(ctx: ServiceContext, options: SluiceServiceOptions
             return { response: answer(await checkOne(item, `items[${i}]`)) };
           } catch (error) {
             const e = grpcErrorOf(error, ctx, `grpc grpc_check_batch items[${i}]`);
-            return { error: { code: e.status.code, message: e.status.details } };
+            // The request's own checks name the item already; the engine's name a field of the request.
+            const at = `items[${i}]`;
+            const details = e.status.details;
+            const message =
+              e.status.code === GrpcStatus.INVALID_ARGUMENT && !details.startsWith(at)
+                ? `${at}.${details}`
+                : details;
+            return { error: { code: e.status.code, message } };
           }
         }),
       );
