@@ -968,8 +968,11 @@ async function metricsOf(httpUrl) {
   };
 }
 
+/** Rules files written so far: each server gets its own (the admin API locks its file, one process per file). */
+let configFiles = 0;
+
 async function startSluice(dir, store, redisUrl) {
-  const config = join(dir, "bench.yaml");
+  const config = join(dir, `bench-${++configFiles}.yaml`);
   writeFileSync(
     config,
     `version: 1
