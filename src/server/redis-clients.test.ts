@@ -67,7 +67,7 @@ describe("redisClientSpecs", () => {
           sentinelPassword: "sentinel-pw",
           sentinelRetryStrategy: sentinelRetryDelayMs,
           sentinelCommandTimeout: 1000,
-          failoverDetector: true,
+          failoverDetector: false,
           reconnectOnError: reconnectOnReadonly,
         },
       });
