@@ -63,6 +63,13 @@ export interface Algorithm {
   idleAfterMs(s: Float64Array, o: number, nowMs: number, spec: LimitSpec): number;
   /** Concurrency only: ends lease `leaseId`; returns whether it was held. */
   release?(s: Float64Array, o: number, nowMs: number, spec: LimitSpec, leaseId: number): boolean;
+  /**
+   * Concurrency only: makes the state at `o` what a reset leaves, in place — fresh for every decision (no lease),
+   * but for the fields a reset must not forget (the last lease id, so ids are never handed out twice) — and returns
+   * whether any such field is non-zero (false: the state is all zeros, the store may drop the key). Without it a
+   * reset zeroes the state.
+   */
+  resetKeep?(s: Float64Array, o: number, spec: LimitSpec): boolean;
 }
 
 /** What {@link step} returns: the verdict and the next state (a new array; the input is never mutated). */

@@ -418,3 +418,27 @@ describe("concurrency", () => {
     });
   });
 });
+
+describe("concurrency: resetKeep", () => {
+  it("drops every lease, keeps the last id, and says so; a fresh state keeps nothing", () => {
+    const sp = spec(2, 1000);
+    const fresh = new Float64Array(concurrency.width(sp));
+    expect(concurrency.resetKeep?.(fresh, 0, sp)).toBe(false);
+    expect([...fresh].every((v) => v === 0)).toBe(true);
+    const s = run(sp, [
+      { at: T0, expect: { allowed: true, leaseId: idAt(0, T0) } },
+      { at: T0, expect: { allowed: true, leaseId: idAt(idAt(0, T0), T0) } },
+    ]);
+    expect(concurrency.resetKeep?.(s, 0, sp)).toBe(true);
+    // Fresh for every decision: both leases gone; the next lease, in the same millisecond, gets a new id.
+    run(
+      sp,
+      [
+        { at: T0, expect: { allowed: true, remaining: 1, leaseId: idAt(0, T0) + 2 } },
+        { at: T0, release: idAt(0, T0), expect: false },
+        { at: T0, release: idAt(0, T0) + 1, expect: false },
+      ],
+      s,
+    );
+  });
+});

@@ -6,8 +6,11 @@
  * it then takes a lease `(id, expiry = now + P, c)` with `id = max(nextLeaseId + 1, ⌊now⌋·1000)`, reported in
  * `out.leaseId`. Seeding ids from the clock keeps them increasing even after an idle key was dropped and
  * started fresh, so a late release of a long-expired lease can never free a newer holder's lease (ids stay
- * below 2^53 until the year 2255; at most 1000 leases per millisecond per key keep them strictly increasing). Leases are kept unordered in L slots; a removed lease is replaced by the last one, so the live
- * leases always fill slots `0 … size − 1`. Every lease holds a cost ≥ 1, so L slots always suffice.
+ * below 2^53 until the year 2255; at most 1000 leases per millisecond per key keep them strictly increasing). A
+ * reset drops every lease but keeps nextLeaseId (`resetKeep`): a key reset and acquired again within the same
+ * millisecond would otherwise hand out ⌊now⌋·1000 a second time, and the late release of the dropped lease of that
+ * id would free the new holder's. Leases are kept unordered in L slots; a removed lease is replaced by the last one,
+ * so the live leases always fill slots `0 … size − 1`. Every lease holds a cost ≥ 1, so L slots always suffice.
  *
  * State (3 + 3·L fields): `s[o] = inflight` (sum of the stored leases' costs), `s[o+1] = nextLeaseId` (the last
  * id handed out), `s[o+2] = size` (stored leases), then lease i at `s[o+3+3i] = leaseId`,
@@ -144,6 +147,13 @@ export const concurrency: Algorithm = {
       if (expiry > latest) latest = expiry;
     }
     return latest - nowMs;
+  },
+
+  resetKeep(s, o, spec): boolean {
+    const next = s[o + NEXT_ID];
+    s.fill(0, o, o + LEASES + STRIDE * spec.limit);
+    s[o + NEXT_ID] = next;
+    return next > 0;
   },
 
   release(s, o, nowMs, spec, leaseId): boolean {

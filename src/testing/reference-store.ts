@@ -17,7 +17,8 @@
  *   a limit whose state is idle (back to fresh, `idleAfterMs` 0) at the time of a touch has no warning, since a
  *   fresh state carries no history (a store may drop an idle key at any time).
  * - `peek` reports the verdict for `cost` without writing; `refund` gives units back to stored limits only and
- *   then reports as a cost-0 peek; `reset` forgets the key and reports the fresh state.
+ *   then reports as a cost-0 peek; `reset` forgets the key (but for what `Algorithm.resetKeep` keeps: a concurrency
+ *   limit's last lease id) and reports the fresh state.
  * - A limit is identified across reconfiguration by its namespace, key and policy name: a changed number keeps
  *   the state (the kernel clamps on touch; a changed state width keeps the common prefix, as `step` does),
  *   while a changed algorithm starts that limit fresh.
@@ -77,7 +78,11 @@ export class ReferenceStore implements Store {
       case "reset":
         return items.map((it) => {
           it.limits.specs.forEach((spec) => {
-            this.#cells.delete(cellKey(it.limits.namespace, it.key, spec));
+            // A concurrency limit keeps its last lease id across a reset (Algorithm.resetKeep); the rest is forgotten.
+            const k = cellKey(it.limits.namespace, it.key, spec);
+            const cell = this.#cells.get(k);
+            if (cell?.algorithm.resetKeep?.(cell.state, 0, spec)) cell.warning = false;
+            else this.#cells.delete(k);
           });
           return this.#peek(it.limits, it.key, 0, nowMs);
         });

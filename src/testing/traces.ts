@@ -821,6 +821,21 @@ const concurrency: Trace[] = [
     ],
   },
   {
+    // A reset forgets the leases but not the last lease id: the lease taken again in the same millisecond gets a
+    // new id, so the late release of the dropped lease frees nothing (it used to free the new holder's lease).
+    name: "reset, then acquire again in the same millisecond: the dropped lease's release frees nothing",
+    limits: [{ name: "mutex", algorithm: "concurrency", limit: 1, periodMs: 1000 }],
+    steps: [
+      acquire(5, "a", { ...ok(0, 1000, "warning"), leases: ["mutex"] }),
+      reset(5),
+      acquire(5, "b", { ...ok(0, 1000), leases: ["mutex"] }),
+      release(5, "a"),
+      acquire(5, "c", no(1000, 0, 1000)),
+      release(6, "b"),
+      acquire(6, "d", { ...ok(0, 1000), leases: ["mutex"] }),
+    ],
+  },
+  {
     name: "cost above the limit never passes; costs above one",
     limits: lease2,
     steps: [

@@ -505,7 +505,7 @@ export class MemoryStore implements SyncStore {
         return items.map((it) => {
           const t = this.#table(it.limits);
           const slot = this.#slotIn(t, it.key);
-          if (slot !== undefined) this.#release(slot);
+          if (slot !== undefined && !this.#resetInPlace(it.limits, slot)) this.#release(slot);
           return this.#peek(it.limits, it.key, 0, nowMs);
         });
     }
@@ -809,6 +809,25 @@ export class MemoryStore implements SyncStore {
     this.#slab.data.fill(0, base, base + this.#slab.stride);
     if (t.bigWidth > 0) this.#big[slot] = new Float64Array(t.bigWidth);
     return slot;
+  }
+
+  /**
+   * Resets the state of `slot` under `limits` in place when one of its limits keeps something across a reset
+   * (`Algorithm.resetKeep`: a concurrency limit's last lease id): every state fresh but for what those keep, the
+   * warning flags cleared. False when nothing is kept: the caller then drops the key.
+   */
+  #resetInPlace(limits: LimitSet, slot: number): boolean {
+    const layout = this.#compiled(limits).layout;
+    let kept = false;
+    for (const l of layout) {
+      const [arr, off] = this.#where(slot, l);
+      const keep = l.algorithm.resetKeep;
+      if (keep !== undefined) {
+        if (keep(arr, off, l.spec)) kept = true;
+      } else arr.fill(0, off, off + l.width);
+    }
+    if (kept) this.#flags[slot] &= 1; // the recently-used bit stays; the warning bits go
+    return kept;
   }
 
   /** Marks table `t` as holding no key (its slot range empty). */

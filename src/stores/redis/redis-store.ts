@@ -7,7 +7,8 @@
  * checked and consumed in one atomic call. In the identity, `%` and `}` are percent-encoded (a `}` would end the
  * tag early); in the namespace and policy, `%` and `:`, so distinct limits never share a key. The algorithm is
  * recorded in the value: a key written by another algorithm reads as fresh. Every key expires once it holds no
- * information (`idleAfterMs` of its algorithm, plus `ttlMarginMs`). A reset deletes it; a refund or release that
+ * information (`idleAfterMs` of its algorithm, plus `ttlMarginMs`). A reset deletes it (a concurrency key that handed
+ * out a lease keeps its last lease id, with no lease, for the margin); a refund or release that
  * leaves it idle keeps it for the margin only, since an idle state still matters to a clock that lags (a bucket's
  * last time, the last lease id), exactly as the reference store keeps it.
  *

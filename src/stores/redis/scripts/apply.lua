@@ -79,7 +79,8 @@
 -- Writes happen once per changed key at the end of the call, after every read (idempotency records last):
 -- PSETEX key ttl value, with
 -- ttl = ceil(idleAfterMs as of its last change, under the limit it was changed with) + ttlMarginMs, or DEL after
--- a reset. So a call that fails on a key (a Cluster node that no longer serves it) has written nothing. A denied
+-- a reset (but for a concurrency key that handed out a lease: its last lease id stays, with no lease, for the
+-- margin). So a call that fails on a key (a Cluster node that no longer serves it) has written nothing. A denied
 -- consume writes nothing (except a warning flag cleared on an idle state). So each key's TTL is the time after
 -- which it holds no information, plus the margin: what separate calls would have left.
 --
@@ -1096,8 +1097,15 @@ for _ = 1, ngroups do
         cost = 0
       elseif op == RESET then
         for j = 1, #set do
-          local e = ents[f + j]
-          clear(e, set[j])
+          local spec, e = set[j], ents[f + j]
+          -- A concurrency limit keeps its last lease id (kernel reset_keep): written back with no lease, else DEL.
+          local keep = 0
+          if e.exists and spec.k.reset_keep then keep = spec.k.reset_keep(e.s) end
+          clear(e, spec)
+          if keep > 0 then
+            e.s[1] = keep
+            e.exists, e.now, e.at = true, now, spec
+          end
           e.dirty = true -- deleted at the end unless written again
         end
         cost = 0

@@ -21,6 +21,7 @@
 --     cost     units asked for (0: report only)
 --     commit   whether an allowed step writes its next state
 --   release(s, now, spec, leaseId) -> held   ends a lease (refund is a no-op here, as in the TS step)
+--   reset_keep(s) -> id       the last lease id, which a reset keeps (0: nothing to keep)
 --   idle(s, now, spec) -> ms          time until the state is indistinguishable from fresh (sets the key's TTL)
 
 local INFLIGHT, NEXT_ID, SIZE, LEASES, STRIDE = 0, 1, 2, 3, 3
@@ -154,9 +155,25 @@ local function release(s, now, spec, lease_id)
   return false
 end
 
+-- reset_keep(s) -> the last lease id handed out (0: none), which a reset keeps (the TS step's resetKeep): apply.lua
+-- writes it into the otherwise fresh state, so a key reset and acquired again in the same millisecond never hands
+-- out an id twice.
+local function reset_keep(s)
+  return s[NEXT_ID]
+end
+
 local function width(spec)
   return LEASES + STRIDE * spec.limit
 end
 
 -- scan: every call reads every stored lease, so apply.lua decodes the state whole, up front.
-return { apply = apply, refund = false, idle = idle, width = width, ring = true, scan = true, release = release }
+return {
+  apply = apply,
+  refund = false,
+  idle = idle,
+  width = width,
+  ring = true,
+  scan = true,
+  release = release,
+  reset_keep = reset_keep,
+}
