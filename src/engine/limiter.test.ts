@@ -51,6 +51,17 @@ describe("createLimiter", () => {
     ).toThrow(/names must be unique/);
   });
 
+  it("refuses a store that is not a Store at construction, with a coded error", () => {
+    for (const store of [{}, null, 42, { apply: () => undefined }]) {
+      expect(() => createLimiter({ store: store as never, limits: { limit: 1, period: "1s" } })).toThrow(
+        expect.objectContaining({
+          code: "ERR_SLUICE_INVALID_ARGUMENT",
+          message: expect.stringMatching(/store must be a Store/),
+        }),
+      );
+    }
+  });
+
   it("rejects bad keys and costs without touching state", async () => {
     const limiter = createLimiter({ limits: { algorithm: "fixed_window", limit: 1, periodMs: 1000 } });
     expect(() => limiter.limitSync("")).toThrow(/key must be a non-empty string/);

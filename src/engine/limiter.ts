@@ -99,6 +99,19 @@ export function createLimiter(options: LimiterOptions): Limiter {
     );
   }
   const clock = options.clock ?? systemClock;
+  const given = options.store as Partial<Store> | null | undefined;
+  if (
+    given !== undefined &&
+    (given === null ||
+      typeof given !== "object" ||
+      typeof given.apply !== "function" ||
+      typeof given.release !== "function" ||
+      typeof given.close !== "function")
+  ) {
+    throw new InvalidArgumentError(
+      "createLimiter: store must be a Store (an object with apply, release and close), such as memoryStore() or redisStore()",
+    );
+  }
   let store = options.store ?? memoryStore();
   const failure = options.failure;
   if (failure !== undefined) {

@@ -476,10 +476,75 @@ describe.each(["apply", "applyTo"] as const)("resilientStore (inner store answer
     inner.mode = "fail";
     const first = await consume("k", 1, inFlight);
     expect(first).toMatchObject({ allowed: true, reason: "fallback" });
-    expect(first.leases?.["in-flight"]).toBeGreaterThan(0);
+    expect(first.leases?.["in-flight"]).toBeLessThan(0); // a fallback lease: its id negated
     expect((await consume("k", 1, inFlight)).allowed).toBe(false);
     await store.release(inFlight, "k", first.leases ?? {}, clock.nowMs());
     expect(await consume("k", 1, inFlight)).toMatchObject({ allowed: true, reason: "fallback" });
+  });
+
+  it("a fallback lease and a store lease of one key, taken in the same millisecond: each release frees its own", async () => {
+    const { clock, inner, store, consume } = setup();
+    const inFlight = setOf("c", { name: "in-flight", algorithm: "concurrency", limit: 2, periodMs: 30_000 });
+    inner.mode = "fail";
+    const a = await consume("k", 1, inFlight); // the fallback store's lease
+    inner.mode = "ok";
+    const b = await consume("k", 1, inFlight); // the shared store's, the same millisecond
+    expect([a.reason, b.reason]).toEqual(["fallback", "store"]);
+    // Both stores seed ids from the clock: the same number, told apart by its sign.
+    expect(-(a.leases?.["in-flight"] ?? 0)).toBe(b.leases?.["in-flight"]);
+    await store.release(inFlight, "k", a.leases ?? {}, clock.nowMs());
+    // b still holds its lease on the shared store: one more fits under the limit of 2, not two.
+    expect((await consume("k", 1, inFlight)).allowed).toBe(true);
+    expect(await consume("k", 1, inFlight)).toMatchObject({ allowed: false, reason: "store" });
+    // And the fallback lease was released there.
+    inner.mode = "fail";
+    expect((await consume("k", 1, inFlight)).reason).toBe("fallback");
+    expect((await consume("k", 1, inFlight)).allowed).toBe(true);
+  });
+
+  it("a fallback answer keeps an item that passed but was not counted (another item denied) not allowed", async () => {
+    const { clock, inner, store } = setup();
+    const one = setOf("one", { name: "n", algorithm: "fixed_window", limit: 1, periodMs: 60_000 });
+    const ten = setOf("ten", { name: "n", algorithm: "fixed_window", limit: 10, periodMs: 60_000 });
+    inner.mode = "fail";
+    const call = () =>
+      store.apply(
+        [
+          { limits: ten, key: "k", cost: 1 },
+          { limits: one, key: "k", cost: 1 },
+        ],
+        "consume",
+        clock.nowMs(),
+      );
+    expect((await call()).map((d) => d.allowed)).toEqual([true, true]);
+    const second = await call(); // `one` is used up: nothing is counted, so neither item is allowed
+    expect(second.map((d) => [d.allowed, d.reason, d.policies[0].allowed])).toEqual([
+      [false, "fallback", true],
+      [false, "fallback", false],
+    ]);
+  });
+
+  it("fallback share 1/N is not cut one unit short by float error (98 · 1/49 = 1.9999999999999998)", async () => {
+    const { inner, consume } = setup({ fallbackShare: 1 / 49 });
+    const set = setOf("w", { name: "w", algorithm: "fixed_window", limit: 98, periodMs: 60_000 });
+    inner.mode = "fail";
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push((await consume("k", 1, set)).allowed);
+    expect(answers).toEqual([true, true, false]);
+  });
+
+  it("close: a call the inner store never settles is still answered by the policy (its deadline), through the fallback", async () => {
+    const { clock, inner, store, consume } = setup({ timeoutMs: 50 });
+    inner.mode = "fail";
+    expect((await consume("z")).reason).toBe("fallback"); // the fallback store exists
+    inner.mode = "hang";
+    const inFlight = consume("a");
+    const closing = store.close(); // the inner store closes at once, its call still hanging
+    await flush();
+    clock.advance(50);
+    expect((await inFlight).reason).toBe("fallback");
+    await closing;
+    await expect(consume()).rejects.toMatchObject({ code: "ERR_SLUICE_STORE_CLOSED" });
   });
 
   it("peek and refund follow the policy; reset rejects with ERR_SLUICE_STORE_UNAVAILABLE after resetting locally", async () => {
@@ -607,6 +672,8 @@ describe.each(["apply", "applyTo"] as const)("resilientStore (inner store answer
       [{ fallbackShare: 0 }, /fallbackShare must be a number in \(0, 1\]/],
       [{ fallbackShare: 1.5 }, /fallbackShare/],
       [{ timeoutMs: 0 }, /timeoutMs must be/],
+      [{ timeoutMs: 2 ** 31 }, /timeoutMs must be .* at most 2147483647/],
+      [{ timeoutMs: 1e10 }, /timeoutMs must be/],
       [{ breaker: { failures: 0 } }, /breaker\.failures/],
       [{ breaker: { openMs: Number.NaN } }, /breaker\.openMs/],
       [{ onError: "ignore" as never }, /onError must be one of/],

@@ -41,8 +41,11 @@
  * Operations: `consume`, `peek` and `refund` follow the policy (the fallback store gets the refund). `reset`
  * is an administrative write no policy can stand in for: it resets the local fallback state and then rejects
  * with `ERR_SLUICE_STORE_UNAVAILABLE`, so the caller learns it did not reach the shared store. `release`
- * never throws for a dead store: it is counted and dropped (a lease expires on its own), and also applied to
- * the fallback store, where a lease granted locally lives (releasing an id it does not hold is a no-op).
+ * never throws for a dead store: it is counted and dropped (a lease expires on its own). A lease the fallback
+ * store granted is handed out with its id negated, and a release goes by the sign: a negative id to the fallback
+ * store (negated back), a positive one to the inner store. Both stores seed lease ids from the clock, so the same
+ * key's leases from the two, taken in the same millisecond, share an id; sent to both, the release of one freed
+ * the other's holder too (a timeout answered by the fallback while other calls reached the store is enough).
  *
  * Idempotent consumes (`applyOnce`, offered when the inner store offers it) pass the same timeout and breaker; a
  * failed one is answered by the policy as a consume, `replayed: false` (the shared record was not reached: the
@@ -71,6 +74,9 @@ import { type AlgorithmId, type LimitSpec, type LimitSpecInput, parseLimitSpec }
 import { DeadlineQueue, type PendingCall } from "./deadline-queue.js";
 import { MemoryStore } from "./memory/memory-store.js";
 import type { CallTicket, IdempotencyClaim, OnceResult, Store, StoreItem, StoreOp } from "./store.js";
+
+/** The longest delay a timer can wait (Node runs a longer one after 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** What a call answers when the store fails, times out, or the breaker is open. */
 export type FailurePolicy = "fail_open" | "fail_closed" | "fallback";
@@ -196,6 +202,36 @@ function holdsLease(limits: LimitSet, leases: Readonly<Record<string, number>>):
   });
 }
 
+/**
+ * `leases` split by where each lease lives (see the module comment): `local`, the fallback store's (negative ids,
+ * negated back), or undefined when none is; `inner`, every other entry as given (the inner store checks them).
+ */
+function splitLeases(leases: Readonly<Record<string, number>>): {
+  local: Record<string, number> | undefined;
+  inner: Readonly<Record<string, number>>;
+} {
+  if (leases === null || typeof leases !== "object") return { local: undefined, inner: leases };
+  let local: Record<string, number> | undefined;
+  let inner: Record<string, number> | undefined;
+  for (const name of Object.keys(leases)) {
+    const id = leases[name];
+    if (typeof id === "number" && id < 0) {
+      local ??= {};
+      local[name] = -id;
+      inner ??= { ...leases };
+      delete inner[name];
+    }
+  }
+  return { local, inner: inner ?? leases };
+}
+
+/** `leases` (the fallback store's) with every id negated: the form the caller holds (see the module comment). */
+function negated(leases: Readonly<Record<string, number>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const name of Object.keys(leases)) out[name] = leases[name] > 0 ? -leases[name] : leases[name];
+  return out;
+}
+
 /** How a call passes the breaker: short-circuited to the policy, sent normally, or sent as the probe. */
 const Gate = { Short: 0, Normal: 1, Probe: 2 } as const;
 type Gate = (typeof Gate)[keyof typeof Gate];
@@ -257,6 +293,13 @@ export class ResilientStore implements Store {
   #consecutiveStore = 0;
   #nextProbeAtMs = 0;
   #closed = false;
+  /**
+   * Calls under a deadline not answered yet (each is by its deadline at the latest, through the policy): `close`
+   * waits for them before it closes the fallback store.
+   */
+  #timedInFlight = 0;
+  /** Called when {@link ResilientStore.#timedInFlight} drops to 0 while `close` waits. */
+  #onDrained: (() => void) | undefined = undefined;
   readonly #n: Counters = {
     storeCalls: 0,
     failures: 0,
@@ -292,8 +335,17 @@ export class ResilientStore implements Store {
       fail(`fallbackCapacity must be a whole number from 1 to 2^30, got ${String(capacity)}`);
     }
     const timeoutMs = options.timeoutMs ?? RESILIENT_DEFAULTS.timeoutMs;
-    if (!(typeof timeoutMs === "number" && timeoutMs > 0)) {
-      fail(`timeoutMs must be a number of milliseconds > 0 (or Infinity), got ${String(timeoutMs)}`);
+    // A timer cannot wait longer than 2^31 − 1 ms (Node fires it after 1 ms instead): every call would time out.
+    if (
+      !(
+        typeof timeoutMs === "number" &&
+        timeoutMs > 0 &&
+        (timeoutMs <= MAX_TIMER_MS || timeoutMs === Infinity)
+      )
+    ) {
+      fail(
+        `timeoutMs must be a number of milliseconds > 0 and at most ${MAX_TIMER_MS} (or Infinity: no timeout), got ${String(timeoutMs)}`,
+      );
     }
     const failures = options.breaker?.failures ?? RESILIENT_DEFAULTS.failures;
     if (!(Number.isInteger(failures) && failures >= 1)) {
@@ -422,13 +474,16 @@ export class ResilientStore implements Store {
     const deadlines = this.#deadlines;
     if (deadlines === undefined && inner.applyTo === undefined)
       return this.#innerApply(items, op, nowMs).then(succeeded, failed);
+    if (deadlines !== undefined) this.#timedInFlight++;
     return new Promise<Decision[]>((resolve, reject) => {
+      // Called once per call (every caller is guarded by the deadline's settle, or there is no deadline).
       const settle = (outcome: (value: never) => Decision[], value: unknown): void => {
         try {
           resolve(outcome(value as never));
         } catch (error) {
           reject(error);
         }
+        if (deadlines !== undefined) this.#timedSettled();
       };
       const pending =
         deadlines === undefined
@@ -495,9 +550,11 @@ export class ResilientStore implements Store {
     nowMs: number,
   ): Promise<void> {
     if (this.#closed) throw closedError(this.name);
-    if (this.#fallbackStore !== undefined && limits.hasConcurrency) {
-      this.#fallbackStore.releaseSync(this.#fallbackSet(limits), key, leases, nowMs);
+    const split = splitLeases(leases);
+    if (this.#fallbackStore !== undefined && split.local !== undefined && limits.hasConcurrency) {
+      this.#fallbackStore.releaseSync(this.#fallbackSet(limits), key, split.local, nowMs);
     }
+    leases = split.inner;
     // A release of no lease (a grant by the policy holds none) gives the inner store nothing to do.
     if (!holdsLease(limits, leases)) {
       let released: Promise<void>;
@@ -544,6 +601,13 @@ export class ResilientStore implements Store {
     if (this.#closed) return;
     this.#closed = true;
     const [inner] = await Promise.allSettled([this.inner.close()]);
+    // An inner store may close without settling its calls (one that hangs): they are answered by their deadlines,
+    // at most `timeoutMs` from now, through the fallback store, which must stay open until then.
+    if (this.#timedInFlight > 0) {
+      await new Promise<void>((resolve) => {
+        this.#onDrained = resolve;
+      });
+    }
     await this.#fallbackStore?.close();
     if (inner.status === "rejected") throw inner.reason;
   }
@@ -631,27 +695,43 @@ export class ResilientStore implements Store {
         return Promise.reject(error);
       }
     }
+    this.#timedInFlight++;
     return new Promise<T>((resolve, reject) => {
-      const pending: PendingCall = deadlines.add(() =>
-        reject(pending.unsent ? this.#queueTimeoutError : this.#timeoutError),
-      );
+      const pending: PendingCall = deadlines.add(() => {
+        reject(pending.unsent ? this.#queueTimeoutError : this.#timeoutError);
+        this.#timedSettled();
+      });
       let call: Promise<T>;
       try {
         call = Promise.resolve(start(pending));
       } catch (error) {
-        if (deadlines.settle(pending)) reject(error);
+        if (deadlines.settle(pending)) {
+          reject(error);
+          this.#timedSettled();
+        }
         return;
       }
       // Handled either way: a late rejection after the timeout must not go unhandled.
       call.then(
         (value) => {
-          if (deadlines.settle(pending)) resolve(value);
+          if (deadlines.settle(pending)) {
+            resolve(value);
+            this.#timedSettled();
+          }
         },
         (error: unknown) => {
-          if (deadlines.settle(pending)) reject(error);
+          if (deadlines.settle(pending)) {
+            reject(error);
+            this.#timedSettled();
+          }
         },
       );
     });
+  }
+
+  /** A call under a deadline was answered (after its promise settled: the caller's answer comes first). */
+  #timedSettled(): void {
+    if (--this.#timedInFlight === 0) this.#onDrained?.();
   }
 
   /**
@@ -677,7 +757,7 @@ export class ResilientStore implements Store {
         this.#fallbackStore ??= new MemoryStore({ capacity: this.#fallbackCapacity });
         const decisions = this.#fallbackStore.applySync(this.#fallbackItems(items), op, nowMs);
         this.#n.fallback += decisions.length;
-        return decisions.map((d) => relabel(d, "fallback"));
+        return decisions.map((d) => relabel(d, "fallback", true));
       }
       case "fail_open":
         this.#n.failOpen += items.length;
@@ -736,7 +816,10 @@ function closedError(name: string): SluiceError {
   return new SluiceError("ERR_SLUICE_STORE_CLOSED", `${name}: resilient store used after close()`);
 }
 
-/** `spec` with `limit` and `burst` multiplied by `share`; counting algorithms round down, never below 1. */
+/**
+ * `spec` with `limit` and `burst` multiplied by `share`; counting algorithms round down (forgiving the float error of
+ * a share written as 1 / N), never below 1.
+ */
 function scaleSpec(spec: LimitSpec, share: number): LimitSpec {
   if (share === 1) return spec;
   const rate = RATE_ALGORITHMS.has(spec.algorithm);
@@ -744,16 +827,23 @@ function scaleSpec(spec: LimitSpec, share: number): LimitSpec {
     name: spec.name,
     algorithm: spec.algorithm,
     periodMs: spec.periodMs,
-    limit: rate ? spec.limit * share : Math.max(1, Math.floor(spec.limit * share)),
+    // A share meant as 1 / N is not exact in binary (98 · (1/49) = 1.9999999999999998): a product within a relative
+    // 1e-9 below a whole number counts as that number, rather than one unit less.
+    limit: rate ? spec.limit * share : Math.max(1, Math.floor(spec.limit * share * (1 + 1e-9))),
     ...(rate ? { burst: Math.max(1, spec.burst * share) } : {}),
     ...(spec.algorithm === "bucketed_window" ? { bucketMs: spec.bucketMs } : {}),
   };
   return parseLimitSpec(input);
 }
 
-/** The same decision under another reason. */
-function relabel(d: Decision, reason: DecisionReason): Decision {
-  return combineDecision(d.policies, reason, d.leases === undefined ? undefined : { ...d.leases });
+/**
+ * The same decision under another reason, consumed or not as it was (an item passing on its own limits but not
+ * counted, because another item of its call was denied, stays `allowed: false`); `local`: the fallback store's, whose
+ * lease ids the caller holds negated (see the module comment).
+ */
+function relabel(d: Decision, reason: DecisionReason, local = false): Decision {
+  const leases = d.leases === undefined ? undefined : local ? negated(d.leases) : { ...d.leases };
+  return combineDecision(d.policies, reason, leases, d.allowed);
 }
 
 function openStatus(spec: LimitSpec): PolicyStatus {

@@ -27,7 +27,7 @@ import type { Algorithm } from "../algorithms/algorithm.js";
 import { createStepOut } from "../algorithms/algorithm.js";
 import type { LimitSet } from "../algorithms/limit-set.js";
 import { combineDecision, type Decision, type PolicyStatus, policyStatusOf } from "../core/decision.js";
-import { InvalidArgumentError } from "../core/errors.js";
+import { InvalidArgumentError, SluiceError } from "../core/errors.js";
 import type { LimitSpec } from "../core/limit-spec.js";
 import { nextWarning } from "../core/limit-state.js";
 import type { Store, StoreItem, StoreOp } from "../stores/store.js";
@@ -61,7 +61,7 @@ export class ReferenceStore implements Store {
 
   /** Synchronous {@link ReferenceStore.apply} (not a `SyncStore`: limiters use the asynchronous path). */
   applySync(items: readonly StoreItem[], op: StoreOp, nowMs: number): Decision[] {
-    if (this.#closed) throw new InvalidArgumentError("referenceStore: used after close()");
+    if (this.#closed) throw new SluiceError("ERR_SLUICE_STORE_CLOSED", "referenceStore: used after close()");
     switch (op) {
       case "consume":
         return this.#consume(items, nowMs);

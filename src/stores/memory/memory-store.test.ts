@@ -861,6 +861,9 @@ describe("MemoryStore", () => {
       expect(store.stats.size).toBe(1);
       await store.close();
       expect(() => consume("a", 1, T0)).toThrow(/used after close/);
+      expect(() => store.applySync([{ limits: gcraSet(2), key: "b", cost: 1 }], "consume", T0)).toThrow(
+        expect.objectContaining({ code: "ERR_SLUICE_STORE_CLOSED" }),
+      );
     });
   });
 });

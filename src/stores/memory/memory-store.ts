@@ -60,7 +60,7 @@ import {
   VerdictDecision,
   verdictDecision,
 } from "../../core/decision.js";
-import { InvalidArgumentError } from "../../core/errors.js";
+import { InvalidArgumentError, SluiceError } from "../../core/errors.js";
 import type { LimitSpec } from "../../core/limit-spec.js";
 import {
   limitStateOf,
@@ -568,7 +568,7 @@ export class MemoryStore implements SyncStore {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw new InvalidArgumentError("memoryStore: used after close()");
+    if (this.#closed) throw new SluiceError("ERR_SLUICE_STORE_CLOSED", "memoryStore: used after close()");
   }
 
   /** Consumes from every limit of every item, all-or-nothing: decide all without writing, then commit. */
@@ -792,7 +792,7 @@ export class MemoryStore implements SyncStore {
   }
 
   #insert(t: Table, key: string, nowMs: number): number {
-    if (this.#closed) throw new InvalidArgumentError("memoryStore: used after close()");
+    if (this.#closed) throw new SluiceError("ERR_SLUICE_STORE_CLOSED", "memoryStore: used after close()");
     let slot: number;
     if (this.#freeTop > 0) slot = this.#free[--this.#freeTop];
     else slot = this.#makeRoom(nowMs);
