@@ -895,8 +895,8 @@ describe("engine — dynamic limits (seed 003, scaled: 10/s static, 10 s windows
     near(await limitAt(engine, clock, 2, "ramp"), 18); // previous 12, current 16 → min(22.5, 18)
     expect((await window(engine, clock, 3, { ramp: 5 })).ramp).toBe(50);
     near(await limitAt(engine, clock, 3, "ramp"), 11.625); // previous 16, current 5 → ewma 7.75 · 1.5
-    // No traffic in window 4: current 0 → previous·m = 7.5, below static (the seed's special case, literally).
-    near(await limitAt(engine, clock, 4, "ramp"), 7.5);
+    // No traffic in window 4: current 0 → max(static, previous·m = 7.5) = static (never below it).
+    near(await limitAt(engine, clock, 4, "ramp"), 10);
   }
 
   it("follows traffic per key with the counters in the store (reference store)", async () => {
@@ -907,6 +907,36 @@ describe("engine — dynamic limits (seed 003, scaled: 10/s static, 10 s windows
   // Dynamic levels are several sets sharing one namespace: the memory store must use each set's own limits.
   it("follows traffic per key with the counters in the store (memory store)", async () => {
     await scenarios(new MemoryStore({ capacity: 1000 }));
+  });
+
+  it("never denies under the static limit: the first request of a dynamic window (current rate 0) is judged by it", () => {
+    const rule = makeRule({
+      id: "dyn",
+      domain: "api",
+      match: [any("tenant")],
+      limits: [
+        parseLimitSpec({ name: "per-minute", algorithm: "fixed_window", limit: 100, periodMs: 60_000 }),
+      ],
+      dynamic: { windowMs: 1000, recentWeight: 0.75, multiplier: 1.5 },
+    });
+    const minute = Math.ceil(start / 60_000) * 60_000;
+    const clock = new ManualClock(minute);
+    const engine = createEngine({
+      config: makeConfig({ rules: [rule] }),
+      store: new MemoryStore({ capacity: 100 }),
+      clock,
+    });
+    const req = () => engine.checkSync({ domain: "api", descriptors: [[{ key: "tenant", value: "t" }]] });
+    for (let i = 0; i < 90; i++) {
+      clock.set(minute + i * 10);
+      expect(req().allowed).toBe(true);
+    }
+    clock.set(minute + 1500);
+    expect(req().allowed).toBe(true); // 91 of 100 this minute
+    clock.set(minute + 2500); // previous second: 1 request → previous·m = 1.5/s; current 0
+    expect(req().allowed).toBe(true); // the 92nd of a static 100: it used to be judged at 89 and denied
+    for (let i = 93; i <= 100; i++) expect(req().allowed).toBe(true);
+    expect(req().allowed).toBe(false); // the 101st
   });
 
   it("follows one key's traffic on the memory store", async () => {

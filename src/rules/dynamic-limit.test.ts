@@ -45,9 +45,10 @@ describe("dynamicLimit — special cases", () => {
     expect(dynamicLimit(STATIC, 0, 2000, SEED)).toBe(3000);
   });
 
-  it("current 0 gives previous·m literally, even below the static limit (the seed's text, not max(static, …))", () => {
-    expect(dynamicLimit(STATIC, 0, 400, SEED)).toBe(600);
-    // The general formula would have given max(1000, 0.25·400·1.5) = 1000.
+  it("current 0 never goes below the static limit: max(static, previous·m)", () => {
+    expect(dynamicLimit(STATIC, 0, 400, SEED)).toBe(STATIC); // previous·m = 600
+    expect(dynamicLimit(STATIC, 0, 666, SEED)).toBe(STATIC); // 999
+    expect(dynamicLimit(STATIC, 0, 700, SEED)).toBe(1050);
   });
 
   it("is unit-agnostic: the same rates per window instead of per second scale the result", () => {

@@ -7,14 +7,18 @@
  * ```
  * with the seed's two special cases, checked in this order:
  * - `previous` is 0 (no traffic in the previous window): the limit is `static`;
- * - `current` is 0 (no traffic yet in the current window): the limit is `previous·m`.
+ * - `current` is 0 (no traffic yet in the current window): the limit is `max(static, previous·m)`.
  *
- * Reading of the second case: the seed says the limit "is set to `previous_rate * ewma_multiplier`", and the
- * processor it documents returns exactly that, without `max(static, …)`. We follow it literally, so with little
- * previous traffic (`previous·m < static`) and none yet in the current window the limit is **below** `static`
- * (e.g. static 1000, previous 400, m 1.5 → 600). Without the special case the general formula would give
- * `max(static, (1 − w)·previous·m)`; the special case instead keeps the whole previous rate, so a window that has
- * just begun (current still 0) does not sag to `(1 − w)` of it.
+ * Reading of the second case: the seed says the limit "is set to `previous_rate * ewma_multiplier`"; we keep the
+ * formula's floor, `max(static, …)`, there too. Read literally, with little previous traffic (`previous·m <
+ * static`) the limit would fall **below** `static` (static 1000, previous 400, m 1.5 → 600). The engine reads the
+ * rates before counting a request, so the first request of every dynamic window sees `current = 0`: the literal
+ * reading judged it against a limit under the static one, and denied requests the static limit admits (a 100/min
+ * rule with 1 s windows denied its 92nd request of the minute at 89 after 90 requests in one second and 1 in the
+ * next). A dynamic limit exists to raise a busy key's limit, never to lower a quiet one's, and the seed's own
+ * scenario 1 keeps `static` with previous 400. The special case still keeps the whole previous rate: without it the
+ * general formula would give `max(static, (1 − w)·previous·m)`, so a window that has just begun (current still 0)
+ * would sag to `(1 − w)` of it.
  *
  * The function is unit-agnostic: `staticLimit`, `currentRate` and `previousRate` must be in one unit (the seed
  * uses units per second; units per window or per the limit's period work the same), and the result is in it.
@@ -40,7 +44,7 @@ export function dynamicLimit(
   checkRate("previousRate", previousRate);
   if (previousRate === 0) return staticLimit;
   const m = d.multiplier;
-  if (currentRate === 0) return previousRate * m;
+  if (currentRate === 0) return Math.max(staticLimit, previousRate * m);
   const w = d.recentWeight;
   const ewma = w * currentRate + (1 - w) * previousRate;
   return Math.max(staticLimit, Math.min(ewma * m, previousRate * m));

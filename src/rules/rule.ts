@@ -67,8 +67,8 @@ export type RuleFailurePolicy = "fail_open" | "fail_closed" | "fallback";
 
 /**
  * Seed 003's dynamic limit: the effective rate follows recent traffic, `max(static, min(ewma·m, previous·m))`,
- * so never below the static limit — except in the seed's own special case of a silent current window, where it
- * is `previous·m` (src/rules/dynamic-limit.ts).
+ * never below the static limit, also in the seed's special case of a silent current window, where it is
+ * `max(static, previous·m)` (src/rules/dynamic-limit.ts).
  */
 export interface DynamicLimit {
   /** Length of the current and previous measurement windows, ms. */
