@@ -46,7 +46,8 @@
 import { createLimitSet, type LimitSet, sameStateShape } from "../algorithms/limit-set.js";
 import { type Decision, decisionOf } from "../core/decision.js";
 import { ConfigError, InvalidArgumentError } from "../core/errors.js";
-import { type AlgorithmId, type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
+import { type AlgorithmId, type LimitSpec, parseLimitSpec } from "../core/limit-spec.js";
+import { delayShapeInput } from "../rules/delay-shape.js";
 import {
   compileOverrides,
   type EffectiveLimits,
@@ -671,16 +672,9 @@ export class RuleState {
         base.push(-1);
         return;
       }
-      const t = s.periodMs / s.limit;
-      const input: LimitSpecInput = {
-        name: s.name,
-        algorithm: "gcra",
-        limit: s.limit,
-        periodMs: s.periodMs,
-        burst: s.burst + rule.maxDelayMs / t,
-      };
+      const input = delayShapeInput(s, rule.maxDelayMs);
       shaped.push(wrap(`${path}[${i}]`, () => parseLimitSpec(input)));
-      base.push(s.burst * t);
+      base.push(s.burst * (s.periodMs / s.limit));
     });
     const set = wrap(path, () => createLimitSet(namespace, this.pool.of(shaped)));
     return setEntryOf(source, specs, set, base, fractionalOk(shaped));

@@ -21,9 +21,11 @@ import {
   type SchemaOptions,
 } from "yaml";
 import { z } from "zod";
+import { MAX_LIMITS_PER_SET } from "../algorithms/limit-set.js";
 import { tryParseDurationMs } from "../core/duration.js";
 import { ConfigError, type ConfigIssue } from "../core/errors.js";
 import { ALGORITHM_IDS, type AlgorithmId, type LimitSpec, parseLimitSpec } from "../core/limit-spec.js";
+import { delayShapeInput } from "./delay-shape.js";
 import { JsonPositions, jsonRepeatedKey, jsonSyntaxErrorOffset } from "./json-positions.js";
 
 // ---------------------------------------------------------------------------------------------------------
@@ -539,17 +541,25 @@ function declaredTiersHint(tiers: ReadonlySet<string>): string {
 
 /**
  * Validates a list of limits with `parseLimitSpec`, the algorithm defaulting to `algorithm`: reports each
- * problem under `path`, and duplicate names (every limit of a list needs its own policy name). Returns the specs of
- * the limits that are valid. Limits that fail the structural schema are skipped (already reported).
+ * problem under `path`, duplicate names (every limit of a list needs its own policy name), more limits than apply
+ * to one key, and, for a `delay` rule (`maxDelayMs` given), a shaping limit the engine could not build. Returns the
+ * specs of the limits that are valid. Limits that fail the structural schema are skipped (already reported).
  */
 export function checkLimits(
   limits: unknown,
   path: ConfigPath,
   algorithm: AlgorithmId,
   issues: PathIssue[],
+  maxDelayMs?: number,
 ): LimitSpec[] {
   const specs: LimitSpec[] = [];
   if (!Array.isArray(limits)) return specs;
+  if (limits.length > MAX_LIMITS_PER_SET) {
+    issues.push({
+      path,
+      message: `at most ${MAX_LIMITS_PER_SET} limits may apply to one key, got ${limits.length}`,
+    });
+  }
   const names = new Map<string, number>();
   limits.forEach((l, i) => {
     const parsed = limitSchema.safeParse(l);
@@ -563,13 +573,27 @@ export function checkLimits(
         related: [...path, first],
       });
     } else names.set(name, i);
+    let spec: LimitSpec;
     try {
-      specs.push(parseLimitSpec({ ...parsed.data, algorithm: parsed.data.algorithm ?? algorithm }));
+      spec = parseLimitSpec({ ...parsed.data, algorithm: parsed.data.algorithm ?? algorithm });
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       for (const issue of error.issues) {
         issues.push({ path: [...path, i, ...parsePath(issue.path)], message: issue.message });
       }
+      return;
+    }
+    specs.push(spec);
+    if (maxDelayMs === undefined || spec.algorithm === "concurrency") return;
+    try {
+      parseLimitSpec(delayShapeInput(spec, maxDelayMs));
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      const why = error.issues.map((issue) => issue.message).join("; ");
+      issues.push({
+        path: [...path, i],
+        message: `with behaviour delay, maxDelay ${maxDelayMs} ms makes a shaping limit of burst ${spec.burst} + ${maxDelayMs} ms / ${spec.periodMs / spec.limit} ms per request, which is out of range (${why}); shorten maxDelay or lower the rate`,
+      });
     }
   });
   return specs;
@@ -634,6 +658,21 @@ interface RuleFacts {
   readonly blocked: boolean;
   /** Whether the rule has a `dynamic` section. */
   readonly dynamic: boolean;
+  /** A delay rule's maxDelay, ms (undefined for other behaviours, or when it is malformed: reported apart). */
+  readonly maxDelayMs: number | undefined;
+}
+
+/**
+ * The maxDelay of rule `r` when its behaviour is delay (its own, else the file's default, else the built-in one),
+ * in ms; undefined for other behaviours or a malformed duration (reported by the schema).
+ */
+function delayOf(
+  r: Record<string, unknown>,
+  defaults: Record<string, unknown>,
+  defaultBehaviour: (typeof BEHAVIOURS)[number],
+): number | undefined {
+  if ((enumValue(r.behaviour, BEHAVIOURS) ?? defaultBehaviour) !== "delay") return undefined;
+  return tryParseDurationMs(r.maxDelay ?? defaults.maxDelay ?? BUILTIN_DEFAULTS.maxDelay);
 }
 
 /** A key for a rule's domain and match patterns (not `shared`), or undefined when they are malformed. */
@@ -717,6 +756,7 @@ export function checkConfig(value: unknown): PathIssue[] {
       unlimited: r.unlimited === true,
       blocked: r.blocked === true,
       dynamic: r.dynamic !== undefined,
+      maxDelayMs: delayOf(r, defaults, defaultBehaviour),
     });
   });
 
@@ -739,7 +779,8 @@ export function checkConfig(value: unknown): PathIssue[] {
     } else if (r.limits === undefined && !unlimited && !blocked) {
       issues.push({ path: at("limits"), message: "is required (or set unlimited: true)" });
     }
-    checkLimits(r.limits, at("limits"), algorithm, issues);
+    const maxDelayMs = delayOf(r, defaults, defaultBehaviour);
+    checkLimits(r.limits, at("limits"), algorithm, issues, maxDelayMs);
     if (behaviour === "delay") checkAlgorithms(r.limits, at("limits"), algorithm, issues, DELAY_NEEDS);
     if (r.dynamic !== undefined) checkAlgorithms(r.limits, at("limits"), algorithm, issues, DYNAMIC_NEEDS);
 
@@ -772,7 +813,7 @@ export function checkConfig(value: unknown): PathIssue[] {
             message: `unknown tier ${JSON.stringify(tier)}; ${declaredTiersHint(tiers)}`,
           });
         }
-        checkLimits(limits, at("tiers", tier), algorithm, issues);
+        checkLimits(limits, at("tiers", tier), algorithm, issues, maxDelayMs);
         if (behaviour === "delay") checkAlgorithms(limits, at("tiers", tier), algorithm, issues, DELAY_NEEDS);
         if (r.dynamic !== undefined)
           checkAlgorithms(limits, at("tiers", tier), algorithm, issues, DYNAMIC_NEEDS);
@@ -830,8 +871,8 @@ export function checkConfig(value: unknown): PathIssue[] {
     const at = (...rest: (string | number)[]): (string | number)[] => ["overrides", i, ...rest];
     const identity = str(o.identity);
     const identityKey = identity?.includes(":") ? identity.slice(0, identity.indexOf(":")) : undefined;
-    checkLimits(o.limits, at("limits"), algorithm, issues);
     const ruleId = str(o.rule);
+    checkLimits(o.limits, at("limits"), algorithm, issues, facts.get(ruleId ?? "")?.maxDelayMs);
     if (ruleId !== undefined) {
       const rule = facts.get(ruleId);
       if (rule === undefined) {

@@ -68,6 +68,12 @@ const EXPECTED: Readonly<Record<string, readonly string[]>> = {
     "dynamic-out-of-range.yaml:10: rules[0].dynamic.recentWeight: must be from 0 to 1, got 1.5",
     "dynamic-out-of-range.yaml:11: rules[0].dynamic.multiplier: must be > 0, got 0",
   ],
+  "too-many-limits.yaml": [
+    "too-many-limits.yaml:6: rules[0].limits: at most 7 limits may apply to one key, got 8",
+  ],
+  "delay-burst-overflow.yaml": [
+    "delay-burst-overflow.yaml:9: rules[0].limits[0]: with behaviour delay, maxDelay 8640000000000 ms makes a shaping limit of burst 1000000000000 + 8640000000000 ms / 1e-9 ms per request, which is out of range (must be a finite number >= 1, got 8.640000000999999e+21); shorten maxDelay or lower the rate",
+  ],
   "wrong-type.yaml": ['wrong-type.yaml:6: rules[0].limits[0].limit: must be a number, got "ten"'],
   "identity-not-in-match.yaml": [
     'identity-not-in-match.yaml:6: rules[0].identity: must be one of the match keys (user, endpoint), got "tenant"',
