@@ -158,6 +158,72 @@ describe("engine — matching and counting", () => {
   });
 });
 
+describe("engine — counting each (envoyproxy/ratelimit's default)", () => {
+  const config = makeConfig({
+    rules: makeRules([
+      {
+        id: "per-user",
+        domain: "api",
+        match: [any("user")],
+        limits: [spec({ name: "per-second", algorithm: "fixed_window", limit: 3, periodMs: 1000 })],
+      },
+      {
+        id: "per-endpoint",
+        domain: "api",
+        match: [path("endpoint", "/orders/*")],
+        limits: [spec({ name: "orders", algorithm: "fixed_window", limit: 2, periodMs: 1000 })],
+      },
+      {
+        id: "trial",
+        domain: "api",
+        match: [any("trial")],
+        behaviour: "shadow",
+        limits: [spec({ name: "t", algorithm: "fixed_window", limit: 1, periodMs: 1000 })],
+      },
+      { id: "banned", domain: "api", match: [exact("user", "evil")], blocked: true },
+    ]),
+  });
+
+  for (const kind of ["sync", "async"] as const) {
+    const make = () => {
+      const clock = new ManualClock(T0);
+      const store = kind === "sync" ? new MemoryStore({ capacity: 100 }) : new AsyncMemoryStore();
+      const engine = createEngine({ config, store, clock, scheduler: clock, counting: "each" });
+      return (req: Omit<CheckRequest, "domain">) => engine.check({ domain: "api", ...req });
+    };
+
+    it(`${kind}: a denied request still counts every descriptor whose limits pass`, async () => {
+      const check = make();
+      const both = () => check({ descriptors: [user("1"), endpoint("/orders/1")] });
+      expect((await both()).allowed).toBe(true);
+      expect((await both()).allowed).toBe(true);
+      const denied = await both(); // orders is used up (2 of 2); user 1's third unit is taken all the same
+      expect(denied.allowed).toBe(false);
+      expect(denied.descriptors.map((d) => d.code)).toEqual(["OK", "OVER_LIMIT"]);
+      expect(denied.descriptors[0].decision).toMatchObject({ allowed: true, remaining: 0 });
+      expect(denied.decision).toMatchObject({ allowed: false, state: "throttled" });
+      // All or nothing would have left user 1 one unit; here it has none.
+      expect((await check({ descriptors: [user("1")] })).allowed).toBe(false);
+    });
+
+    it(`${kind}: a blocked descriptor denies, and the others count; a shadow one counts too`, async () => {
+      const check = make();
+      const r = await check({
+        descriptors: [user("evil"), endpoint("/orders/1"), [{ key: "trial", value: "x" }]],
+      });
+      expect(r.allowed).toBe(false);
+      expect(r.descriptors.map((d) => d.code)).toEqual(["OVER_LIMIT", "OK", "OK"]);
+      expect(r.descriptors[1].decision).toMatchObject({ allowed: true, remaining: 1 });
+      expect(r.descriptors[2].decision).toMatchObject({ allowed: true, remaining: 0 });
+      expect((await check({ descriptors: [endpoint("/orders/1")] })).decision.remaining).toBe(0);
+    });
+  }
+
+  it("refuses an unknown counting mode", () => {
+    expect(() => createEngine({ config, counting: "some" as never })).toThrow(/counting must be/);
+  });
+});
+
 describe("engine — namespaces", () => {
   it("never share counters between rules whose domain or id holds '/' (or a dynamic rule's traffic counters)", () => {
     const fixed = (limit: number) => [

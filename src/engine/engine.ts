@@ -251,7 +251,22 @@ export interface EngineOptions {
   readonly idempotency?: { readonly ttlMs?: number; readonly maxEntries?: number };
   /** Timeout and breaker settings of the per-policy failure wrappers (shared stores only). */
   readonly failure?: Omit<ResilientOptions, "onError" | "clock" | "scheduler">;
+  /**
+   * How a request of several counted descriptors counts ({@link Counting}). @default "all_or_nothing"
+   */
+  readonly counting?: Counting;
 }
+
+/**
+ * How a request of several counted descriptors counts. `all_or_nothing`: a denied request counts nowhere, so a
+ * client over one limit does not use up the others (envoyproxy/ratelimit with
+ * `STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=true`). `each`: every descriptor counts on its own, denied request or
+ * not — each one whose limits pass is counted, as envoyproxy/ratelimit does by default (it increments every
+ * descriptor), so its answers match that service's. The limits of one descriptor (a rule's 10/s and 1000/day) are
+ * all-or-nothing either way; a descriptor over its limit is not counted (envoyproxy/ratelimit increments that one
+ * too, which only shows with `hits_addend` above 1: a hit that does not fit still uses up the window there).
+ */
+export type Counting = "all_or_nothing" | "each";
 
 /** What {@link Engine.status} reports. */
 export interface EngineStatus {
@@ -602,6 +617,8 @@ class SluiceEngine implements Engine {
   #compiled: CompiledConfig;
   readonly #sync: SyncStore | undefined;
   readonly #ownsStore: boolean;
+  /** Whether descriptors count each on its own ({@link Counting} `each`). */
+  readonly #each: boolean;
   readonly #clock: Clock;
   readonly #scheduler: Scheduler;
   readonly #idem: IdempotencyRecords<CheckResult>;
@@ -637,6 +654,13 @@ class SluiceEngine implements Engine {
     this.#clock = options.clock ?? systemClock;
     this.#scheduler = options.scheduler ?? systemScheduler;
     this.#failure = options.failure;
+    const counting = options.counting ?? "all_or_nothing";
+    if (counting !== "all_or_nothing" && counting !== "each") {
+      throw new InvalidArgumentError(
+        `createEngine: counting must be "all_or_nothing" or "each", got ${JSON.stringify(counting)}`,
+      );
+    }
+    this.#each = counting === "each";
     const idem = options.idempotency ?? {};
     this.#idem = new IdempotencyRecords(idem.ttlMs ?? 300_000, idem.maxEntries ?? 100_000);
     this.#compiled = compileConfig(options.config, 1, this.#clock.nowMs(), this.#targetOf);
@@ -869,15 +893,23 @@ class SluiceEngine implements Engine {
   /** {@link SluiceEngine.#decideSync} off the hot path: every descriptor planned, then counted together. */
   #decideSyncPlanned(sync: SyncStore, c: CompiledConfig, request: CheckRequest, nowMs: number): CheckResult {
     const plan = this.#plan(c, request, nowMs);
-    if (plan.blocked !== undefined) return this.#finish(plan, false);
+    const each = this.#each;
+    if (plan.blocked !== undefined && !each) return this.#finish(plan, false);
     if (plan.dynamic) {
       const dyn = this.#dynamicItems(plan);
       const peeks = sync.applySync(this.#rateItems(dyn), "peek", nowMs);
       this.#resolveDynamic(dyn, peeks, nowMs);
     }
-    let allowed = true;
+    let allowed = plan.blocked === undefined;
     const enforce = plan.enforce;
-    if (enforce.length === 1 && enforce[0].rates === undefined) {
+    if (each) {
+      // Counting `each`: every descriptor on its own (its limits still all-or-nothing), whatever the others answer.
+      for (const it of enforce) {
+        const d = sync.applySync(storeItemsOf([it]), "consume", nowMs)[0];
+        it.decision = d;
+        if (!d.allowed) allowed = false;
+      }
+    } else if (enforce.length === 1 && enforce[0].rates === undefined) {
       const it = enforce[0];
       const entry = it.entry;
       entry.consume ??= sync.bindSync(entry.set);
@@ -893,7 +925,7 @@ class SluiceEngine implements Engine {
     }
     const shadow = plan.shadow;
     if (shadow.length > 0) {
-      if (allowed) {
+      if (allowed || each) {
         for (const it of shadow) {
           it.decision =
             it.rates === undefined
@@ -1216,7 +1248,8 @@ class SluiceEngine implements Engine {
       plan.blocked === undefined &&
       !plan.dynamic &&
       plan.shadow.length === 0 &&
-      enforce.length > 0
+      enforce.length > 0 &&
+      (enforce.length === 1 || !this.#each)
     ) {
       const store = enforce[0].target;
       let one = true;
@@ -1237,7 +1270,8 @@ class SluiceEngine implements Engine {
 
   /** {@link SluiceEngine.#decideAsync} in general, from the request's plan. */
   async #decidePlanAsync(plan: Plan, nowMs: number, once: string | undefined): Promise<CheckResult> {
-    if (plan.blocked !== undefined) return this.#finish(plan, false);
+    const each = this.#each;
+    if (plan.blocked !== undefined && !each) return this.#finish(plan, false);
     if (plan.dynamic) {
       const dyn = this.#dynamicItems(plan);
       const peeks: Decision[] = new Array(dyn.length * 2);
@@ -1253,14 +1287,17 @@ class SluiceEngine implements Engine {
       );
       this.#resolveDynamic(dyn, peeks, nowMs);
     }
-    let allowed = true;
+    let allowed = plan.blocked === undefined;
     // Idempotent calls made and replayed: the check is a replay when every one of them was, decided at the earliest
     // instant its records hold.
     let records = 0;
     let replays = 0;
     let recordedAtMs: number | undefined;
     if (plan.enforce.length > 0) {
-      const groups = groupsOf(plan.enforce);
+      // Counting `each`: one call per descriptor, so each is all-or-nothing on its own.
+      const groups = each
+        ? plan.enforce.map((it) => ({ store: it.target, items: [it] }))
+        : groupsOf(plan.enforce);
       const calls = groups.map((g, k) =>
         this.#consume(g.store, storeItemsOf(g.items), nowMs, once === undefined ? undefined : `${once}:${k}`),
       );
@@ -1281,7 +1318,7 @@ class SluiceEngine implements Engine {
           recordedAtMs = earliest(recordedAtMs, answers[k].decidedAtMs);
         }
       });
-      if (!allowed && groups.length > 1) {
+      if (!allowed && groups.length > 1 && !each) {
         const refunds: Promise<unknown>[] = [];
         groups.forEach((g, k) => {
           if (!admitted[k]) return;
@@ -1296,7 +1333,7 @@ class SluiceEngine implements Engine {
     }
     const shadow = plan.shadow;
     if (shadow.length > 0) {
-      if (allowed) {
+      if (allowed || each) {
         const ds = await Promise.all(
           shadow.map((it) =>
             this.#consume(
@@ -1543,7 +1580,7 @@ class SluiceEngine implements Engine {
     let counted = 0;
     let reason: DecisionReason = "store";
     this.#shadowed += plan.shadowBlocked;
-    if (plan.blocked !== undefined) {
+    if (plan.blocked !== undefined && !this.#each) {
       // Denied before counting: the other counted descriptors were not evaluated.
       for (const it of plan.enforce) results[it.index] = notEvaluated(it);
       for (const it of plan.shadow) results[it.index] = notEvaluated(it);
@@ -1571,10 +1608,12 @@ class SluiceEngine implements Engine {
       }
     }
     let decision: Decision;
-    if (counted === 0) decision = NO_LIMIT_DECISION;
-    else if (counted === 1) decision = head as Decision;
+    const blocked = plan.blocked; // counting `each` only: the others were counted all the same
+    if (blocked !== undefined && counted === 0) decision = blocked;
+    else if (counted === 0) decision = NO_LIMIT_DECISION;
+    else if (counted === 1 && blocked === undefined) decision = head as Decision;
     else {
-      const statuses: PolicyStatus[] = [];
+      const statuses: PolicyStatus[] = blocked === undefined ? [] : [...blocked.policies];
       for (const it of plan.enforce) statuses.push(...(it.decision as Decision).policies);
       for (const it of plan.shadow) {
         const d = it.decision as Decision;

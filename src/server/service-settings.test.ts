@@ -47,6 +47,7 @@ describe("the settings table", () => {
     expect(s).toEqual({
       configFile: "rules.yaml",
       envoyAlgorithm: undefined,
+      counting: "all_or_nothing",
       watch: true,
       store: "memory",
       redisUrls: [],
@@ -102,6 +103,14 @@ describe("parseServiceSettings", () => {
     expect(parseServiceSettings(CONFIG, { SLUICE_GRPC_TRANSPORT: "grpc-js" }).grpcTransport).toBe("grpc-js");
     expect(() => parseServiceSettings({ ...CONFIG, grpcTransport: "h3" }, {})).toThrow(
       /--grpc-transport: must be one of node-http2, grpc-js, got "h3"/,
+    );
+  });
+
+  it("reads the counting mode, all_or_nothing by default, and refuses another naming the flag", () => {
+    expect(parseServiceSettings({ ...CONFIG, counting: "each" }, {}).counting).toBe("each");
+    expect(parseServiceSettings(CONFIG, { SLUICE_COUNTING: "each" }).counting).toBe("each");
+    expect(() => parseServiceSettings({ ...CONFIG, counting: "all" }, {})).toThrow(
+      /--counting: must be one of all_or_nothing, each, got "all"/,
     );
   });
 

@@ -22,6 +22,7 @@ import { z } from "zod";
 import { tryParseDurationMs } from "../core/duration.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { ALGORITHM_IDS, type AlgorithmId } from "../core/limit-spec.js";
+import type { Counting } from "../engine/engine.js";
 import { GRPC_TRANSPORTS, type GrpcTransport } from "./grpc/grpc-server.js";
 import { compileTemplates } from "./http/forward-auth.js";
 import { maskUrlCredentials } from "./service-logger.js";
@@ -30,6 +31,9 @@ import { maskUrlCredentials } from "./service-logger.js";
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 /** One of {@link LOG_LEVELS}. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The engine's counting modes (see `Counting` in src/engine/engine.ts). */
+const COUNTING_MODES = ["all_or_nothing", "each"] as const satisfies readonly Counting[];
 
 /** Where the service keeps its counters. */
 export const STORE_KINDS = ["memory", "redis"] as const;
@@ -42,6 +46,11 @@ export interface ServiceSettings {
   readonly configFile: string;
   /** Algorithm of the limits of an envoyproxy/ratelimit file; undefined: `fixed_window`, as envoyproxy/ratelimit. */
   readonly envoyAlgorithm: AlgorithmId | undefined;
+  /**
+   * How a request of several counted descriptors counts: `all_or_nothing` (a denied request counts nowhere) or `each`
+   * (every descriptor whose limits pass counts, denied request or not: envoyproxy/ratelimit's default).
+   */
+  readonly counting: Counting;
   /** Reload the rules file when it changes (an invalid version is refused and shows in /readyz). */
   readonly watch: boolean;
   /** Where counters live. */
@@ -413,6 +422,17 @@ export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
     description:
       "algorithm of the limits of an envoyproxy/ratelimit file (default fixed_window, as envoyproxy/ratelimit)",
     schema: envoyAlgorithm,
+  }),
+  row({
+    key: "counting",
+    flag: "counting",
+    env: "SLUICE_COUNTING",
+    kind: "enum",
+    arg: "<mode>",
+    default: "all_or_nothing",
+    description:
+      "how a request of several descriptors counts: all_or_nothing (a denied request counts nowhere) or each (every descriptor that passes counts, as envoyproxy/ratelimit does by default)",
+    schema: oneOf(COUNTING_MODES),
   }),
   row({
     key: "watch",

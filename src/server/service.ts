@@ -204,6 +204,7 @@ export async function startService(
       store: storage.store,
       clock,
       failure: { timeoutMs: settings.storeTimeoutMs, fallbackShare: settings.fallbackShare },
+      counting: settings.counting,
     });
     cleanup.push(() => engine.close());
     engine.on("config", (e) => log.info({ version: e.version, source: e.source }, "rules applied"));
