@@ -1,6 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SluiceError, StoreUnavailableError } from "../../core/errors.js";
+import { ConfigError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
 import { ManualClock } from "../../core/manual-clock.js";
 import { createEngine, type Engine } from "../../engine/engine.js";
 import { deepFreeze, type NativeConfigInput } from "../../rules/config-schema.js";
@@ -928,15 +928,25 @@ describe("admin API: configuration from the repository", () => {
   });
 
   it("keeps the configuration in force when the engine refuses a snapshot written elsewhere, and reports it", async () => {
-    const limits = Array.from({ length: 8 }, (_, i) => ({ name: `l${i}`, limit: 5 + i, period: "1s" }));
+    // A snapshot every check passes but the engine refuses (a writer of another version, a store the engine cannot
+    // serve it on): the engine's refusal is staged here, since the loaders now refuse whatever the engine would.
+    const update = engine.updateConfig.bind(engine);
+    engine.updateConfig = (config) => {
+      engine.updateConfig = update;
+      const error = new ConfigError("ERR_SLUICE_INVALID_CONFIG", [
+        { path: "rules[2].limits", message: "refused by the engine (staged)" },
+      ]);
+      engine.reportConfigError(error, config.source);
+      throw error;
+    };
     await repository.update((draft) => {
-      draft.rules.push({ ...NEW_RULE, limits });
+      draft.rules.push({ ...NEW_RULE, limits: [{ name: "l0", limit: 5, period: "1s" }] });
     });
     expect(engine.config.rules.map((r) => r.id)).toEqual(["api-per-user", "orders-per-user"]);
     expect(logged.some((l) => l.level === "error" && l.msg.includes("refused"))).toBe(true);
     const status = json(await app.inject({ url: "/api/v1/status" }));
     expect(status).toMatchObject({
-      config: { lastError: { message: expect.stringContaining("at most 7 limits") } },
+      config: { lastError: { message: expect.stringContaining("refused by the engine") } },
       repository: { appliedVersion: 2 },
     });
   });
