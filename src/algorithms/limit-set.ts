@@ -77,5 +77,20 @@ export function sameStateShape(a: readonly LimitSpec[], b: readonly LimitSpec[])
   return true;
 }
 
+/**
+ * A text naming the state shape of `specs`: equal for two lists exactly when {@link sameStateShape} holds. Per limit
+ * `name=algorithm;width`, plus `;periodMs;bucketMs` for the algorithms whose state holds window ids, joined by ",";
+ * the name percent-encoded (`encodeURIComponent`), so that no name can forge a separator. Stable across processes
+ * (it is part of store namespaces, and so of Redis keys).
+ */
+export function stateShapeKey(specs: readonly LimitSpec[]): string {
+  return specs
+    .map((s) => {
+      const head = `${encodeURIComponent(s.name)}=${s.algorithm};${algorithms[s.algorithm].width(s)}`;
+      return WINDOW_IDS.has(s.algorithm) ? `${head};${s.periodMs};${s.bucketMs}` : head;
+    })
+    .join(",");
+}
+
 /** The algorithms whose state holds window or bucket ids counted in units of the period or bucket width. */
 const WINDOW_IDS: ReadonlySet<string> = new Set(["fixed_window", "sliding_window", "bucketed_window"]);

@@ -1,11 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseLimitSpec } from "../core/limit-spec.js";
+import { ManualClock } from "../core/manual-clock.js";
 import { createRandom } from "../core/random.js";
+import { effectiveLimits } from "../rules/effective-limits.js";
 import { valueKey } from "../rules/matcher.js";
 import type { Descriptor } from "../rules/rule.js";
 import { any, exact, makeConfig, makeOverride, makeRule, matchFields, path } from "../rules/testing-rules.js";
-import { memoryStore } from "../stores/memory/memory-store.js";
+import { MemoryStore, memoryStore } from "../stores/memory/memory-store.js";
+import { createEngine, type Engine } from "./engine.js";
 import { compileConfig, HOT_BY_TIER, HOT_NONE, TierIndex, valueHash } from "./engine-compile.js";
 
 describe("TierIndex", () => {
@@ -218,5 +221,66 @@ describe("compileConfig: which rules an override may apply to", () => {
     expect(rs.resolve(desc)).toBeUndefined(); // left to effectiveLimits, which finds the override
     const ip = [{ key: "ip", value: "1" }];
     expect(c.stateAt[c.rules.find("default", ip)].resolve(ip)?.source).toBe("tier");
+  });
+});
+
+describe("override namespaces: one per distinct shape, not per identity", () => {
+  const perSecond = (limit: number) =>
+    parseLimitSpec({ name: "per-second", algorithm: "fixed_window", limit, periodMs: 1000 });
+  const perDay = parseLimitSpec({
+    name: "per-day",
+    algorithm: "fixed_window",
+    limit: 10_000,
+    periodMs: 86_400_000,
+  });
+  const perMinute = parseLimitSpec({ name: "per-minute", algorithm: "gcra", limit: 60, periodMs: 60_000 });
+  const rule = makeRule({
+    id: "per-user",
+    domain: "api",
+    match: [any("user")],
+    limits: [perSecond(10), perDay],
+  });
+  const check = (engine: Engine, user: string) =>
+    engine.checkSync({ domain: "api", descriptors: [[{ key: "user", value: user }]] }).decision;
+
+  it("checks more overridden identities than the memory store has namespaces (65,535)", () => {
+    // Overrides of another shape than the rule's ([per-second] against [per-second, per-day]), a few limits each.
+    const n = 65_600;
+    const overrides = Array.from({ length: n }, (_, i) =>
+      makeOverride({ identity: `user:${i}`, limits: [perSecond(100 + (i % 3))] }),
+    );
+    const engine = createEngine({
+      config: makeConfig({ rules: [rule], overrides }),
+      store: new MemoryStore({ capacity: 256 }),
+      clock: new ManualClock(1_700_000_000_000),
+    });
+    for (let i = 0; i < n; i++) expect(check(engine, String(i)).limit).toBe(100 + (i % 3));
+  }, 60_000);
+
+  it("shares a namespace between identities of one shape, never between shapes; counts stay per identity", () => {
+    const overrides = [
+      makeOverride({ identity: "user:a", limits: [perSecond(3)] }),
+      makeOverride({ identity: "user:b", limits: [perSecond(5)] }),
+      makeOverride({ identity: "user:c", limits: [perMinute] }),
+      makeOverride({ identity: "user:d", limits: [perSecond(7), perDay] }), // the rule's shape
+    ];
+    const store = new MemoryStore({ capacity: 64 });
+    const c = compileConfig(makeConfig({ rules: [rule], overrides }), 1, 0, () => ({ store, sync: store }));
+    const rs = c.stateAt[0];
+    const ns = (u: string) =>
+      rs.entryFor(effectiveLimits(c.config, rule, `user:${u}`, 0, c.overrides), `user:${u}`).set.namespace;
+    expect(ns("a")).toBe(ns("b"));
+    expect(new Set([ns("a"), ns("c"), ns("d")]).size).toBe(3);
+    expect(ns("d")).toBe(rs.ns);
+    expect(ns("x")).toBe(rs.ns); // no override: the rule's own
+
+    // Going round the identities, each keeps its own count: nothing re-lays or shares their states.
+    const engine = createEngine({
+      config: makeConfig({ rules: [rule], overrides }),
+      store,
+      clock: new ManualClock(1_700_000_000_000),
+    });
+    for (let round = 0; round < 2; round++) for (const u of ["a", "b", "c", "d", "x"]) check(engine, u);
+    expect(["a", "b", "c", "d", "x"].map((u) => check(engine, u).remaining)).toEqual([0, 2, 57, 4, 7]);
   });
 });

@@ -15,10 +15,18 @@
  *   This is what envoyproxy/ratelimit and most peers do (their counter key holds no limit), and it keeps an
  *   override from ever handing out a fresh allowance. When the rule has no limits of its own (unlimited,
  *   blocked), the first tier in declaration order gives the shape;
- * - `${domain}/${rule.id}/tier:${tier}` — a tier's limits of another shape; `${domain}/${rule.id}/override:${identity}`
- *   — an override's of another shape (one namespace per such identity, so identities with different overrides
- *   never share a table of the memory store). State cannot move between shapes: such a change starts the
- *   identity's count afresh;
+ * - `${domain}/${rule.id}/tier:${tier}` — a tier's limits of another shape;
+ * - `${domain}/${rule.id}/override-shape:${shape}` — overrides' limits of another shape, one namespace per distinct
+ *   shape ({@link stateShapeKey}: names, algorithms, widths, window periods), shared by every identity whose override
+ *   has it. The counter key already holds the identity, so identities never share a count there; what must not
+ *   happen is two shapes in one namespace (the memory store re-lays a namespace's keys whenever sets of different
+ *   layouts alternate in it, cutting every other identity's state). The number of such namespaces is bounded by the
+ *   distinct shapes of the configuration, not by its identities: the memory store holds at most 65,535 namespaces
+ *   and never frees one, and a namespace per overridden identity (as before) made the check of the 65,536th such
+ *   identity throw. In Redis the namespace is part of each limit's key (the identity too), so the shape's text is
+ *   written in full: it is stable across processes. Identities whose overrides have equal limits also share one
+ *   set (see `entryFor`), so checks going round them do not rebind the store's table on every call. State cannot
+ *   move between shapes: such a change starts the identity's count afresh;
  * - `${domain}/${rule.id}/rate` and `…/rate2` — the traffic counters of a dynamic rule (see {@link RATE_SCHEME});
  * - {@link REQUEST_LIMIT_NAMESPACE} — the limits requests carry themselves (Envoy's per-descriptor limit), one
  *   namespace for all of them, keyed by the descriptor's full key (see {@link RequestLimits}).
@@ -43,7 +51,7 @@
  * bounded (at most 2,049 levels per limit). Every level of one base keeps the base's namespace, so a key whose
  * limit moves keeps its state. Rate algorithms scale `burst` with the limit (the burst keeps its duration).
  */
-import { createLimitSet, type LimitSet, sameStateShape } from "../algorithms/limit-set.js";
+import { createLimitSet, type LimitSet, sameStateShape, stateShapeKey } from "../algorithms/limit-set.js";
 import { type Decision, decisionOf } from "../core/decision.js";
 import { ConfigError, InvalidArgumentError } from "../core/errors.js";
 import { type AlgorithmId, type LimitSpec, parseLimitSpec } from "../core/limit-spec.js";
@@ -400,6 +408,8 @@ export class RuleState {
   readonly #tierEntries: (SetEntry | undefined)[];
   readonly #tiers = new Map<string, SetEntry>();
   readonly #overrides = new Map<string, SetEntry>();
+  /** The entries of override limits by value (`JSON`), whose sets identities with equal overrides share. */
+  readonly #overrideSets = new Map<string, SetEntry>();
   readonly #other = new WeakMap<readonly LimitSpec[], SetEntry>();
 
   constructor(
@@ -599,12 +609,18 @@ export class RuleState {
     if (eff.source === "override" && identity !== undefined) {
       let e = this.#overrides.get(identity);
       if (e === undefined || e.specs !== limits) {
-        e = this.#entry(
-          this.#namespaceOf(limits, `override:${identity}`),
-          limits,
-          `override ${identity}`,
-          "override",
-        );
+        // The set of equal limits, shared (one binding in the store); the entry the identity's own, so that results
+        // report its override's own objects.
+        const value = JSON.stringify(limits);
+        let shared = this.#overrideSets.get(value);
+        if (shared === undefined) {
+          shared = this.#entry(this.#overrideNamespaceOf(limits), limits, `override ${identity}`, "override");
+          this.#overrideSets.set(value, shared);
+        }
+        e =
+          shared.specs === limits
+            ? shared
+            : setEntryOf("override", limits, shared.set, shared.delayBaseMs, shared.fractional);
         this.#overrides.set(identity, e);
       }
       return e;
@@ -612,7 +628,12 @@ export class RuleState {
     // Limits other than the compiled arrays (not produced by effectiveLimits today): built once per array.
     let e = this.#other.get(limits);
     if (e === undefined) {
-      const ns = eff.source === "tier" ? this.#namespaceOf(limits, `tier:${eff.tier}`) : this.ns;
+      const ns =
+        eff.source === "tier"
+          ? this.#namespaceOf(limits, `tier:${eff.tier}`)
+          : eff.source === "override"
+            ? this.#overrideNamespaceOf(limits)
+            : this.ns;
       e = this.#entry(ns, limits, ns, eff.source);
       this.#other.set(limits, e);
     }
@@ -655,6 +676,14 @@ export class RuleState {
     return this.#sharedShape !== undefined && sameStateShape(this.#sharedShape, limits)
       ? this.ns
       : `${this.ns}/${suffix}`;
+  }
+
+  /**
+   * The namespace of an override's `limits`: the rule's own when they have its shape, else the one of their shape
+   * (see the file comment), whichever identity they are for.
+   */
+  #overrideNamespaceOf(limits: readonly LimitSpec[]): string {
+    return this.#namespaceOf(limits, `override-shape:${stateShapeKey(limits)}`);
   }
 
   /** Builds an entry: validates the set, derives the shaping limits of a delay rule. */
