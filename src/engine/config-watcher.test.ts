@@ -91,4 +91,34 @@ describe("watchConfigFile", () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(engine.status.version).toBe(6);
   });
+
+  it("retries a version whose load failed, without waiting for the file to change again", async () => {
+    const file = join(dir, "sluice.yaml");
+    await writeFile(file, config(1));
+    const engine = createEngine({ config: await loadConfigFile(file), clock: new ManualClock(1e12) });
+    const errors: EngineEvents["configError"][] = [];
+    engine.on("configError", (e) => errors.push(e));
+    let failures = 2; // a transient read error (too many open files), twice
+    const watcher = watchConfigFile(file, engine, {
+      debounceMs: 5,
+      load: (p) => {
+        if (failures-- > 0) throw Object.assign(new Error("EMFILE: too many open files"), { code: "EMFILE" });
+        return loadConfigFile(p);
+      },
+    });
+    try {
+      await writeFile(file, config(2));
+      await until(() => engine.status.version === 2, "the retry");
+      expect(limitOf(engine)).toBe(2);
+      expect(engine.status.lastError).toBeUndefined();
+      expect(errors).toHaveLength(1); // the second failure, the same, is not reported again
+    } finally {
+      watcher.close();
+    }
+  });
 });
+
+function limitOf(engine: ReturnType<typeof createEngine>): number {
+  return engine.checkSync({ domain: "api", descriptors: [[{ key: "user", value: "1" }]], cost: 0 }).decision
+    .limit;
+}

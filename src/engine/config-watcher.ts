@@ -13,7 +13,13 @@
  *
  * A file that cannot be read or parsed goes to `engine.reportConfigError` (status `lastError`, `configError`
  * event); a parsed configuration the engine refuses is reported by `engine.updateConfig` itself. Either way the
- * engine keeps enforcing the last good configuration.
+ * engine keeps enforcing the last good configuration. A version that failed to load is not recorded as loaded, so
+ * the next event loads it again, and it is retried on its own after `max(debounceMs, 100)` ms, doubling up to
+ * {@link RETRY_MAX_DELAY_MS}, at most {@link MAX_RETRIES} times: a transient failure (EMFILE, EACCES while a file is
+ * swapped) otherwise left the old configuration and the error in place until the file changed again. Retrying stops
+ * when a load succeeds or the file is back to the version held. A retry failing with the message already reported
+ * for that version is not reported again. A configuration the engine refuses is recorded as loaded and not retried:
+ * the same text gives the same answer.
  */
 import { type FSWatcher, statSync, watch } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
@@ -31,6 +37,11 @@ export interface WatchConfigOptions {
 
 /** What a watch applies changes to: an {@link Engine}, or anything with its two configuration methods. */
 export type ConfigTarget = Pick<Engine, "updateConfig" | "reportConfigError">;
+
+/** Most retries of one version of the file that failed to load (see the module comment). */
+export const MAX_RETRIES = 10;
+/** Longest wait between two retries, ms. */
+export const RETRY_MAX_DELAY_MS = 30_000;
 
 /** A running file watch. */
 export interface ConfigWatcher {
@@ -60,6 +71,10 @@ export function watchConfigFile(
   const debounceMs = options.debounceMs ?? 100;
   const load = options.load ?? ((p: string) => loadConfigFile(p));
   let last = signature(file);
+  // The version whose loads failed, how many retries it had, and the message last reported for it.
+  let failed: string | undefined;
+  let retries = 0;
+  let reported: string | undefined;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let loading = false;
@@ -73,6 +88,18 @@ export function watchConfigFile(
       timer = undefined;
       void reload();
     }, debounceMs);
+    timer.unref();
+  };
+
+  /** Loads the failed version again after a backoff, unless its retries are spent or a reload is already due. */
+  const scheduleRetry = (): void => {
+    if (closed || retries >= MAX_RETRIES || timer !== undefined) return;
+    const delay = Math.min(Math.max(debounceMs, 100) * 2 ** retries, RETRY_MAX_DELAY_MS);
+    retries++;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void reload();
+    }, delay);
     timer.unref();
   };
 
@@ -105,18 +132,36 @@ export function watchConfigFile(
       return;
     }
     loading = true;
+    let retry = false;
     try {
       const now = signature(file);
       if (fileWatcher === undefined) armFile();
+      if (now === last || now !== failed) {
+        // Back to the version held (nothing to retry), or another version: it gets retries of its own.
+        failed = undefined;
+        retries = 0;
+        reported = undefined;
+      }
       if (now === last) return;
-      last = now;
       let config: SluiceConfig;
       try {
         config = await load(file);
       } catch (error) {
-        if (!closed) engine.reportConfigError(error, file);
+        if (closed) return;
+        // Not recorded as loaded: the next event, or the retry, loads this version again.
+        failed = now;
+        retry = true;
+        const message = error instanceof Error ? error.message : String(error);
+        if (message !== reported) {
+          reported = message;
+          engine.reportConfigError(error, file);
+        }
         return;
       }
+      last = now;
+      failed = undefined;
+      retries = 0;
+      reported = undefined;
       if (closed) return;
       try {
         engine.updateConfig(config);
@@ -128,7 +173,7 @@ export function watchConfigFile(
       if (again && !closed) {
         again = false;
         schedule();
-      }
+      } else if (retry) scheduleRetry();
     }
   };
 
