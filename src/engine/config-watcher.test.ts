@@ -1,10 +1,10 @@
 import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../core/manual-clock.js";
 import { loadConfigFile } from "../rules/load-config.js";
-import { watchConfigFile } from "./config-watcher.js";
+import { MAX_RETRIES, RETRY_MAX_DELAY_MS, watchConfigFile } from "./config-watcher.js";
 import { createEngine, type EngineEvents } from "./engine.js";
 
 const config = (limit: number) => `rules:
@@ -92,6 +92,20 @@ describe("watchConfigFile", () => {
     expect(engine.status.version).toBe(6);
   });
 
+  it("applies a change made between loading the file and starting the watch", async () => {
+    const file = join(dir, "sluice.yaml");
+    await writeFile(file, config(3));
+    const engine = createEngine({ config: await loadConfigFile(file), clock: new ManualClock(1e12) });
+    await writeFile(file, config(4)); // no watch sees this event
+    const watcher = watchConfigFile(file, engine, { debounceMs: 5 });
+    try {
+      await until(() => engine.status.version === 2, "the change made before the watch");
+      expect(limitOf(engine)).toBe(4);
+    } finally {
+      watcher.close();
+    }
+  });
+
   it("retries a version whose load failed, without waiting for the file to change again", async () => {
     const file = join(dir, "sluice.yaml");
     await writeFile(file, config(1));
@@ -114,6 +128,36 @@ describe("watchConfigFile", () => {
       expect(errors).toHaveLength(1); // the second failure, the same, is not reported again
     } finally {
       watcher.close();
+    }
+  });
+
+  it("retries a failed version at most MAX_RETRIES times, backing off", async () => {
+    const file = join(dir, "sluice.yaml");
+    await writeFile(file, config(1));
+    const engine = createEngine({ config: await loadConfigFile(file), clock: new ManualClock(1e12) });
+    await writeFile(file, config(2)); // seen at the start (see above): no file event is needed
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const at: number[] = [];
+    let elapsed = 0;
+    const watcher = watchConfigFile(file, engine, {
+      debounceMs: 5,
+      load: () => {
+        at.push(elapsed);
+        throw new Error("EACCES: permission denied");
+      },
+    });
+    try {
+      for (; elapsed < 600_000; elapsed += 100) await vi.advanceTimersByTimeAsync(100);
+      expect(at).toHaveLength(1 + MAX_RETRIES);
+      // 100 ms doubling, at most RETRY_MAX_DELAY_MS apart (each seen within the 100 ms step that ends past it).
+      const gaps = at.slice(1).map((t, i) => t - at[i]);
+      expect(gaps.slice(0, 3)).toEqual([100, 200, 400]);
+      expect(Math.max(...gaps)).toBe(RETRY_MAX_DELAY_MS);
+      expect(engine.status.version).toBe(1);
+      expect(engine.status.lastError?.message).toBe("EACCES: permission denied");
+    } finally {
+      watcher.close();
+      vi.useRealTimers();
     }
   });
 });

@@ -7,9 +7,15 @@
  *   and of Sluice's own admin writes — and Kubernetes ConfigMap volumes, which swap a `..data` symlink);
  * - the **file itself** (following a symlink to a file elsewhere); after a rename or deletion that watch points
  *   at a dead inode, so it is re-armed on the path after each reload.
- * Events are debounced (`debounceMs`); a reload whose file has the same inode, size and times as the last one
- * loaded is skipped, so unrelated events in the directory cost one `stat`. Reloads never overlap: changes
- * arriving during one are picked up by one more reload after it.
+ * Events are debounced (`debounceMs`); a reload whose file has the same inode, size and times
+ * (`configFileSignature`, load-config.ts) as the version the engine holds is skipped, so unrelated events in the
+ * directory cost one `stat`. Reloads never overlap: changes arriving during one are picked up by one more reload after it.
+ *
+ * The version the engine holds is the one *loaded*, identified by its signature taken before the read: at the start,
+ * that of the engine's configuration when `loadConfigFile` read it from this file (`SluiceConfig.sourceSignature`),
+ * else the file's at the start (nothing better is known); then that of each version loaded. A change made between
+ * the caller's load and the start of the watch raised no event the watch could see: it differs from the recorded
+ * signature, so it is loaded at once.
  *
  * A file that cannot be read or parsed goes to `engine.reportConfigError` (status `lastError`, `configError`
  * event); a parsed configuration the engine refuses is reported by `engine.updateConfig` itself. Either way the
@@ -21,9 +27,9 @@
  * for that version is not reported again. A configuration the engine refuses is recorded as loaded and not retried:
  * the same text gives the same answer.
  */
-import { type FSWatcher, statSync, watch } from "node:fs";
+import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
-import { loadConfigFile } from "../rules/load-config.js";
+import { loadConfigFile, configFileSignature as signature } from "../rules/load-config.js";
 import type { SluiceConfig } from "../rules/rule.js";
 import type { Engine } from "./engine.js";
 
@@ -35,8 +41,13 @@ export interface WatchConfigOptions {
   readonly load?: (path: string) => SluiceConfig | Promise<SluiceConfig>;
 }
 
-/** What a watch applies changes to: an {@link Engine}, or anything with its two configuration methods. */
-export type ConfigTarget = Pick<Engine, "updateConfig" | "reportConfigError">;
+/**
+ * What a watch applies changes to: an {@link Engine}, or anything with its two configuration methods; `config`, when
+ * given, tells which version of the file it holds (see the module comment).
+ */
+export type ConfigTarget = Pick<Engine, "updateConfig" | "reportConfigError"> & {
+  readonly config?: SluiceConfig;
+};
 
 /** Most retries of one version of the file that failed to load (see the module comment). */
 export const MAX_RETRIES = 10;
@@ -47,16 +58,6 @@ export const RETRY_MAX_DELAY_MS = 30_000;
 export interface ConfigWatcher {
   /** Stops watching (a reload in progress finishes but applies nothing). */
   close(): void;
-}
-
-/** What identifies one version of the file without reading it; undefined when it cannot be stat-ed. */
-function signature(path: string): string | undefined {
-  try {
-    const s = statSync(path);
-    return `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Watches `path` and applies each valid change to `engine`; see the module comment. */
@@ -70,7 +71,12 @@ export function watchConfigFile(
   const name = basename(file);
   const debounceMs = options.debounceMs ?? 100;
   const load = options.load ?? ((p: string) => loadConfigFile(p));
-  let last = signature(file);
+  const held = engine.config;
+  // The signature of the version the engine holds (see the module comment).
+  let last =
+    held?.sourceSignature !== undefined && held.source !== undefined && resolve(held.source) === file
+      ? held.sourceSignature
+      : signature(file);
   // The version whose loads failed, how many retries it had, and the message last reported for it.
   let failed: string | undefined;
   let retries = 0;
@@ -184,6 +190,8 @@ export function watchConfigFile(
     // the directory went away: nothing more can be seen; the engine keeps its configuration
   });
   armFile();
+  // A change made before the watch started (after the engine's configuration was read) raised no event seen here.
+  if (signature(file) !== last) schedule();
 
   return {
     close(): void {

@@ -4,7 +4,9 @@
  * envoyproxy/ratelimit format (`envoy-config.ts`). Every problem is reported at once, each as
  * `file:line: path: message`.
  */
-import { readFile } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import { statSync } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
 import { tryParseDurationMs } from "../core/duration.js";
 import { ConfigError } from "../core/errors.js";
 import { type AlgorithmId, type LimitSpec, parseLimitSpec } from "../core/limit-spec.js";
@@ -67,13 +69,20 @@ export function configFromValue(value: unknown, source?: string): SluiceConfig {
   return compileSource(ConfigSource.fromValue(value, source), source);
 }
 
-/** Reads and parses a configuration file; throws `ERR_SLUICE_INVALID_CONFIG` when it cannot be read or is invalid. */
+/**
+ * Reads and parses a configuration file; throws `ERR_SLUICE_INVALID_CONFIG` when it cannot be read or is invalid. The
+ * result records the file's signature as it was just before the read (`SluiceConfig.sourceSignature`).
+ */
 export async function loadConfigFile(
   path: string,
   options: Omit<ParseConfigOptions, "source"> = {},
 ): Promise<SluiceConfig> {
   let text: string;
+  let signature: string | undefined;
   try {
+    // Stat first, then read: a change landing in between makes the recorded signature older than the text, so a
+    // watch reloads once more (harmless); the other order could record a newer signature than the text read.
+    signature = signatureOf(await stat(path).catch(() => undefined));
     text = await readFile(path, "utf8");
   } catch (error) {
     throw new ConfigError(
@@ -82,7 +91,24 @@ export async function loadConfigFile(
       path,
     );
   }
-  return parseConfig(text, { ...options, source: path });
+  const config = parseConfig(text, { ...options, source: path });
+  return signature === undefined ? config : Object.freeze({ ...config, sourceSignature: signature });
+}
+
+/**
+ * What identifies one version of a file without reading it: its inode, size, modification and change times; undefined
+ * when it cannot be stat-ed. Equal signatures are taken as the same content (see `config-watcher.ts`).
+ */
+export function configFileSignature(path: string): string | undefined {
+  try {
+    return signatureOf(statSync(path));
+  } catch {
+    return undefined;
+  }
+}
+
+function signatureOf(s: Stats | undefined): string | undefined {
+  return s === undefined ? undefined : `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
 }
 
 /** The name issues are prefixed with: the file, or `<config>` for text without one (so lines still show). */

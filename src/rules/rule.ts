@@ -193,4 +193,10 @@ export interface SluiceConfig {
   readonly defaults: RuleDefaults;
   /** Where it was loaded from (a file path), for errors and status. */
   readonly source: string | undefined;
+  /**
+   * When read from a file by `loadConfigFile`: that file's signature (`configFileSignature`: inode, size, times),
+   * taken just *before* it was read. A watch compares the file against it, so a change made after the read
+   * (before the watch started) is applied rather than mistaken for what was loaded. Absent otherwise.
+   */
+  readonly sourceSignature?: string;
 }

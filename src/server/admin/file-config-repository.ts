@@ -22,7 +22,8 @@
  * Watching (`watch`, default true) reuses `engine/config-watcher.ts`: the directory and the file are watched, so
  * editors' and Kubernetes' atomic replacements are seen. The repository's own writes are recognised (same text)
  * and produce no second notification. A hand edit that does not load goes to `onError`; the last good snapshot
- * stays.
+ * stays. When the watch starts, the file is read once more and compared with the text the current snapshot came
+ * from, so a hand edit made between the first `load` and the start of the watch is not missed.
  *
  * Files in the envoyproxy/ratelimit format are read-only here: `load` returns their compiled rules (`config`),
  * with a `document` holding no rules since the file is not in the native format, and `update` throws
@@ -232,6 +233,12 @@ class FileConfigRepository implements ConfigRepository {
         load: async () => (await this.serial.run(() => (this.closed ? this.latest() : this.sync()))).config,
       },
     );
+    // A hand edit made between the reading that gave the current snapshot and this watch raised no event the watch
+    // can see, and the watch takes the file as it is now for the version held: compare the file with the text last
+    // read or written (the identity of what was loaded) once, now. Unchanged, this costs one read.
+    void this.serial
+      .run(() => (this.closed ? this.latest() : this.sync()))
+      .catch((error: unknown) => this.onError(error));
   }
 
   private latest(): ConfigSnapshot {
