@@ -870,7 +870,11 @@ export function checkConfig(value: unknown): PathIssue[] {
     if (!isRecord(o)) return;
     const at = (...rest: (string | number)[]): (string | number)[] => ["overrides", i, ...rest];
     const identity = str(o.identity);
-    const identityKey = identity?.includes(":") ? identity.slice(0, identity.indexOf(":")) : undefined;
+    // Whether the override can be of a rule identifying callers by `key`: the engine forms an identity as
+    // `${key}:${value}`, and keys and values may hold ":" themselves, so `ns:tenant:acme` can be of key `ns:tenant`
+    // (value `acme`) as well as of key `ns` (value `tenant:acme`). Not by its first ":" alone.
+    const ofKey = (key: string | undefined): boolean =>
+      key !== undefined && identity?.startsWith(`${key}:`) === true;
     const ruleId = str(o.rule);
     checkLimits(o.limits, at("limits"), algorithm, issues, facts.get(ruleId ?? "")?.maxDelayMs);
     if (ruleId !== undefined) {
@@ -886,7 +890,7 @@ export function checkConfig(value: unknown): PathIssue[] {
         });
         return;
       }
-      if (identityKey !== undefined && rule.identityKey !== identityKey) {
+      if (identity?.includes(":") === true && !ofKey(rule.identityKey)) {
         issues.push({
           path: at("identity"),
           message:
@@ -897,15 +901,16 @@ export function checkConfig(value: unknown): PathIssue[] {
       }
       if (rule.behaviour === "delay") checkAlgorithms(o.limits, at("limits"), algorithm, issues, DELAY_NEEDS);
       if (rule.dynamic) checkAlgorithms(o.limits, at("limits"), algorithm, issues, DYNAMIC_NEEDS);
-    } else if (identityKey !== undefined) {
-      // A rule-less override applies to every rule identifying callers by its key: each must accept its limits.
+    } else if (identity?.includes(":") === true) {
+      // A rule-less override applies to every rule identifying callers by a key it can be of: each must accept its
+      // limits.
       const needs: [AlgorithmNeed, (rule: RuleFacts) => boolean][] = [
         [DELAY_NEEDS, (rule) => rule.behaviour === "delay"],
         [DYNAMIC_NEEDS, (rule) => rule.dynamic && !rule.unlimited],
       ];
       for (const [need, applies] of needs) {
         for (const [id, rule] of facts) {
-          if (rule.identityKey === identityKey && !rule.blocked && applies(rule)) {
+          if (ofKey(rule.identityKey) && !rule.blocked && applies(rule)) {
             checkAlgorithms(
               o.limits,
               at("limits"),

@@ -432,6 +432,31 @@ rules:
     ]);
   });
 
+  it("takes an override's identity key from the rules' keys, which may hold ':', not from its first ':'", () => {
+    const rules = `rules:
+  - { id: t, domain: d, match: [{ key: "ns:tenant" }], limits: [{ limit: 1, period: 1s }], dynamic: {} }
+  - { id: n, domain: d, match: [{ key: ns }], limits: [{ limit: 1, period: 1s }] }
+`;
+    // Of key "ns:tenant" (value "acme"), and of key "ns" too (value "tenant:acme"): the engine applies it to both.
+    expect(
+      messages(`${rules}overrides:
+  - { identity: "ns:tenant:acme", rule: t, limits: [{ limit: 5, period: 1s }] }
+  - { identity: "ns:tenant:acme", rule: n, limits: [{ limit: 5, period: 1s }] }
+  - { identity: "ns:other", rule: t, limits: [{ limit: 5, period: 1s }] }
+`),
+    ).toEqual([
+      'c.yaml:7: overrides[2].identity: rule "t" identifies callers by "ns:tenant", so an override for "ns:other" never applies',
+    ]);
+    // A rule-less override is checked against every rule it can apply to: here the dynamic one of key "ns:tenant".
+    expect(
+      messages(`${rules}overrides:
+  - { identity: "ns:tenant:acme", limits: [{ name: per-second, algorithm: sliding_log, limit: 5, period: 1s }] }
+`),
+    ).toEqual([
+      'c.yaml:5: overrides[0].limits[0].algorithm: dynamic (of rule "t") scales the limit, and sliding_log keeps a state sized by its limit, which cannot follow it; use sliding_window, fixed_window, bucketed_window, gcra, token_bucket or leaky_bucket',
+    ]);
+  });
+
   it("allows tiers and overrides on an unlimited rule (the explicit per-identity statement wins)", () => {
     const c = parseConfig(`tiers: [free]
 rules:
