@@ -27,6 +27,7 @@ import { ConfigError, type ConfigIssue } from "../core/errors.js";
 import { ALGORITHM_IDS, type AlgorithmId, type LimitSpec, parseLimitSpec } from "../core/limit-spec.js";
 import { delayShapeInput } from "./delay-shape.js";
 import { JsonPositions, jsonRepeatedKey, jsonSyntaxErrorOffset } from "./json-positions.js";
+import { pathPatternKey } from "./matcher.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Vocabulary and documented defaults
@@ -675,14 +676,19 @@ function delayOf(
   return tryParseDurationMs(r.maxDelay ?? defaults.maxDelay ?? BUILTIN_DEFAULTS.maxDelay);
 }
 
-/** A key for a rule's domain and match patterns (not `shared`), or undefined when they are malformed. */
-function matchSignature(r: unknown): string | undefined {
+/**
+ * A key for a rule's domain and match patterns (not `shared`), or undefined when they are malformed. With
+ * `normalised`, path patterns are keyed as the matcher reads them ({@link pathPatternKey}), so patterns it treats
+ * alike (`/a/b` and `/a/b/`, `/a/:x` and `/a/:y`) give one key; else as written.
+ */
+function matchSignature(r: unknown, normalised: boolean): string | undefined {
   if (!isRecord(r) || typeof r.domain !== "string" || !Array.isArray(r.match)) return undefined;
   const entries: string[][] = [];
   for (const e of r.match) {
     if (!isRecord(e) || typeof e.key !== "string") return undefined;
     const kind = VALUE_KINDS.find((k) => e[k] !== undefined);
-    entries.push([e.key, kind ?? "any", kind ? String(e[kind]) : ""]);
+    const text = kind ? String(e[kind]) : "";
+    entries.push([e.key, kind ?? "any", normalised && kind === "path" ? pathPatternKey(text) : text]);
   }
   return JSON.stringify([r.domain, entries]);
 }
@@ -840,25 +846,27 @@ export function checkConfig(value: unknown): PathIssue[] {
   });
 
   // Rules that can never apply: the same domain and match as another that always wins (higher priority, then
-  // earlier), since a descriptor is counted by its single most specific rule.
-  const bySignature = new Map<string, number>();
-  rules.forEach((r, i) => {
-    const signature = matchSignature(r);
+  // earlier), since a descriptor is counted by its single most specific rule. "The same" as the matcher reads them
+  // (path patterns normalised), and every loser names the rule that really wins among all of that match, not the
+  // first it was compared with (of a and b at priority 0 and c at 5, both a and b lose to c).
+  const priority = (k: number): number => {
+    const p = (rules[k] as Record<string, unknown>).priority;
+    return typeof p === "number" ? p : 0;
+  };
+  const signatures = rules.map((r) => matchSignature(r, true));
+  const winners = new Map<string, number>();
+  signatures.forEach((signature, i) => {
     if (signature === undefined) return;
-    const j = bySignature.get(signature);
-    if (j === undefined) {
-      bySignature.set(signature, i);
-      return;
-    }
-    const priority = (k: number): number => {
-      const p = (rules[k] as Record<string, unknown>).priority;
-      return typeof p === "number" ? p : 0;
-    };
-    const [winner, loser] = priority(i) > priority(j) ? [i, j] : [j, i];
-    bySignature.set(signature, winner);
+    const j = winners.get(signature);
+    if (j === undefined || priority(i) > priority(j)) winners.set(signature, i);
+  });
+  signatures.forEach((signature, loser) => {
+    const winner = signature === undefined ? undefined : winners.get(signature);
+    if (winner === undefined || winner === loser) return;
+    const same = matchSignature(rules[winner], false) === matchSignature(rules[loser], false);
     issues.push({
       path: ["rules", loser, "match"],
-      message: `rule ${JSON.stringify((rules[winner] as Record<string, unknown>).id)} has the same domain and match and wins (${priority(winner) > priority(loser) ? "higher priority" : "declared first, same priority"}), so this rule never applies`,
+      message: `rule ${JSON.stringify((rules[winner] as Record<string, unknown>).id)} has ${same ? "the same domain and match" : "the same domain and an equivalent match (path patterns that match the same paths)"} and wins (${priority(winner) > priority(loser) ? "higher priority" : "declared first, same priority"}), so this rule never applies`,
       related: ["rules", winner, "match"],
       relation: "the winner is at",
     });

@@ -432,6 +432,40 @@ rules:
     ]);
   });
 
+  it("reports a rule that can never apply by a path pattern the matcher reads alike", () => {
+    const pair = (p1: string, p2: string) =>
+      messages(`rules:
+  - { id: a, domain: d, match: [{ key: e, path: "${p1}" }], limits: [{ limit: 1, period: 1s }] }
+  - { id: b, domain: d, match: [{ key: e, path: "${p2}" }], limits: [{ limit: 5, period: 1s }] }
+`);
+    for (const [p1, p2] of [
+      ["/a/b", "/a/b/"],
+      ["/a//b", "/a/b"],
+      ["/a/:x", "/a/:y"],
+      ["/a/*/c", "/a/:x/c"],
+    ]) {
+      expect(pair(p1, p2)).toEqual([
+        'c.yaml:3: rules[1].match: rule "a" has the same domain and an equivalent match (path patterns that match the same paths) and wins (declared first, same priority), so this rule never applies; the winner is at rules[0].match (line 2)',
+      ]);
+    }
+    // Not alike: a trailing "*" matches one or more segments, ":x" exactly one.
+    expect(pair("/a/*", "/a/:x")).toEqual([]);
+  });
+
+  it("names the rule that really wins among several of one match", () => {
+    // Of three, the one declared second loses to the one of higher priority, not to the first (which loses too).
+    expect(
+      messages(`rules:
+  - { id: a, domain: d, match: [{ key: user }], limits: [{ limit: 1, period: 1s }] }
+  - { id: b, domain: d, match: [{ key: user }], limits: [{ limit: 1, period: 1s }] }
+  - { id: c, domain: d, priority: 5, match: [{ key: user }], limits: [{ limit: 1, period: 1s }] }
+`),
+    ).toEqual([
+      'c.yaml:2: rules[0].match: rule "c" has the same domain and match and wins (higher priority), so this rule never applies; the winner is at rules[2].match (line 4)',
+      'c.yaml:3: rules[1].match: rule "c" has the same domain and match and wins (higher priority), so this rule never applies; the winner is at rules[2].match (line 4)',
+    ]);
+  });
+
   it("takes an override's identity key from the rules' keys, which may hold ':', not from its first ':'", () => {
     const rules = `rules:
   - { id: t, domain: d, match: [{ key: "ns:tenant" }], limits: [{ limit: 1, period: 1s }], dynamic: {} }

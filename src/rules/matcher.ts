@@ -181,6 +181,16 @@ function parsePathPattern(pattern: string): PathSegment[] {
   return out;
 }
 
+/**
+ * A text equal for exactly the path patterns the matcher treats alike (they end at one node of its trie, so only one
+ * of their rules can ever win): the segments as parsed (empty ones and any query dropped), each literal as written,
+ * each `:name` and inner `*` as one parameter whatever its name, a trailing `*` as the rest of the path. So `/a/b`,
+ * `/a/b/` and `/a//b` are alike, as are `/a/:x`, `/a/:y` and `/a/*` followed by a further segment.
+ */
+export function pathPatternKey(pattern: string): string {
+  return JSON.stringify(parsePathPattern(pattern).map((s) => (s.kind === SEG_LITERAL ? s.text : s.kind)));
+}
+
 /** The non-empty `/`-separated segments of `value` before any `?`. */
 function splitPath(value: string): string[] {
   const q = value.indexOf("?");
