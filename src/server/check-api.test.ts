@@ -44,6 +44,11 @@ rules:
     domain: api
     match: [{ key: app }]
     limits: [{ name: per-minute, algorithm: gcra, limit: 10, period: 1m, burst: 20 }]
+  - id: trial
+    domain: api
+    match: [{ key: user }, { key: plan }]
+    behaviour: shadow
+    limits: [{ name: trial, algorithm: fixed_window, limit: 1, period: 1m }]
 `;
 
 function setup() {
@@ -364,5 +369,34 @@ describe("checkResponseOf", () => {
     expect(tooBig).toMatchObject({ allowed: false, retry_after: RETRY_NEVER });
     expect(tooBig.policies[0].retry_after_ms).toBe(RETRY_NEVER);
     expect(JSON.stringify(tooBig)).not.toMatch(/null|Infinity/);
+  });
+
+  it("leaves shadow rules out of the policies and the headline, and reports them per descriptor", () => {
+    const { engine, clock } = setup();
+    const req = {
+      domain: "api",
+      descriptors: [
+        [{ key: "user", value: "s" }],
+        [
+          { key: "user", value: "s" },
+          { key: "plan", value: "free" },
+        ],
+      ],
+    };
+    // Under its limit (its only unit used: remaining 0) the shadow rule is not the headline either.
+    const under = checkResponseOf(engine.checkSync(req), clock.nowMs());
+    expect(under).toMatchObject({
+      allowed: true,
+      limit: 10,
+      remaining: 9,
+      current_count: 1,
+      state: "normal",
+    });
+    expect(under.policies.map((p) => p.name)).toEqual(["per-second", "per-minute"]);
+    expect(under.descriptors[1]).toMatchObject({ rule_id: "trial", limit: 1, remaining: 0, shadowed: false });
+    const over = checkResponseOf(engine.checkSync(req), clock.nowMs());
+    expect(over).toMatchObject({ allowed: true, remaining: 8 });
+    expect(over.policies.map((p) => p.name)).toEqual(["per-second", "per-minute"]);
+    expect(over.descriptors[1]).toMatchObject({ rule_id: "trial", shadowed: true });
   });
 });

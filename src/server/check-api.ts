@@ -34,6 +34,8 @@
  *   the decision's durations at `nowMs` (never negative), so an answer agrees with itself
  *   (`reset_at_ms = nowMs + reset_after_ms` for whole-ms clocks). An answer without an instant (not idempotent)
  *   is taken at `nowMs`: its own durations.
+ * - *Shadow rules* never appear in `policies` nor in the headline, under their limit or over it (they are not
+ *   enforced); their outcome is the per-descriptor `shadowed`.
  */
 import { InvalidArgumentError } from "../core/errors.js";
 import { ceilMs } from "../core/time-math.js";
@@ -147,7 +149,7 @@ export interface ApiCheckResponse {
   state: "normal" | "warning" | "throttled";
   /** Whether this is the stored answer of an earlier check with the same idempotency key. */
   replayed: boolean;
-  /** Every policy that applied (shadow policies over their limit excluded), in descriptor order. */
+  /** Every enforced policy that applied (shadow rules' excluded), in descriptor order. */
   policies: ApiPolicyStatus[];
   /** One status per request descriptor, in request order. */
   descriptors: ApiDescriptorStatus[];

@@ -65,6 +65,11 @@ rules:
     match: [{ key: trial }]
     behaviour: shadow
     limits: [{ name: trial, algorithm: fixed_window, limit: 1, period: 1m }]
+  - id: trial-wide
+    domain: api
+    match: [{ key: trial }, { key: user }]
+    behaviour: shadow
+    limits: [{ name: trial-wide, algorithm: fixed_window, limit: 100, period: 1h }]
 `;
 
 function setup() {
@@ -236,5 +241,25 @@ describe("rateLimitHeaders", () => {
       "per-user/per-day#1",
     ]);
     expect(new Set(names).size).toBe(names.length);
+  });
+
+  it("never advertises a shadow rule, under its limit or over it", () => {
+    const { check } = setup();
+    const trial = (id: string): Descriptor => [{ key: "trial", value: id }];
+    const wide = (id: string): Descriptor => [...trial(id), ...user(id)];
+    const alone = rateLimitHeaders(check([user("s")]), { legacy: true });
+    // The shadow rules are under their limits here (trial uses its only unit: remaining 0, state warning): no
+    // field names them, nor takes its remaining or state from them.
+    const under = check([trial("s"), user("s"), wide("s")]);
+    expect(under.descriptors.map((d) => d.shadowed)).toEqual([false, false, false]);
+    expect(appliedPolicies(under).map((p) => p.ruleId)).toEqual(["per-user", "per-user"]);
+    const h = rateLimitHeaders(under, { legacy: true });
+    expect(h["RateLimit-Policy"]).toBe(alone["RateLimit-Policy"]);
+    expect(h.RateLimit).toBe('"per-second";r=8;t=1, "per-day";r=9998;t=6400');
+    expect(h["X-RateLimit-Remaining"]).toBe("8");
+    expect(h["RateLimit-State"]).toBe("normal");
+    // Only shadow rules: nothing to advertise, under the limit as over it.
+    expect(rateLimitHeaders(check([trial("t")]), { legacy: true })).toEqual({});
+    expect(rateLimitHeaders(check([trial("t")]), { legacy: true })).toEqual({});
   });
 });

@@ -19,9 +19,14 @@
  * - The legacy trio `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (delta seconds) of the most
  *   restrictive policy, when asked for (envoyproxy/ratelimit's and express-rate-limit's form).
  * - `RateLimit-State: normal | warning | throttled`: seed 002's state (warning above 80% of a limit used, until
- *   back below 70%; throttled when denied), the worst over the policies. Not part of any draft.
+ *   back below 70%; throttled when denied), the worst over the sent policies. Not part of any draft.
  *
- * A request no limit applied to (nothing matched, or only `unlimited` rules) gets no fields at all.
+ * **What is never advertised.**
+ * - Policies of `shadow` rules, under their limit or over it: a shadow rule is never enforced, so a client must
+ *   not pace itself by it (nor learn of it). Operators see shadow outcomes in the metrics
+ *   (`sluice_decisions_total{outcome="shadow_denied"}`) and in the check API's per-descriptor `shadowed`.
+ * A request no advertised limit applied to (nothing matched, only `unlimited` or shadow rules) gets no fields at
+ * all.
  *
  * **Policy names.** Each item is named after its limit (`LimitSpec.name`). Names must be unique within a field,
  * so when two applied policies share a name, each of them is prefixed with its rule id (`api-per-user/per-second`),
@@ -146,8 +151,8 @@ export function sfString(s: string): string {
 
 /**
  * Every policy that applied to `result`, in descriptor order, uniquely named: the policies of each counted
- * descriptor (a `blocked` rule's one included), except those of shadow descriptors over their limit (they were
- * not enforced) and the unbounded pseudo-policy of "no limit".
+ * descriptor (a `blocked` rule's one included), except those of shadow rules (never enforced, whether under
+ * their limit or over it) and the unbounded pseudo-policy of "no limit".
  */
 export function appliedPolicies(result: CheckResult): AppliedPolicy[] {
   const out: AppliedPolicy[] = [];
@@ -157,6 +162,8 @@ export function appliedPolicies(result: CheckResult): AppliedPolicy[] {
     const dec = d.decision;
     if (dec === undefined || d.shadowed || d.match === undefined) continue;
     const rule = d.match.rule;
+    // A shadow rule under its limit is not `shadowed`, yet no more enforced than over it.
+    if (rule.behaviour === "shadow") continue;
     const specs = Array.isArray(d.limits) ? d.limits : undefined;
     const ps = dec.policies;
     for (let k = 0; k < ps.length; k++) {
@@ -297,8 +304,8 @@ function limitItem(p: AppliedPolicy): string {
 
 /**
  * The rate limit response fields of `result` (see the module comment): `RateLimit-Policy`, `RateLimit`,
- * `Retry-After` on denial, the legacy trio when asked for, and `RateLimit-State`. Empty when no limit applied.
- * `policies` are `appliedPolicies(result)`, when the caller already has them; `names` spell the fields
+ * `Retry-After` on denial, the legacy trio when asked for, and `RateLimit-State`. Empty when no advertised limit
+ * applied. `policies` are `appliedPolicies(result)`, when the caller already has them; `names` spell the fields
  * ({@link FIELD_NAMES} by default, {@link HTTP_FIELD_NAMES} for HTTP answers).
  */
 export function rateLimitHeaders(

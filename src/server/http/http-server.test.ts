@@ -46,6 +46,31 @@ rules:
     limits: [{ name: per-minute, algorithm: fixed_window, limit: 1, period: 1m }]
 `;
 
+/** Rules beside a shadow one; rules failing closed, on the memory store (always reachable). */
+const EDGE_CASES = `
+version: 1
+rules:
+  - id: per-ip
+    domain: edge
+    match: [{ key: remote_address }]
+    failurePolicy: fail_closed
+    limits: [{ name: per-minute, algorithm: fixed_window, limit: 100, period: 1m }]
+  - id: trial
+    domain: edge
+    match: [{ key: user }]
+    behaviour: shadow
+    limits: [{ name: shadow-lim, algorithm: fixed_window, limit: 2, period: 1h }]
+  - id: per-user
+    domain: api
+    match: [{ key: user }]
+    limits: [{ name: per-minute, algorithm: fixed_window, limit: 1, period: 1m }]
+  - id: closed
+    domain: api
+    match: [{ key: ip }]
+    failurePolicy: fail_closed
+    limits: [{ name: per-min, algorithm: fixed_window, limit: 100, period: 1m }]
+`;
+
 const READY = async (): Promise<Readiness> => ({ ready: true, checks: { store: { ok: true } } });
 
 const apps: FastifyInstance[] = [];
@@ -56,8 +81,9 @@ afterEach(async () => {
 function setup(
   options: Partial<HttpServerOptions> = {},
   ctxOptions: Parameters<typeof testServiceContext>[1] = {},
+  yaml = CONFIG,
 ) {
-  const t = testServiceContext(CONFIG, ctxOptions);
+  const t = testServiceContext(yaml, ctxOptions);
   const app = createHttpServer(t.ctx, {
     defaultDomain: "api",
     readiness: READY,
@@ -326,6 +352,24 @@ describe("/v1/auth (forward-auth)", () => {
     expect((await auth({ "x-forwarded-for": "6.6.6.6, 192.0.2.2" })).statusCode).toBe(200);
     expect(await metric('sluice_requests_total{api="http_auth",code="over_limit"}')).toBe(1);
     expect(await metric('sluice_decisions_total{domain="edge",rule="per-ip",outcome="denied"}')).toBe(1);
+  });
+
+  it("never advertises a shadow rule, under its limit or over it", async () => {
+    const { auth, metric } = setup({ legacyHeaders: true }, {}, EDGE_CASES);
+    const h = { "x-real-ip": "192.0.2.7", "x-user-id": "bob" };
+    for (let i = 0; i < 4; i++) {
+      const r = await auth(h);
+      expect(r.statusCode).toBe(200);
+      expect(r.headers["ratelimit-policy"]).toBe('"per-minute";q=100;w=60');
+      expect(r.headers.ratelimit).toMatch(new RegExp(`^"per-minute";r=${99 - i};t=\\d+$`));
+      expect(r.headers["x-ratelimit-remaining"]).toBe(String(99 - i));
+      expect(r.headers["ratelimit-state"]).toBe("normal");
+    }
+    // Operators still see it: the shadow rule's would-be denials are in the metrics.
+    expect(await metric('sluice_decisions_total{domain="edge",rule="trial",outcome="allowed"}')).toBe(2);
+    expect(await metric('sluice_decisions_total{domain="edge",rule="trial",outcome="shadow_denied"}')).toBe(
+      2,
+    );
   });
 
   it("denies with 403 when configured (nginx auth_request)", async () => {
