@@ -5,6 +5,7 @@ import { parseConfig } from "../rules/load-config.js";
 import type { Descriptor } from "../rules/rule.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
 import {
+  advertisedQuota,
   appliedPolicies,
   FIELD_NAMES,
   HTTP_FIELD_NAMES,
@@ -70,6 +71,18 @@ rules:
     match: [{ key: trial }, { key: user }]
     behaviour: shadow
     limits: [{ name: trial-wide, algorithm: fixed_window, limit: 100, period: 1h }]
+  - id: half-per-second
+    domain: api
+    match: [{ key: slow }]
+    limits: [{ name: half, algorithm: gcra, limit: 0.5, period: 1s }]
+  - id: half-per-quarter
+    domain: api
+    match: [{ key: quick }]
+    limits: [{ name: half-quarter, algorithm: token_bucket, limit: 0.5, period: 250ms }]
+  - id: third
+    domain: api
+    match: [{ key: third }]
+    limits: [{ name: third, algorithm: leaky_bucket, limit: 0.3, period: 1s }]
 `;
 
 function setup() {
@@ -261,5 +274,36 @@ describe("rateLimitHeaders", () => {
     // Only shadow rules: nothing to advertise, under the limit as over it.
     expect(rateLimitHeaders(check([trial("t")]), { legacy: true })).toEqual({});
     expect(rateLimitHeaders(check([trial("t")]), { legacy: true })).toEqual({});
+  });
+
+  it("never advertises more than a limit below one unit admits: one unit per the time it takes to come back", () => {
+    const { check, clock } = setup();
+    const item = (key: string) => rateLimitHeaders(check([[{ key, value: "x" }]]))["RateLimit-Policy"];
+    // 0.5 per second: one unit every 2 s (not q=1;w=1, twice the rate).
+    expect(item("slow")).toBe('"half";q=1;w=2');
+    // 0.5 per 250 ms: one unit every 500 ms, rounded up to a whole second.
+    expect(item("quick")).toBe('"half-quarter";q=1;w=1');
+    // 0.3 per second: one unit every 3.33 s.
+    expect(item("third")).toBe('"third";q=1;w=4');
+    // The limiter indeed admits one unit of "half" per 2 s, not per second.
+    clock.advance(1000);
+    expect(check([[{ key: "slow", value: "x" }]]).allowed).toBe(false);
+    clock.advance(1000);
+    expect(check([[{ key: "slow", value: "x" }]]).allowed).toBe(true);
+    expect(
+      rateLimitHeaders(check([[{ key: "slow", value: "y" }]]), { legacy: true })["X-RateLimit-Limit"],
+    ).toBe("1");
+    // Whatever the limit and period, q/w never exceeds the limit's rate, nor q the units it holds at once.
+    for (const limit of [0.01, 0.3, 0.5, 0.999, 1, 1.5, 2.5, 7, 1e6]) {
+      for (const periodMs of [1, 250, 999, 1000, 1001, 1500, 3000, 60_000]) {
+        const { q, w } = advertisedQuota(limit, periodMs);
+        expect(w).toBeGreaterThanOrEqual(1);
+        expect(q).toBeGreaterThanOrEqual(1);
+        expect(q).toBeLessThanOrEqual(Math.max(1, limit));
+        expect(q / ((w as number) * 1000)).toBeLessThanOrEqual(limit / periodMs + 1e-12);
+      }
+    }
+    expect(advertisedQuota(0, 0)).toEqual({ q: 0, w: undefined });
+    expect(advertisedQuota(2, 30_000, true)).toEqual({ q: 2, w: undefined });
   });
 });

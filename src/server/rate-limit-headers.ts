@@ -4,20 +4,24 @@
  *
  * - `RateLimit-Policy` and `RateLimit` of draft-ietf-httpapi-ratelimit-headers-10: Structured-Field lists (RFC
  *   9651) with one item per policy that applied, named by an sf-string:
- *   `RateLimit-Policy: "per-second";q=10;w=1, "per-day";q=10000;w=86400` (`q` quota, `w` window in whole seconds,
- *   rounded up, at least 1) and `RateLimit: "per-second";r=3;t=1, "per-day";r=9950;t=3600` (`r` remaining, `t`
- *   seconds until more quota: for a denied policy until this request's cost could pass, otherwise until the key is
- *   back to full — an upper bound, exact for windows). `qu` is sent when the unit is not the default `"requests"`:
- *   `"content-bytes"` for rules of strategy `bytes`, `"concurrent-requests"` for concurrency limits (which then
- *   have no `w`: their period is a lease lifetime, not a window). Rules of strategy `records` have no registered
- *   unit, so they carry the vendor parameter `sluice-qu="records"` instead. A `blocked` rule is `q=0` without `w`
- *   or `t`. Integers are clamped to the sf-integer range (15 digits). No `pk` (partition key) is sent: it would
- *   disclose identities. No jitter is added to `t`: answers stay reproducible.
+ *   `RateLimit-Policy: "per-second";q=10;w=1, "per-day";q=10000;w=86400` (`q` quota, `w` window in whole seconds)
+ *   and `RateLimit: "per-second";r=3;t=1, "per-day";r=9950;t=3600` (`r` remaining, `t` seconds until more quota:
+ *   for a denied policy until this request's cost could pass, otherwise until the key is back to full — an upper
+ *   bound, exact for windows). `qu` is sent when the unit is not the default `"requests"`: `"content-bytes"` for
+ *   rules of strategy `bytes`, `"concurrent-requests"` for concurrency limits (which then have no `w`: their period
+ *   is a lease lifetime, not a window). Rules of strategy `records` have no registered unit, so they carry the
+ *   vendor parameter `sluice-qu="records"` instead. A `blocked` rule is `q=0` without `w` or `t`. Integers are
+ *   clamped to the sf-integer range (15 digits). No `pk` (partition key) is sent: it would disclose identities.
+ *   No jitter is added to `t`: answers stay reproducible.
+ * - **`q` and `w` never promise more than the limit admits** ({@link advertisedQuota}): `q` is the limit rounded
+ *   down and `w` the period rounded up to whole seconds, both of which only slow the advertised rate; a limit
+ *   below one unit per period (gcra / token / leaky bucket, whose burst is then 1) is advertised as one unit per
+ *   the time one unit takes to come back, rounded up: `limit: 0.5, period: 1s` is `q=1;w=2`, not `q=1;w=1`.
  * - `Retry-After` (RFC 9110) on a denial: whole seconds, rounded up, at least 1, and never earlier than the `t` of
  *   any denied policy (it is the largest of them). Omitted when a denied policy can never admit the request
  *   (a `blocked` rule, or a cost above the burst).
- * - The legacy trio `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (delta seconds) of the most
- *   restrictive policy, when asked for (envoyproxy/ratelimit's and express-rate-limit's form).
+ * - The legacy trio `X-RateLimit-Limit` (the advertised `q`), `X-RateLimit-Remaining`, `X-RateLimit-Reset` (delta
+ *   seconds) of the most restrictive policy, when asked for (envoyproxy/ratelimit's and express-rate-limit's form).
  * - `RateLimit-State: normal | warning | throttled`: seed 002's state (warning above 80% of a limit used, until
  *   back below 70%; throttled when denied), the worst over the sent policies. Not part of any draft.
  *
@@ -37,6 +41,7 @@
  */
 import type { PolicyStatus } from "../core/decision.js";
 import type { LimitSpec } from "../core/limit-spec.js";
+import { ceilMs } from "../core/time-math.js";
 import type { CheckResult } from "../engine/engine.js";
 
 /** The quota unit of a policy: the draft's registered `qu` values plus Sluice's `records`. */
@@ -262,6 +267,29 @@ export function retryAfterSeconds(
   return max === undefined ? undefined : Math.max(1, max);
 }
 
+/** The `q` and `w` (whole seconds; undefined: none) a policy is advertised with: see the module comment. */
+export interface AdvertisedQuota {
+  /** Units per window: the limit rounded down, 1 for a limit below one unit, 0 for none (`blocked`). */
+  readonly q: number;
+  /** The window in whole seconds, at least 1; undefined for concurrency and for a `blocked` rule. */
+  readonly w: number | undefined;
+}
+
+/**
+ * The quota a client can rely on for a limit of `limit` units per `periodMs`: never a faster rate than the limit
+ * admits, nor more units at once than it holds. `q = floor(limit)` per `w = ceil(period)` for a limit of 1 or
+ * more (a window algorithm holds `limit`, a bucket at least that). Below one unit, a bucket's burst is 1 (see
+ * limit-spec.ts) and one unit comes back every `period / limit`: `q = 1` per that time rounded up
+ * (`0.5 per 1 s` → `q=1;w=2`; `0.5 per 250 ms` → `q=1;w=1`). `concurrent` (a lease count) has no window.
+ */
+export function advertisedQuota(limit: number, periodMs: number, concurrent = false): AdvertisedQuota {
+  if (!(limit > 0)) return { q: 0, w: undefined };
+  if (concurrent) return { q: Math.max(1, sfInt(limit)), w: undefined };
+  if (!(periodMs > 0)) return { q: Math.max(1, sfInt(limit)), w: undefined };
+  const unitMs = limit >= 1 ? periodMs : periodMs / limit;
+  return { q: Math.max(1, sfInt(limit)), w: Math.max(1, sfInt(Math.ceil(ceilMs(unitMs) / 1000))) };
+}
+
 /**
  * The last policy item built, by what it is built from: a `RateLimit-Policy` item changes only with the policy's
  * name, quota, unit and window, so answers under one policy (the common case) build it once.
@@ -287,12 +315,11 @@ function policyItem(p: AppliedPolicy): string {
 
 function buildPolicyItem(p: AppliedPolicy): string {
   const s = p.status;
-  let item = `${sfString(p.name)};q=${s.limit > 0 ? Math.max(1, sfInt(s.limit)) : 0}`;
+  const { q, w } = advertisedQuota(s.limit, s.periodMs, p.unit === "concurrent-requests");
+  let item = `${sfString(p.name)};q=${q}`;
   if (p.unit === "content-bytes" || p.unit === "concurrent-requests") item += `;qu="${p.unit}"`;
   else if (p.unit === "records") item += ';sluice-qu="records"';
-  if (p.unit !== "concurrent-requests" && s.periodMs > 0) {
-    item += `;w=${Math.max(1, sfInt(Math.ceil(s.periodMs / 1000)))}`;
-  }
+  if (w !== undefined) item += `;w=${w}`;
   return item;
 }
 
@@ -332,7 +359,9 @@ export function rateLimitHeaders(
   if (options.legacy === true) {
     const head = mostRestrictive(policies) as AppliedPolicy;
     const s = head.status;
-    headers[names.legacyLimit] = String(s.limit > 0 ? Math.max(1, sfInt(s.limit)) : 0);
+    headers[names.legacyLimit] = String(
+      advertisedQuota(s.limit, s.periodMs, head.unit === "concurrent-requests").q,
+    );
     headers[names.legacyRemaining] = String(sfInt(s.remaining));
     const t = secondsUntilMore(s);
     if (t !== undefined) headers[names.legacyReset] = String(t);
