@@ -50,7 +50,7 @@ import {
   MAX_VALUE_LENGTH,
 } from "../engine/engine.js";
 import type { Descriptor, DescriptorEntry } from "../rules/rule.js";
-import { type AppliedPolicy, appliedPolicies, mostRestrictive } from "./rate-limit-headers.js";
+import { type AppliedPolicy, appliedPolicies, mostRestrictive, msLeft } from "./rate-limit-headers.js";
 import type { ServiceContext } from "./service-context.js";
 
 /** One descriptor entry on the wire. */
@@ -400,9 +400,8 @@ function wireMs(ms: number): number {
  * never negative, {@link RETRY_NEVER} for a non-finite one; `wireMs(ms)` itself when `atMs` is `nowMs`.
  */
 function leftMs(ms: number, atMs: number, nowMs: number): number {
-  const wire = wireMs(ms);
-  if (wire === RETRY_NEVER || atMs === nowMs) return wire;
-  return Math.max(0, ceilMs(atMs + wire - nowMs));
+  const left = msLeft(ms, atMs, nowMs);
+  return Number.isFinite(left) ? left : RETRY_NEVER;
 }
 
 /** Seconds on the wire from wire ms: rounded up, {@link RETRY_NEVER} kept. */

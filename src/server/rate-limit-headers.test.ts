@@ -306,4 +306,26 @@ describe("rateLimitHeaders", () => {
     expect(advertisedQuota(0, 0)).toEqual({ q: 0, w: undefined });
     expect(advertisedQuota(2, 30_000, true)).toEqual({ q: 2, w: undefined });
   });
+
+  it("counts t and Retry-After of a replay down from the first check, as its body does", () => {
+    const { check, clock } = setup();
+    const ds = [[{ key: "odd", value: "r" }]];
+    for (let i = 0; i < 5; i++) check(ds);
+    clock.advance(10_000);
+    const first = check(ds, { idempotencyKey: "k" });
+    expect(first.allowed).toBe(false);
+    // The 1-minute window aligned with the epoch ends 30 s after T0 + 10 s.
+    expect(rateLimitHeaders(first, {}, appliedPolicies(first), FIELD_NAMES, clock.nowMs())).toMatchObject({
+      RateLimit: '"say \\"hi\\" \\\\ n%C3%A9";r=0;t=30',
+      "Retry-After": "30",
+    });
+    clock.advance(4_000);
+    const replay = check(ds, { idempotencyKey: "k" });
+    expect(replay.replayed).toBe(true);
+    const h = rateLimitHeaders(replay, {}, appliedPolicies(replay), FIELD_NAMES, clock.nowMs());
+    expect(h.RateLimit).toMatch(/;r=0;t=26$/);
+    expect(h["Retry-After"]).toBe("26");
+    // Without the instant: the durations as decided.
+    expect(rateLimitHeaders(replay)["Retry-After"]).toBe("30");
+  });
 });

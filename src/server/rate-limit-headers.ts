@@ -32,6 +32,10 @@
  * A request no advertised limit applied to (nothing matched, only `unlimited` or shadow rules) gets no fields at
  * all.
  *
+ * **Replays.** The durations of an idempotent answer run from the instant it was decided
+ * (`CheckResult.decidedAtMs`); given the answer's `nowMs`, `t` and `Retry-After` are what is left of them then, as
+ * the check API's body counts them, so a replay's fields agree with its body.
+ *
  * **Policy names.** Each item is named after its limit (`LimitSpec.name`). Names must be unique within a field,
  * so when two applied policies share a name, each of them is prefixed with its rule id (`api-per-user/per-second`),
  * and when that still collides (one rule matched by two descriptors) suffixed with `#<descriptor index>`.
@@ -241,26 +245,43 @@ export function mostRestrictive(policies: readonly AppliedPolicy[]): AppliedPoli
   return head;
 }
 
-/** The `t` of a policy in whole seconds (rounded up), or undefined when it can never admit the request. */
-export function secondsUntilMore(s: PolicyStatus): number | undefined {
-  const ms = s.allowed ? s.resetAfterMs : s.retryAfterMs;
-  if (!Number.isFinite(ms)) return undefined;
-  return sfInt(Math.ceil(Math.max(0, ms) / 1000));
+/**
+ * What is left at `nowMs` of a duration `ms` of a decision taken at `atMs` (both epoch ms on the engine's clock):
+ * whole ms rounded up ({@link ceilMs}), never negative; `ceilMs(ms)` itself when `atMs` is `nowMs`, and a
+ * non-finite `ms` (never) unchanged. The check API's body counts its durations the same way.
+ */
+export function msLeft(ms: number, atMs: number, nowMs: number): number {
+  if (!Number.isFinite(ms)) return ms;
+  const whole = ceilMs(ms);
+  return atMs === nowMs ? whole : Math.max(0, ceilMs(atMs + whole - nowMs));
 }
 
 /**
- * `Retry-After` seconds of a denied answer: the largest `t` of its denied policies, at least 1; undefined when
- * the answer is allowed or a denied policy can never admit the request.
+ * The `t` of a policy in whole seconds (rounded up), or undefined when it can never admit the request; for an
+ * answer decided at `atMs`, what is left at `nowMs` (see {@link msLeft}; both default to "now": the answer's own).
+ */
+export function secondsUntilMore(s: PolicyStatus, atMs = 0, nowMs = atMs): number | undefined {
+  const ms = msLeft(s.allowed ? s.resetAfterMs : s.retryAfterMs, atMs, nowMs);
+  if (!Number.isFinite(ms)) return undefined;
+  return sfInt(Math.ceil(ms / 1000));
+}
+
+/**
+ * `Retry-After` seconds of a denied answer: the largest `t` of its denied policies, at least 1, left at `nowMs` of
+ * an answer decided earlier (see {@link rateLimitHeaders}); undefined when the answer is allowed or a denied policy
+ * can never admit the request.
  */
 export function retryAfterSeconds(
   result: CheckResult,
   policies: readonly AppliedPolicy[] = appliedPolicies(result),
+  nowMs?: number,
 ): number | undefined {
   if (result.allowed) return undefined;
+  const atMs = nowMs === undefined ? 0 : (result.decidedAtMs ?? nowMs);
   let max: number | undefined;
   for (const p of policies) {
     if (p.status.allowed) continue;
-    const t = secondsUntilMore(p.status);
+    const t = secondsUntilMore(p.status, atMs, nowMs ?? atMs);
     if (t === undefined) return undefined;
     if (max === undefined || t > max) max = t;
   }
@@ -323,9 +344,9 @@ function buildPolicyItem(p: AppliedPolicy): string {
   return item;
 }
 
-function limitItem(p: AppliedPolicy): string {
+function limitItem(p: AppliedPolicy, atMs: number, nowMs: number): string {
   const s = p.status;
-  const t = secondsUntilMore(s);
+  const t = secondsUntilMore(s, atMs, nowMs);
   return `${sfString(p.name)};r=${sfInt(s.remaining)}${t === undefined ? "" : `;t=${t}`}`;
 }
 
@@ -333,27 +354,32 @@ function limitItem(p: AppliedPolicy): string {
  * The rate limit response fields of `result` (see the module comment): `RateLimit-Policy`, `RateLimit`,
  * `Retry-After` on denial, the legacy trio when asked for, and `RateLimit-State`. Empty when no advertised limit
  * applied. `policies` are `appliedPolicies(result)`, when the caller already has them; `names` spell the fields
- * ({@link FIELD_NAMES} by default, {@link HTTP_FIELD_NAMES} for HTTP answers).
+ * ({@link FIELD_NAMES} by default, {@link HTTP_FIELD_NAMES} for HTTP answers). `nowMs` is the instant the answer
+ * is sent (epoch ms on the engine's clock): for an idempotent answer (`result.decidedAtMs`, a replay's the first
+ * check's), `t` and `Retry-After` are what is left of its durations then; without it, the durations as decided.
  */
 export function rateLimitHeaders(
   result: CheckResult,
   options: RateLimitHeaderOptions = {},
   policies: readonly AppliedPolicy[] = appliedPolicies(result),
   names: RateLimitFieldNames = FIELD_NAMES,
+  nowMs?: number,
 ): Record<string, string> {
   const headers: Record<string, string> = {};
   if (policies.length === 0) return headers;
+  const atMs = nowMs === undefined ? 0 : (result.decidedAtMs ?? nowMs);
+  const now = nowMs ?? atMs;
   if (options.standard !== false) {
     if (policies.length === 1) {
       headers[names.policy] = policyItem(policies[0]);
-      headers[names.limit] = limitItem(policies[0]);
+      headers[names.limit] = limitItem(policies[0], atMs, now);
     } else {
       headers[names.policy] = policies.map(policyItem).join(", ");
-      headers[names.limit] = policies.map(limitItem).join(", ");
+      headers[names.limit] = policies.map((p) => limitItem(p, atMs, now)).join(", ");
     }
   }
   if (options.retryAfter !== false) {
-    const retry = retryAfterSeconds(result, policies);
+    const retry = retryAfterSeconds(result, policies, nowMs);
     if (retry !== undefined) headers[names.retryAfter] = String(retry);
   }
   if (options.legacy === true) {
@@ -363,7 +389,7 @@ export function rateLimitHeaders(
       advertisedQuota(s.limit, s.periodMs, head.unit === "concurrent-requests").q,
     );
     headers[names.legacyRemaining] = String(sfInt(s.remaining));
-    const t = secondsUntilMore(s);
+    const t = secondsUntilMore(s, atMs, now);
     if (t !== undefined) headers[names.legacyReset] = String(t);
   }
   if (options.state !== false) {

@@ -2,7 +2,8 @@
  * `POST /v1/check`: the check API over HTTP. The body is an `ApiCheckRequest` (check-api.ts) as JSON; the answer
  * is 200 with an `ApiCheckResponse` whether the request is allowed or not (the caller decides what to do with a
  * denial), plus the `RateLimit-Policy` / `RateLimit` / `RateLimit-State` headers of the answer. `Retry-After` is
- * not sent: this 200 is not itself throttled, and the body carries `retry_after`.
+ * not sent: this 200 is not itself throttled, and the body carries `retry_after`. A replayed idempotent answer's
+ * `t` counts down from the first check as its body's durations do (both taken at one `nowMs`).
  *
  * **Body.** Only `application/json` (any parameters, e.g. `charset=utf-8`) is accepted (415 otherwise), at most
  * `bounds.maxBodyBytes` (413). The bytes must be valid UTF-8 and valid JSON (400 `body …`); no lenient decoding
@@ -98,8 +99,10 @@ export function registerCheckRoute(
     const result = checked as CheckResult;
     ctx.metrics.recordDecision((input as CheckRequest).domain, result);
     const policies = appliedPolicies(result);
-    const headers = rateLimitHeaders(result, headerOptions, policies, HTTP_FIELD_NAMES);
-    const body = checkResponseJson(checkResponseOf(result, ctx.clock.nowMs(), policies));
+    // One instant for the headers and the body: a replay's `t` and `retry_after` count down alike.
+    const nowMs = ctx.clock.nowMs();
+    const headers = rateLimitHeaders(result, headerOptions, policies, HTTP_FIELD_NAMES, nowMs);
+    const body = checkResponseJson(checkResponseOf(result, nowMs, policies));
     kit.record("http_check", result.allowed ? "ok" : "over_limit", request);
     reply.code(200).headers(headers).type("application/json").send(body);
     return undefined;

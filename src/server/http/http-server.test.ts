@@ -268,6 +268,21 @@ describe("POST /v1/check", () => {
     expect(engine.stats.replayed).toBe(2);
   });
 
+  it("gives a replayed answer the headers of its body: t counts down from the first check as retry_after does", async () => {
+    const { check, clock } = setup({ legacyHeaders: true }, {}, EDGE_CASES);
+    await check(user("r"));
+    clock.advance(10_000);
+    const first = await check(user("r"), { "x-idempotency-key": "k" });
+    expect(first.json()).toMatchObject({ allowed: false, retry_after: 30 });
+    expect(first.headers.ratelimit).toBe('"per-minute";r=0;t=30');
+    clock.advance(4_000);
+    const replay = await check(user("r"), { "x-idempotency-key": "k" });
+    const body = replay.json();
+    expect(body).toMatchObject({ replayed: true, allowed: false, retry_after: 26 });
+    expect(replay.headers.ratelimit).toBe(`"per-minute";r=0;t=${body.retry_after}`);
+    expect(replay.headers["x-ratelimit-reset"]).toBe(String(body.retry_after));
+  });
+
   it("answers 503 at once when the gate is full, and releases its slot after each request", async () => {
     const { check, ctx, metric } = setup({}, { maxInflight: 1 });
     expect((await check(user("1"))).statusCode).toBe(200);
