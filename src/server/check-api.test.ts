@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { InvalidArgumentError } from "../core/errors.js";
+import type { Decision } from "../core/decision.js";
+import { InvalidArgumentError, StoreUnavailableError } from "../core/errors.js";
 import { ManualClock } from "../core/manual-clock.js";
 import { createEngine, MAX_DESCRIPTORS, MAX_ENTRY_KEY_LENGTH, MAX_VALUE_LENGTH } from "../engine/engine.js";
 import { parseConfig } from "../rules/load-config.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
-import { checkResponseOf, parseCheckRequest, RETRY_NEVER } from "./check-api.js";
+import type { Store } from "../stores/store.js";
+import { checkOutcome, checkResponseOf, parseCheckRequest, RETRY_NEVER } from "./check-api.js";
 import type { RequestBounds } from "./service-context.js";
 
 const T0 = 1_700_000_000_000;
@@ -50,6 +52,33 @@ rules:
     behaviour: shadow
     limits: [{ name: trial, algorithm: fixed_window, limit: 1, period: 1m }]
 `;
+
+/** Rules on a store that is down: one failing closed, one falling back to an in-process limit of 1. */
+const DOWN_CONFIG = `
+version: 1
+rules:
+  - id: closed
+    domain: api
+    match: [{ key: ip }]
+    failurePolicy: fail_closed
+    limits: [{ name: per-minute, algorithm: fixed_window, limit: 100, period: 1m }]
+  - id: local
+    domain: api
+    match: [{ key: user }]
+    failurePolicy: fallback
+    limits: [{ name: per-user, algorithm: fixed_window, limit: 1, period: 1m }]
+`;
+
+/** A shared store whose every call fails (Redis refusing connections). */
+function failingStore(): Store {
+  return {
+    name: "down",
+    shared: true,
+    apply: (): Promise<Decision[]> => Promise.reject(new StoreUnavailableError("down", "connection refused")),
+    release: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+}
 
 function setup() {
   const clock = new ManualClock(T0);
@@ -395,8 +424,45 @@ describe("checkResponseOf", () => {
     expect(under.policies.map((p) => p.name)).toEqual(["per-second", "per-minute"]);
     expect(under.descriptors[1]).toMatchObject({ rule_id: "trial", limit: 1, remaining: 0, shadowed: false });
     const over = checkResponseOf(engine.checkSync(req), clock.nowMs());
-    expect(over).toMatchObject({ allowed: true, remaining: 8 });
+    expect(over).toMatchObject({ allowed: true, remaining: 8, reason: "store" });
     expect(over.policies.map((p) => p.name)).toEqual(["per-second", "per-minute"]);
     expect(over.descriptors[1]).toMatchObject({ rule_id: "trial", shadowed: true });
+  });
+
+  it("answers a fail_closed denial with its reason, no count in use and the wait until the store is tried", async () => {
+    const clock = new ManualClock(T0);
+    const engine = createEngine({
+      config: parseConfig(DOWN_CONFIG),
+      store: failingStore(),
+      clock,
+      scheduler: clock,
+    });
+    const ip = [{ key: "ip", value: "192.0.2.1" }];
+    const user = [{ key: "user", value: "u" }];
+    const closed = await engine.check({ domain: "api", descriptors: [ip] });
+    const res = checkResponseOf(closed, clock.nowMs());
+    expect(res).toMatchObject({
+      allowed: false,
+      reason: "fail_closed",
+      limit: 100,
+      remaining: 0,
+      current_count: 0,
+      state: "throttled",
+    });
+    expect(res.retry_after).toBeGreaterThanOrEqual(1);
+    expect(checkOutcome(closed)).toBe("fail_closed");
+    // Admitted by the fallback's in-process limit: its reason, its counts.
+    const first = await engine.check({ domain: "api", descriptors: [user] });
+    expect(checkResponseOf(first, clock.nowMs())).toMatchObject({ allowed: true, reason: "fallback" });
+    expect(checkOutcome(first)).toBe("ok");
+    // A quota denial (the fallback's limit) beside a fail_closed one: the quota is the headline and the outcome.
+    const both = await engine.check({ domain: "api", descriptors: [ip, user] });
+    expect(checkResponseOf(both, clock.nowMs())).toMatchObject({
+      allowed: false,
+      reason: "fallback",
+      limit: 1,
+      current_count: 1,
+    });
+    expect(checkOutcome(both)).toBe("over_limit");
   });
 });

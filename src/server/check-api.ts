@@ -34,6 +34,12 @@
  *   the decision's durations at `nowMs` (never negative), so an answer agrees with itself
  *   (`reset_at_ms = nowMs + reset_after_ms` for whole-ms clocks). An answer without an instant (not idempotent)
  *   is taken at `nowMs`: its own durations.
+ * - *Reason* (`reason`): which path decided the headline policy — `store` (the counters; also when no limit
+ *   applied), or the failure policy that stood in for an unreachable store: `fail_open`, `fallback` or
+ *   `fail_closed`. A `fail_closed` answer is denied because the store could not be asked, not because a quota was
+ *   used up: it keeps the 200-with-decision contract (`allowed: false`, `retry_after` until the store is tried
+ *   again), but its counts are unknown, so `current_count` is 0 (not the limit) and `remaining` 0 (nothing may
+ *   pass now). A quota denial outranks it for the headline.
  * - *Shadow rules* never appear in `policies` nor in the headline, under their limit or over it (they are not
  *   enforced); their outcome is the per-descriptor `shadowed`.
  */
@@ -50,8 +56,15 @@ import {
   MAX_VALUE_LENGTH,
 } from "../engine/engine.js";
 import type { Descriptor, DescriptorEntry } from "../rules/rule.js";
-import { type AppliedPolicy, appliedPolicies, mostRestrictive, msLeft } from "./rate-limit-headers.js";
-import type { ServiceContext } from "./service-context.js";
+import {
+  type AppliedPolicy,
+  appliedPolicies,
+  deniedByUnavailableStore,
+  isUnavailable,
+  mostRestrictive,
+  msLeft,
+} from "./rate-limit-headers.js";
+import type { ServiceContext, ServiceOutcome } from "./service-context.js";
 
 /** One descriptor entry on the wire. */
 export interface ApiEntry {
@@ -149,11 +162,19 @@ export interface ApiCheckResponse {
   state: "normal" | "warning" | "throttled";
   /** Whether this is the stored answer of an earlier check with the same idempotency key. */
   replayed: boolean;
+  /** Which path decided the headline policy ({@link CheckReason}; see the module comment). */
+  reason: CheckReason;
   /** Every enforced policy that applied (shadow rules' excluded), in descriptor order. */
   policies: ApiPolicyStatus[];
   /** One status per request descriptor, in request order. */
   descriptors: ApiDescriptorStatus[];
 }
+
+/**
+ * Which path decided an answer's headline policy: the store's counters, or the failure policy answering for an
+ * unreachable store (`fail_closed`: denied with unknown counts).
+ */
+export type CheckReason = "store" | "fail_open" | "fail_closed" | "fallback";
 
 /** The wire value of `retry_after` / `retry_after_ms` when the request can never pass. */
 export const RETRY_NEVER = -1;
@@ -479,6 +500,7 @@ export function checkResponseOf(
       delay_ms: allowed ? result.delayMs : 0,
       state: allowed ? "normal" : "throttled",
       replayed: result.replayed,
+      reason: "store",
       policies,
       descriptors,
     };
@@ -486,9 +508,11 @@ export function checkResponseOf(
   const s = head.status;
   const resetAtMs = Math.ceil(atMs + wireMs(s.resetAfterMs));
   const retryMs = allowed ? 0 : s.allowed ? 0 : leftMs(s.retryAfterMs, atMs, nowMs);
+  // A `fail_closed` status reports nothing remaining because the store could not be asked: nothing is known in use.
+  const unknown = isUnavailable(head);
   return {
     allowed,
-    current_count: Math.max(0, capacityOf(result, head) - s.remaining),
+    current_count: unknown ? 0 : Math.max(0, capacityOf(result, head) - s.remaining),
     limit: s.limit,
     remaining: s.remaining,
     reset_at: Math.ceil(resetAtMs / 1000),
@@ -498,7 +522,20 @@ export function checkResponseOf(
     delay_ms: allowed ? result.delayMs : 0,
     state: allowed ? s.state : "throttled",
     replayed: result.replayed,
+    reason: head.reason === "replay" ? "store" : head.reason,
     policies,
     descriptors,
   };
+}
+
+/**
+ * The `sluice_requests_total` outcome of a check answer: `ok` when allowed, `fail_closed` when denied only
+ * because the store was unreachable (no quota was used up: see `deniedByUnavailableStore`), else `over_limit`.
+ */
+export function checkOutcome(
+  result: CheckResult,
+  policies: readonly AppliedPolicy[] = appliedPolicies(result),
+): ServiceOutcome {
+  if (result.allowed) return "ok";
+  return deniedByUnavailableStore(result, policies) ? "fail_closed" : "over_limit";
 }

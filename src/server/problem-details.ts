@@ -5,12 +5,20 @@
  *   ratelimit-headers-10's problem type `quota-exceeded`, with the draft's `violated-policies` member (the names
  *   of the denying policies, as in the `RateLimit` header) and Sluice's `retry-after` member (whole seconds, as in
  *   the `Retry-After` header; absent when the request can never pass).
+ * - A denial only because the store is unreachable and the rule fails closed is not a quota used up: 503 of the
+ *   draft's type `temporary-reduced-capacity`, `violated-policies` naming the policies that could not be asked,
+ *   and `retry-after` until the store is tried again.
  * - An invalid request (400) names the offending field in `detail` and in RFC 9457's `invalid-params` extension
  *   (`[{ name, reason }]`).
  * - Everything else (404, 405, 408, 413, 415, 431, 500, 503) is `about:blank` with the status's reason phrase as title.
  */
 import type { CheckResult } from "../engine/engine.js";
-import { type AppliedPolicy, appliedPolicies, retryAfterSeconds } from "./rate-limit-headers.js";
+import {
+  type AppliedPolicy,
+  appliedPolicies,
+  isUnavailable,
+  retryAfterSeconds,
+} from "./rate-limit-headers.js";
 
 /** The media type of problem details. */
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -20,6 +28,14 @@ export const QUOTA_EXCEEDED_TYPE = "https://iana.org/assignments/http-problem-ty
 
 /** The draft's registered title of {@link QUOTA_EXCEEDED_TYPE}. */
 export const QUOTA_EXCEEDED_TITLE = "Request cannot be satisfied as assigned quota has been exceeded";
+
+/** The draft's registered problem type of a request refused for a temporary reduction in capacity (with 503). */
+export const REDUCED_CAPACITY_TYPE =
+  "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
+
+/** The draft's registered title of {@link REDUCED_CAPACITY_TYPE}. */
+export const REDUCED_CAPACITY_TITLE =
+  "Request cannot be satisfied due to temporary server capacity constraints";
 
 /** An RFC 9457 problem details object (members beyond the standard five are extensions). */
 export interface ProblemDetails {
@@ -73,16 +89,17 @@ export function invalidRequestProblem(message: string, field = fieldOf(message))
 }
 
 /**
- * The `quota-exceeded` problem of a denied answer: `violated-policies` lists the denying policies (a denial with
- * none of its own, which the engine does not produce, lists none), `retry-after` the seconds to wait when known.
- * `status` is 429, or 403 for proxies that need it.
+ * The `quota-exceeded` problem of a denied answer: `violated-policies` lists the policies whose quota denied
+ * (a denial with none of its own, which the engine does not produce, lists none; policies `fail_closed` denied
+ * are not quotas and are left out), `retry-after` the seconds to wait when known. `status` is 429, or 403 for
+ * proxies that need it.
  */
 export function quotaExceededProblem(
   result: CheckResult,
   status: 429 | 403 = 429,
   policies: readonly AppliedPolicy[] = appliedPolicies(result),
 ): ProblemDetails {
-  const violated = policies.filter((p) => !p.status.allowed).map((p) => p.name);
+  const violated = policies.filter((p) => !p.status.allowed && !isUnavailable(p)).map((p) => p.name);
   const retry = retryAfterSeconds(result, policies);
   const over = violated.length === 1 ? `policy ${violated[0]}` : `policies ${violated.join(", ")}`;
   const detail =
@@ -95,6 +112,30 @@ export function quotaExceededProblem(
     type: QUOTA_EXCEEDED_TYPE,
     title: QUOTA_EXCEEDED_TITLE,
     status,
+    detail,
+    "violated-policies": violated,
+  };
+  if (retry !== undefined) body["retry-after"] = retry;
+  return body as ProblemDetails;
+}
+
+/**
+ * The `temporary-reduced-capacity` problem (503) of an answer denied only because the store was unreachable and
+ * its rules fail closed: `violated-policies` names those policies, `retry-after` is when the store is tried again.
+ */
+export function reducedCapacityProblem(
+  result: CheckResult,
+  policies: readonly AppliedPolicy[] = appliedPolicies(result),
+): ProblemDetails {
+  const violated = policies.filter((p) => !p.status.allowed && isUnavailable(p)).map((p) => p.name);
+  const retry = retryAfterSeconds(result, policies);
+  const which =
+    violated.length === 1 ? `policy ${violated[0]} fails` : `policies ${violated.join(", ")} fail`;
+  const detail = `The rate limit store is unavailable and ${which} closed; retry in ${retry ?? 1} s.`;
+  const body: Record<string, unknown> = {
+    type: REDUCED_CAPACITY_TYPE,
+    title: REDUCED_CAPACITY_TITLE,
+    status: 503,
     detail,
     "violated-policies": violated,
   };

@@ -23,14 +23,19 @@
  * - The legacy trio `X-RateLimit-Limit` (the advertised `q`), `X-RateLimit-Remaining`, `X-RateLimit-Reset` (delta
  *   seconds) of the most restrictive policy, when asked for (envoyproxy/ratelimit's and express-rate-limit's form).
  * - `RateLimit-State: normal | warning | throttled`: seed 002's state (warning above 80% of a limit used, until
- *   back below 70%; throttled when denied), the worst over the sent policies. Not part of any draft.
+ *   back below 70%; throttled when the request was denied, but for a `fail_closed` denial: see below), the worst
+ *   over the sent policies. Not part of any draft.
  *
  * **What is never advertised.**
  * - Policies of `shadow` rules, under their limit or over it: a shadow rule is never enforced, so a client must
  *   not pace itself by it (nor learn of it). Operators see shadow outcomes in the metrics
  *   (`sluice_decisions_total{outcome="shadow_denied"}`) and in the check API's per-descriptor `shadowed`.
+ * - Policies decided by the `fail_closed` failure policy (the store was unreachable): their numbers are made up
+ *   (nothing remaining, a reset at the next probe), so they appear in no field but `Retry-After`, which then says
+ *   when the store is tried again. A denial by such policies alone is not a quota the client used up
+ *   ({@link deniedByUnavailableStore}): the HTTP answers report it as reduced capacity (503), not as 429.
  * A request no advertised limit applied to (nothing matched, only `unlimited` or shadow rules) gets no fields at
- * all.
+ * all, except the `Retry-After` of a `fail_closed` denial.
  *
  * **Replays.** The durations of an idempotent answer run from the instant it was decided
  * (`CheckResult.decidedAtMs`); given the answer's `nowMs`, `t` and `Retry-After` are what is left of them then, as
@@ -43,7 +48,7 @@
  * are backslash-escaped when serialised. The same names appear in the check API's `policies` and in problem
  * details' `violated-policies`.
  */
-import type { PolicyStatus } from "../core/decision.js";
+import type { DecisionReason, PolicyStatus } from "../core/decision.js";
 import type { LimitSpec } from "../core/limit-spec.js";
 import { ceilMs } from "../core/time-math.js";
 import type { CheckResult } from "../engine/engine.js";
@@ -61,6 +66,8 @@ export interface AppliedPolicy {
   readonly descriptorIndex: number;
   /** What the limit answered. */
   readonly status: PolicyStatus;
+  /** Which path decided its descriptor: the store, or a failure policy (`fail_closed`: made-up numbers). */
+  readonly reason: DecisionReason;
   /** What its quota counts. */
   readonly unit: QuotaUnit;
 }
@@ -161,7 +168,8 @@ export function sfString(s: string): string {
 /**
  * Every policy that applied to `result`, in descriptor order, uniquely named: the policies of each counted
  * descriptor (a `blocked` rule's one included), except those of shadow rules (never enforced, whether under
- * their limit or over it) and the unbounded pseudo-policy of "no limit".
+ * their limit or over it) and the unbounded pseudo-policy of "no limit". Policies decided by `fail_closed` are
+ * listed (they denied the request), marked by their `reason`.
  */
 export function appliedPolicies(result: CheckResult): AppliedPolicy[] {
   const out: AppliedPolicy[] = [];
@@ -187,7 +195,14 @@ export function appliedPolicies(result: CheckResult): AppliedPolicy[] {
             : rule.strategy === "records"
               ? "records"
               : "requests";
-      out.push({ name: printableName(p.policy), ruleId: rule.id, descriptorIndex: i, status: p, unit });
+      out.push({
+        name: printableName(p.policy),
+        ruleId: rule.id,
+        descriptorIndex: i,
+        status: p,
+        reason: dec.reason,
+        unit,
+      });
     }
   }
   return out.length < 2 ? out : uniquelyNamed(out);
@@ -219,9 +234,35 @@ function uniquelyNamed(list: AppliedPolicy[]): AppliedPolicy[] {
   });
 }
 
+/** Whether `p` was decided by the `fail_closed` failure policy: a denial with made-up numbers, never advertised. */
+export function isUnavailable(p: AppliedPolicy): boolean {
+  return p.reason === "fail_closed";
+}
+
+/**
+ * Whether `result` is denied only because its store was unreachable: every denying policy was decided by
+ * `fail_closed`. Such a denial is not a quota the client used up; a denial by any other policy (its quota, a
+ * `blocked` rule, a fallback limit) is.
+ */
+export function deniedByUnavailableStore(
+  result: CheckResult,
+  policies: readonly AppliedPolicy[] = appliedPolicies(result),
+): boolean {
+  if (result.allowed) return false;
+  let unavailable = false;
+  for (const p of policies) {
+    if (p.status.allowed) continue;
+    if (!isUnavailable(p)) return false;
+    unavailable = true;
+  }
+  return unavailable;
+}
+
 /**
  * The most restrictive of `policies`: a denied one with the longest wait, else the one with the least remaining
- * (ties: the longest to reset), as the engine picks its headline decision; undefined for an empty list.
+ * (ties: the longest to reset), as the engine picks its headline decision; undefined for an empty list. A policy
+ * its quota denied ranks above one `fail_closed` denied, whatever their waits: that is the denial the client can
+ * do something about.
  */
 export function mostRestrictive(policies: readonly AppliedPolicy[]): AppliedPolicy | undefined {
   let head: AppliedPolicy | undefined;
@@ -236,7 +277,9 @@ export function mostRestrictive(policies: readonly AppliedPolicy[]): AppliedPoli
       a.allowed !== b.allowed
         ? !a.allowed
         : !a.allowed
-          ? a.retryAfterMs > b.retryAfterMs
+          ? isUnavailable(p) !== isUnavailable(head)
+            ? isUnavailable(head)
+            : a.retryAfterMs > b.retryAfterMs
           : a.remaining !== b.remaining
             ? a.remaining < b.remaining
             : a.resetAfterMs > b.resetAfterMs;
@@ -267,9 +310,9 @@ export function secondsUntilMore(s: PolicyStatus, atMs = 0, nowMs = atMs): numbe
 }
 
 /**
- * `Retry-After` seconds of a denied answer: the largest `t` of its denied policies, at least 1, left at `nowMs` of
- * an answer decided earlier (see {@link rateLimitHeaders}); undefined when the answer is allowed or a denied policy
- * can never admit the request.
+ * `Retry-After` seconds of a denied answer: the largest `t` of its denied policies (those `fail_closed` denied
+ * included: theirs is the store's next probe), at least 1, left at `nowMs` of an answer decided earlier (see
+ * {@link rateLimitHeaders}); undefined when the answer is allowed or a denied policy can never admit the request.
  */
 export function retryAfterSeconds(
   result: CheckResult,
@@ -350,13 +393,22 @@ function limitItem(p: AppliedPolicy, atMs: number, nowMs: number): string {
   return `${sfString(p.name)};r=${sfInt(s.remaining)}${t === undefined ? "" : `;t=${t}`}`;
 }
 
+/** `policies` without those decided by `fail_closed` (the same array when there are none: the common case). */
+function advertisedOf(policies: readonly AppliedPolicy[]): readonly AppliedPolicy[] {
+  for (let i = 0; i < policies.length; i++) {
+    if (isUnavailable(policies[i])) return policies.filter((p) => !isUnavailable(p));
+  }
+  return policies;
+}
+
 /**
  * The rate limit response fields of `result` (see the module comment): `RateLimit-Policy`, `RateLimit`,
  * `Retry-After` on denial, the legacy trio when asked for, and `RateLimit-State`. Empty when no advertised limit
- * applied. `policies` are `appliedPolicies(result)`, when the caller already has them; `names` spell the fields
- * ({@link FIELD_NAMES} by default, {@link HTTP_FIELD_NAMES} for HTTP answers). `nowMs` is the instant the answer
- * is sent (epoch ms on the engine's clock): for an idempotent answer (`result.decidedAtMs`, a replay's the first
- * check's), `t` and `Retry-After` are what is left of its durations then; without it, the durations as decided.
+ * applied (but for the `Retry-After` of a `fail_closed` denial). `policies` are `appliedPolicies(result)`, when
+ * the caller already has them; `names` spell the fields ({@link FIELD_NAMES} by default, {@link HTTP_FIELD_NAMES}
+ * for HTTP answers). `nowMs` is the instant the answer is sent (epoch ms on the engine's clock): for an idempotent
+ * answer (`result.decidedAtMs`, a replay's the first check's), `t` and `Retry-After` are what is left of its
+ * durations then; without it, the durations as decided.
  */
 export function rateLimitHeaders(
   result: CheckResult,
@@ -369,21 +421,23 @@ export function rateLimitHeaders(
   if (policies.length === 0) return headers;
   const atMs = nowMs === undefined ? 0 : (result.decidedAtMs ?? nowMs);
   const now = nowMs ?? atMs;
-  if (options.standard !== false) {
-    if (policies.length === 1) {
-      headers[names.policy] = policyItem(policies[0]);
-      headers[names.limit] = limitItem(policies[0], atMs, now);
+  const advertised = advertisedOf(policies);
+  if (options.standard !== false && advertised.length > 0) {
+    if (advertised.length === 1) {
+      headers[names.policy] = policyItem(advertised[0]);
+      headers[names.limit] = limitItem(advertised[0], atMs, now);
     } else {
-      headers[names.policy] = policies.map(policyItem).join(", ");
-      headers[names.limit] = policies.map((p) => limitItem(p, atMs, now)).join(", ");
+      headers[names.policy] = advertised.map(policyItem).join(", ");
+      headers[names.limit] = advertised.map((p) => limitItem(p, atMs, now)).join(", ");
     }
   }
   if (options.retryAfter !== false) {
     const retry = retryAfterSeconds(result, policies, nowMs);
     if (retry !== undefined) headers[names.retryAfter] = String(retry);
   }
+  if (advertised.length === 0) return headers;
   if (options.legacy === true) {
-    const head = mostRestrictive(policies) as AppliedPolicy;
+    const head = mostRestrictive(advertised) as AppliedPolicy;
     const s = head.status;
     headers[names.legacyLimit] = String(
       advertisedQuota(s.limit, s.periodMs, head.unit === "concurrent-requests").q,
@@ -393,9 +447,10 @@ export function rateLimitHeaders(
     if (t !== undefined) headers[names.legacyReset] = String(t);
   }
   if (options.state !== false) {
+    // A denial by `fail_closed` policies alone throttled no quota: the sent policies' own state then.
     let state: PolicyStatus["state"] = "normal";
-    if (!result.allowed) state = "throttled";
-    else for (const p of policies) if (p.status.state === "warning") state = "warning";
+    if (!result.allowed && !deniedByUnavailableStore(result, policies)) state = "throttled";
+    else for (const p of advertised) if (p.status.state === "warning") state = "warning";
     headers[names.state] = state;
   }
   return headers;

@@ -19,8 +19,18 @@ export type ServiceApi =
   | "http_check"
   | "http_auth";
 
-/** The outcome of one served request, as a metric label (`code`). */
-export type ServiceOutcome = "ok" | "over_limit" | "invalid" | "overloaded" | "unavailable" | "error";
+/**
+ * The outcome of one served request, as a metric label (`code`): `fail_closed` is a check denied because the store
+ * was unreachable and its rule fails closed (not a quota used up, so not `over_limit`).
+ */
+export type ServiceOutcome =
+  | "ok"
+  | "over_limit"
+  | "fail_closed"
+  | "invalid"
+  | "overloaded"
+  | "unavailable"
+  | "error";
 
 /** Where the service records what it does (Prometheus metrics; see service-metrics.ts). */
 export interface ServiceMetrics {

@@ -98,6 +98,7 @@ describe("checkResponseJson", () => {
       delay_ms: 0,
       state: "throttled",
       replayed: true,
+      reason: "fail_closed",
       policies: [],
       descriptors: [],
     };

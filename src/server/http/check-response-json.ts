@@ -36,7 +36,7 @@ export function checkResponseJson(r: ApiCheckResponse): string {
     `{"allowed":${r.allowed},"current_count":${num(r.current_count)},"limit":${num(r.limit)},` +
     `"remaining":${num(r.remaining)},"reset_at":${num(r.reset_at)},"retry_after":${num(r.retry_after)},` +
     `"reset_at_ms":${num(r.reset_at_ms)},"retry_after_ms":${num(r.retry_after_ms)},"delay_ms":${num(r.delay_ms)},` +
-    `"state":${str(r.state)},"replayed":${r.replayed},"policies":[`;
+    `"state":${str(r.state)},"replayed":${r.replayed},"reason":${str(r.reason)},"policies":[`;
   const ps = r.policies;
   for (let i = 0; i < ps.length; i++) out += i === 0 ? policyJson(ps[i]) : `,${policyJson(ps[i])}`;
   out += '],"descriptors":[';

@@ -5,6 +5,11 @@
  * not sent: this 200 is not itself throttled, and the body carries `retry_after`. A replayed idempotent answer's
  * `t` counts down from the first check as its body's durations do (both taken at one `nowMs`).
  *
+ * **Store unreachable, rule `fail_closed`.** Still 200 with the decision (this API reports decisions; the caller
+ * chose to be refused when the store is down): `allowed: false`, `reason: "fail_closed"`, `current_count` 0 and
+ * `retry_after` until the store is tried again; the made-up policy is in no header. Recorded as `fail_closed`,
+ * not `over_limit`, in `sluice_requests_total`.
+ *
  * **Body.** Only `application/json` (any parameters, e.g. `charset=utf-8`) is accepted (415 otherwise), at most
  * `bounds.maxBodyBytes` (413). The bytes must be valid UTF-8 and valid JSON (400 `body …`); no lenient decoding
  * replaces bad bytes, so what is counted is exactly what was sent.
@@ -17,7 +22,7 @@ import { isUtf8 } from "node:buffer";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InvalidArgumentError } from "../../core/errors.js";
 import type { CheckRequest, CheckResult } from "../../engine/engine.js";
-import { checkResponseOf, parseCheckRequest } from "../check-api.js";
+import { checkOutcome, checkResponseOf, parseCheckRequest } from "../check-api.js";
 import {
   appliedPolicies,
   HTTP_FIELD_NAMES,
@@ -103,7 +108,7 @@ export function registerCheckRoute(
     const nowMs = ctx.clock.nowMs();
     const headers = rateLimitHeaders(result, headerOptions, policies, HTTP_FIELD_NAMES, nowMs);
     const body = checkResponseJson(checkResponseOf(result, nowMs, policies));
-    kit.record("http_check", result.allowed ? "ok" : "over_limit", request);
+    kit.record("http_check", checkOutcome(result, policies), request);
     reply.code(200).headers(headers).type("application/json").send(body);
     return undefined;
   };

@@ -7,7 +7,12 @@
  *   can copy them onto the response with `auth_request_set $rl $upstream_http_ratelimit;`); when a `delay` rule
  *   shapes the request, the 200 is sent after its delay (at most the rule's `maxDelay`), holding its in-flight slot;
  * - denied: 429 (or 403 when configured: nginx `auth_request` passes on only 2xx, 401 and 403), with the same
- *   headers, `Retry-After`, and a `quota-exceeded` problem body.
+ *   headers, `Retry-After`, and a `quota-exceeded` problem body;
+ * - denied only because the store is unreachable and the rule fails closed: 503 (whatever the deny status: no
+ *   quota was used up, and a 403 would tell the client it is forbidden), `Retry-After` until the store is tried
+ *   again, a `temporary-reduced-capacity` problem body, and no `RateLimit` fields for the policies that could not
+ *   be asked. Recorded as `fail_closed` in `sluice_requests_total`. nginx `auth_request` answers a 503 with 500:
+ *   a refusal either way.
  *
  * **Attributes** (see client-address.ts for the address):
  * - `remote_address`: the client address (`X-Real-IP`, else `X-Forwarded-For` honouring the trusted hops);
@@ -35,8 +40,13 @@ import {
   MAX_VALUE_LENGTH,
 } from "../../engine/engine.js";
 import type { Descriptor, DescriptorEntry } from "../../rules/rule.js";
-import { quotaExceededProblem } from "../problem-details.js";
-import { appliedPolicies, HTTP_FIELD_NAMES, rateLimitHeaders } from "../rate-limit-headers.js";
+import { quotaExceededProblem, reducedCapacityProblem } from "../problem-details.js";
+import {
+  appliedPolicies,
+  deniedByUnavailableStore,
+  HTTP_FIELD_NAMES,
+  rateLimitHeaders,
+} from "../rate-limit-headers.js";
 import { type ClientAddressOptions, clientAddress } from "./client-address.js";
 import { type RouteKit, sendProblem } from "./http-reply.js";
 import { normalizeUriPath } from "./uri-path.js";
@@ -266,6 +276,11 @@ export function registerForwardAuthRoute(app: FastifyInstance, kit: RouteKit, se
         kit.record("http_auth", "ok", request);
         reply.code(200).headers(headers).send();
       });
+    }
+    if (deniedByUnavailableStore(result, policies)) {
+      kit.record("http_auth", "fail_closed", request);
+      sendProblem(reply, reducedCapacityProblem(result, policies), headers);
+      return undefined;
     }
     kit.record("http_auth", "over_limit", request);
     sendProblem(reply, quotaExceededProblem(result, setup.denyStatus, policies), headers);

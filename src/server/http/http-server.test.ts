@@ -4,11 +4,12 @@ import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
+import type { Decision } from "../../core/decision.js";
 import { StoreUnavailableError } from "../../core/errors.js";
 import type { Engine } from "../../engine/engine.js";
 import { MemoryStore } from "../../stores/memory/memory-store.js";
 import { isSyncStore, type Store } from "../../stores/store.js";
-import { QUOTA_EXCEEDED_TYPE } from "../problem-details.js";
+import { QUOTA_EXCEEDED_TYPE, REDUCED_CAPACITY_TYPE } from "../problem-details.js";
 import {
   createHttpServer,
   DEFAULT_FORWARD_AUTH_DOMAIN,
@@ -46,7 +47,7 @@ rules:
     limits: [{ name: per-minute, algorithm: fixed_window, limit: 1, period: 1m }]
 `;
 
-/** Rules beside a shadow one; rules failing closed, on the memory store (always reachable). */
+/** Rules beside a shadow one, and a rule failing closed on a store that is down (with {@link failingStore}). */
 const EDGE_CASES = `
 version: 1
 rules:
@@ -60,6 +61,11 @@ rules:
     match: [{ key: user }]
     behaviour: shadow
     limits: [{ name: shadow-lim, algorithm: fixed_window, limit: 2, period: 1h }]
+  - id: user-endpoint
+    domain: edge
+    match: [{ key: user }, { key: endpoint }]
+    failurePolicy: fallback
+    limits: [{ name: per-endpoint, algorithm: fixed_window, limit: 1, period: 1m }]
   - id: per-user
     domain: api
     match: [{ key: user }]
@@ -70,6 +76,17 @@ rules:
     failurePolicy: fail_closed
     limits: [{ name: per-min, algorithm: fixed_window, limit: 100, period: 1m }]
 `;
+
+/** A shared store whose every call fails (Redis refusing connections). */
+function failingStore(): Store {
+  return {
+    name: "down",
+    shared: true,
+    apply: (): Promise<Decision[]> => Promise.reject(new StoreUnavailableError("down", "connection refused")),
+    release: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+}
 
 const READY = async (): Promise<Readiness> => ({ ready: true, checks: { store: { ok: true } } });
 
@@ -283,6 +300,29 @@ describe("POST /v1/check", () => {
     expect(replay.headers["x-ratelimit-reset"]).toBe(String(body.retry_after));
   });
 
+  it("answers a fail_closed denial 200 with its reason and no made-up quota, counted as fail_closed", async () => {
+    const { check, metric } = setup({ legacyHeaders: true }, { store: failingStore() }, EDGE_CASES);
+    const r = await check({ identifier: "192.0.2.1", dimension: "ip" });
+    expect(r.statusCode).toBe(200);
+    const body = r.json();
+    expect(body).toMatchObject({ allowed: false, reason: "fail_closed", current_count: 0, remaining: 0 });
+    expect(body.retry_after).toBeGreaterThanOrEqual(1);
+    for (const h of [
+      "ratelimit-policy",
+      "ratelimit",
+      "x-ratelimit-limit",
+      "ratelimit-state",
+      "retry-after",
+    ]) {
+      expect(r.headers[h]).toBeUndefined();
+    }
+    expect(await metric('sluice_requests_total{api="http_check",code="fail_closed"}')).toBe(1);
+    expect(await metric('sluice_requests_total{api="http_check",code="over_limit"}')).toBeUndefined();
+    expect(
+      await metric('sluice_failure_policy_decisions_total{domain="api",rule="closed",policy="fail_closed"}'),
+    ).toBe(1);
+  });
+
   it("answers 503 at once when the gate is full, and releases its slot after each request", async () => {
     const { check, ctx, metric } = setup({}, { maxInflight: 1 });
     expect((await check(user("1"))).statusCode).toBe(200);
@@ -385,6 +425,59 @@ describe("/v1/auth (forward-auth)", () => {
     expect(await metric('sluice_decisions_total{domain="edge",rule="trial",outcome="shadow_denied"}')).toBe(
       2,
     );
+  });
+
+  it("answers a fail_closed denial 503 temporary-reduced-capacity with Retry-After, counted as fail_closed", async () => {
+    for (const denyStatus of [429, 403] as const) {
+      const { auth, metric } = setup(
+        { legacyHeaders: true, forwardAuth: { domain: "edge", denyStatus } },
+        { store: failingStore() },
+        EDGE_CASES,
+      );
+      const r = await auth({ "x-real-ip": "192.0.2.8" });
+      expect(r.statusCode).toBe(503);
+      expect(r.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      const problem = r.json();
+      expect(problem).toMatchObject({
+        type: REDUCED_CAPACITY_TYPE,
+        title: "Request cannot be satisfied due to temporary server capacity constraints",
+        status: 503,
+        "violated-policies": ["per-minute"],
+      });
+      expect(problem.detail).toMatch(
+        /store is unavailable and policy per-minute fails closed; retry in \d+ s/,
+      );
+      expect(Number(r.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+      expect(r.headers["retry-after"]).toBe(String(problem["retry-after"]));
+      for (const h of [
+        "ratelimit-policy",
+        "ratelimit",
+        "x-ratelimit-limit",
+        "x-ratelimit-remaining",
+        "ratelimit-state",
+      ]) {
+        expect(r.headers[h]).toBeUndefined();
+      }
+      expect(await metric('sluice_requests_total{api="http_auth",code="fail_closed"}')).toBe(1);
+      expect(await metric('sluice_requests_total{api="http_auth",code="over_limit"}')).toBeUndefined();
+    }
+  });
+
+  it("answers 429 quota-exceeded when a quota denies beside a fail_closed policy, naming the quota only", async () => {
+    const { auth, metric } = setup({ legacyHeaders: true }, { store: failingStore() }, EDGE_CASES);
+    const user = { "x-user-id": "ann", "x-forwarded-uri": "/orders" };
+    // No client address: only the user's endpoint limit applies (the fallback's in-process counter takes it).
+    expect((await auth(user)).statusCode).toBe(200);
+    const r = await auth({ ...user, "x-real-ip": "192.0.2.9" });
+    expect(r.statusCode).toBe(429);
+    expect(r.json()).toMatchObject({ type: QUOTA_EXCEEDED_TYPE, "violated-policies": ["per-endpoint"] });
+    expect(r.headers["ratelimit-policy"]).toBe('"per-endpoint";q=1;w=60');
+    expect(r.headers["ratelimit-state"]).toBe("throttled");
+    expect(Number(r.headers["retry-after"])).toBeGreaterThanOrEqual(
+      Number(/t=(\d+)/.exec(r.headers.ratelimit as string)?.[1]),
+    );
+    expect(await metric('sluice_requests_total{api="http_auth",code="over_limit"}')).toBe(1);
+    expect(await metric('sluice_requests_total{api="http_auth",code="fail_closed"}')).toBeUndefined();
   });
 
   it("denies with 403 when configured (nginx auth_request)", async () => {
