@@ -59,7 +59,14 @@ describe("forwardAuthDescriptors", () => {
   it("normalises the endpoint as proxies and applications route on it, and refuses an invalid encoding", () => {
     const s = setupOf(["endpoint"]);
     const endpoint = (uri: string) => forwardAuthDescriptors({ "x-original-uri": uri }, s)[0]?.[0].value;
-    for (const uri of ["/api/x", "/%61pi/x", "/x/../api/x", "/%2e/api/./x?y=/../z", "/api/x#a/../b"]) {
+    for (const uri of [
+      "/api/x",
+      "/%61pi/x",
+      "/x/../api/x",
+      "/%2e/api/./x?y=/../z",
+      "/api/x#a/../b",
+      "//api//x",
+    ]) {
       expect(endpoint(uri), uri).toBe("/api/x");
     }
     expect(endpoint("/a%2fb")).toBe("/a%2Fb"); // an encoded slash stays one segment

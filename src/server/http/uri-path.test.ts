@@ -24,6 +24,19 @@ describe("normalizeUriPath", () => {
     expect(normalizeUriPath("/a/..b/.c")).toBe("/a/..b/.c");
   });
 
+  it("merges runs of slashes, after decoding and before removing dot segments (as nginx's merge_slashes)", () => {
+    expect(normalizeUriPath("//api/x")).toBe("/api/x");
+    expect(normalizeUriPath("/api///x//")).toBe("/api/x/");
+    expect(normalizeUriPath("//")).toBe("/");
+    // Merged first, `..` takes back `a`, as nginx resolves it (resolving first would give `/a/b`).
+    expect(normalizeUriPath("/a//../b")).toBe("/b");
+    expect(normalizeUriPath("/a/.//./b")).toBe("/a/b");
+    expect(normalizeUriPath("/%61pi//x")).toBe("/api/x");
+    // An encoded slash is no slash: nothing merges across it.
+    expect(normalizeUriPath("/a/%2F/b")).toBe("/a/%2F/b");
+    expect(normalizeUriPath("/a%2f%2Fb")).toBe("/a%2F%2Fb");
+  });
+
   it("refuses a % without two hex digits", () => {
     expect(normalizeUriPath("/a%2")).toBeUndefined();
     expect(normalizeUriPath("/a%zz")).toBeUndefined();

@@ -5,7 +5,13 @@
  * - percent-encoded unreserved characters (RFC 3986 §2.3: letters, digits, `-`, `.`, `_`, `~`) are decoded, as
  *   they are equivalent to the characters themselves (`/%61pi` is `/api`); other encodings are kept, their hex
  *   digits upper-cased (`%2f` is `%2F`: an encoded `/` is not a segment boundary);
+ * - runs of `/` are merged into one (`//api///x` is `/api/x`), as nginx does by default (`merge_slashes on`) and
+ *   as most applications route: otherwise `//api/x` would count apart from `/api/x` wherever the endpoint is part
+ *   of the counter key;
  * - dot segments are removed (RFC 3986 §5.2.4: `/a/./b` is `/a/b`, `/x/../api` is `/api`, never above the root).
+ * The steps run in that order, as in nginx's URI parser (which skips a repeated `/` while it resolves dot
+ * segments): merging before resolving makes `/a//../b` `/b`, as nginx routes it, where resolving first would
+ * give `/a/b` (`..` taking back only the empty segment between the two slashes).
  * A `%` not followed by two hex digits makes the URI invalid. The query and fragment are not part of the input.
  */
 
@@ -30,9 +36,13 @@ function hexValue(c: number): number {
   return l >= 0x61 && l <= 0x66 ? l - 0x61 + 10 : -1;
 }
 
+/** Two or more `/` in a row. */
+const SLASH_RUN = /\/{2,}/g;
+
 /** `path` normalised as above, or undefined when it holds an invalid percent-encoding. */
 export function normalizeUriPath(path: string): string | undefined {
-  if (path.indexOf("%") === -1 && path.indexOf(".") === -1) return path; // nothing to do: the common case
+  // Nothing to do: the common case.
+  if (path.indexOf("%") === -1 && path.indexOf(".") === -1 && path.indexOf("//") === -1) return path;
   let decoded = "";
   let from = 0;
   for (let i = path.indexOf("%"); i !== -1; i = path.indexOf("%", i + 1)) {
@@ -45,6 +55,8 @@ export function normalizeUriPath(path: string): string | undefined {
     i += 2;
   }
   decoded += path.slice(from);
+  // After the decoding (an encoded `/`, kept as `%2F`, never merges), before the dot segments (see above).
+  if (decoded.indexOf("//") !== -1) decoded = decoded.replace(SLASH_RUN, "/");
   return removeDotSegments(decoded);
 }
 
