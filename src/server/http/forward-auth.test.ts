@@ -4,6 +4,7 @@ import {
   DEFAULT_FORWARD_AUTH_TEMPLATES,
   type ForwardAuthSetup,
   forwardAuthDescriptors,
+  headerText,
   pathEnd,
   slotCount,
 } from "./forward-auth.js";
@@ -99,5 +100,41 @@ describe("forwardAuthDescriptors", () => {
     expect(forwardAuthDescriptors({ "x-api-key": ["a", "b"] }, s)).toEqual([
       [{ key: "x-api-key", value: "a, b" }],
     ]);
+  });
+
+  it("reads header values whose bytes are valid UTF-8 as UTF-8, before normalising the endpoint", () => {
+    // What Node hands over for UTF-8 bytes on the wire: one latin1 character per byte.
+    const wire = (text: string) => Buffer.from(text, "utf8").toString("latin1");
+    const s = setupOf(["user", "user,endpoint", "header:x-team"]);
+    expect(
+      forwardAuthDescriptors(
+        { "x-user-id": wire("bøb"), "x-original-uri": wire("/café//menü?q=ß"), "x-team": wire("東京") },
+        s,
+      ),
+    ).toEqual([
+      [{ key: "user", value: "bøb" }],
+      [
+        { key: "user", value: "bøb" },
+        { key: "endpoint", value: "/café/menü" },
+      ],
+      [{ key: "x-team", value: "東京" }],
+    ]);
+  });
+});
+
+describe("headerText", () => {
+  it("decodes valid UTF-8 bytes and keeps every other value as latin1", () => {
+    const bytes = (...b: number[]) => Buffer.from(b).toString("latin1");
+    expect(headerText("plain ascii")).toBe("plain ascii");
+    expect(headerText(bytes(0x62, 0xc3, 0xb8, 0x62))).toBe("bøb");
+    expect(headerText(bytes(0xef, 0xbb, 0xbf, 0x61))).toBe("\ufeffa"); // a BOM stays a character
+    expect(headerText(bytes(0xef, 0xbf, 0xbd))).toBe("\ufffd"); // a real U+FFFD
+    // Not UTF-8: latin1 as before (a lone latin1 byte, overlong, surrogate, truncated).
+    expect(headerText(bytes(0x62, 0xf8, 0x62))).toBe("bøb");
+    expect(headerText(bytes(0xc0, 0xaf))).toBe("\u00c0\u00af");
+    expect(headerText(bytes(0xed, 0xa0, 0x80))).toBe("\u00ed\u00a0\u0080");
+    expect(headerText(bytes(0x61, 0xe6, 0x97))).toBe("a\u00e6\u0097");
+    // Already text (app.inject): characters beyond latin1 are left alone.
+    expect(headerText("東京")).toBe("東京");
   });
 });

@@ -24,6 +24,11 @@
  * - `method`: `X-Forwarded-Method` (Caddy, Traefik), else `X-Original-Method` (nginx), upper-cased;
  * - `header:<name>`: any request header, under the key `<name>` (lower case).
  *
+ * **Header text.** Node reads header bytes as latin1 (one character per byte), while proxies pass a UTF-8 value
+ * through as its bytes: a user `bøb` would arrive as `bÃ¸b`, a counter apart from the `bøb` that `/v1/check`
+ * counts from its JSON. So a value whose bytes form valid UTF-8 is read as UTF-8 (before any other step: a raw
+ * UTF-8 path in `X-Original-URI` too); any other value keeps its latin1 reading.
+ *
  * **Descriptors** are built from templates, one descriptor per template whose attributes are all present, the
  * entry keys being the attribute names: the default `[["remote_address"], ["user"], ["user", "endpoint"]]` checks
  * the address, the user, and the user on the endpoint. A template with an absent attribute (no user header, no
@@ -143,10 +148,31 @@ export function compileTemplates(
 
 type Headers = FastifyRequest["headers"];
 
+/** A character of the upper half of latin1: a byte of a multi-byte UTF-8 sequence, when read as latin1. */
+const HIGH_BYTE = /[\x80-\xff]/;
+/** A character beyond latin1: the value did not come from bytes read as latin1 (`app.inject` hands strings over). */
+const BEYOND_LATIN1 = /[\u0100-\uffff]/;
+/** Strict UTF-8: an invalid sequence (overlong, surrogate, truncated) throws; a leading BOM is kept as a character. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * `value` (a header value as Node reads it: one latin1 character per byte) as the text it carries: decoded as
+ * UTF-8 when its bytes are valid UTF-8, else unchanged (see the module comment). An ASCII value, the common case,
+ * costs one regular expression test.
+ */
+export function headerText(value: string): string {
+  if (!HIGH_BYTE.test(value) || BEYOND_LATIN1.test(value)) return value;
+  try {
+    return UTF8.decode(Buffer.from(value, "latin1"));
+  } catch {
+    return value;
+  }
+}
+
 function header(headers: Headers, name: string): string | undefined {
   const v = headers[name];
   const s = Array.isArray(v) ? v.join(", ") : v;
-  return s === undefined || s === "" ? undefined : s;
+  return s === undefined || s === "" ? undefined : headerText(s);
 }
 
 /** Where the path of `uri` ends: at its first `?` or `#`, else its length. */

@@ -710,4 +710,41 @@ describe("over a real socket (undici)", () => {
     });
     expect(pipelined).not.toMatch(/^HTTP\/1\.1 400/);
   });
+
+  it("counts a UTF-8 user of forward-auth as /v1/check counts it: one counter, not a latin1 reading apart", async () => {
+    const { app } = setup();
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    const port = (app.server.address() as AddressInfo).port;
+    const checkEdge = async () => {
+      const r = await request(`http://127.0.0.1:${port}/v1/check`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ domain: "edge", descriptors: [{ entries: [{ key: "user", value: "bøb" }] }] }),
+      });
+      return ((await r.body.json()) as { remaining: number }).remaining;
+    };
+    expect(await checkEdge()).toBe(99);
+    // The proxy passes the user header's UTF-8 bytes through as they are.
+    const { connect } = await import("node:net");
+    const head = await new Promise<string>((resolve, reject) => {
+      const s = connect(port, "127.0.0.1", () =>
+        s.write(
+          Buffer.concat([
+            Buffer.from("GET /v1/auth HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-User-Id: "),
+            Buffer.from("bøb", "utf8"),
+            Buffer.from("\r\n\r\n"),
+          ]),
+        ),
+      );
+      let out = "";
+      s.on("data", (d) => {
+        out += d.toString("latin1");
+      });
+      s.on("end", () => resolve(out));
+      s.on("error", reject);
+    });
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head).toMatch(/\r\nratelimit: "per-minute";r=98;t=\d+\r\n/i);
+    expect(await checkEdge()).toBe(97);
+  });
 });
