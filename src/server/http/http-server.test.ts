@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
+import { monotonicClock } from "../../core/clock.js";
 import type { Decision } from "../../core/decision.js";
 import { StoreUnavailableError } from "../../core/errors.js";
 import type { Engine } from "../../engine/engine.js";
@@ -11,6 +12,7 @@ import { MemoryStore } from "../../stores/memory/memory-store.js";
 import { isSyncStore, type Store } from "../../stores/store.js";
 import { QUOTA_EXCEEDED_TYPE, REDUCED_CAPACITY_TYPE } from "../problem-details.js";
 import {
+  connectionsCheckingIntervalOf,
   createHttpServer,
   DEFAULT_FORWARD_AUTH_DOMAIN,
   type HttpServerOptions,
@@ -746,5 +748,144 @@ describe("over a real socket (undici)", () => {
     expect(head).toMatch(/^HTTP\/1\.1 200 /);
     expect(head).toMatch(/\r\nratelimit: "per-minute";r=98;t=\d+\r\n/i);
     expect(await checkEdge()).toBe(97);
+  });
+});
+
+/** What a raw connection got: everything the server sent, and when the server closed it (ms after connecting). */
+interface RawExchange {
+  readonly text: string;
+  readonly closedAfterMs: number | undefined;
+}
+
+/**
+ * Sends `first` on a new connection, then `drip` every `dripMs` (if given), until the server closes it or `waitMs`
+ * passes (then `closedAfterMs` is undefined).
+ */
+async function rawExchange(
+  port: number,
+  first: string,
+  options: { drip?: string; dripMs?: number; waitMs?: number } = {},
+): Promise<RawExchange> {
+  const { connect } = await import("node:net");
+  const t0 = monotonicClock.nowMs();
+  return new Promise((resolve) => {
+    const s = connect(port, "127.0.0.1", () => s.write(first));
+    let text = "";
+    s.on("data", (d) => {
+      text += d.toString("latin1");
+    });
+    s.on("error", () => {});
+    const drip =
+      options.drip === undefined
+        ? undefined
+        : setInterval(() => {
+            if (!s.destroyed) s.write(options.drip as string);
+          }, options.dripMs ?? 50);
+    const giveUp = setTimeout(() => {
+      clearInterval(drip);
+      s.destroy();
+      resolve({ text, closedAfterMs: undefined });
+    }, options.waitMs ?? 3000);
+    s.on("close", () => {
+      clearInterval(drip);
+      clearTimeout(giveUp);
+      resolve({ text, closedAfterMs: monotonicClock.nowMs() - t0 });
+    });
+  });
+}
+
+/** The status and the problem body of a raw answer. */
+function rawProblem(text: string): { status: number; contentType: string | undefined; problem: unknown } {
+  const head = text.slice(0, text.indexOf("\r\n\r\n"));
+  return {
+    status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1]),
+    contentType: /\r\ncontent-type: ([^\r]*)/i.exec(head)?.[1],
+    problem: JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4)),
+  };
+}
+
+describe("request timeout and malformed HTTP (real sockets)", () => {
+  const TIMEOUT_MS = 300;
+  const listening = async () => {
+    const t = setup({ requestTimeoutMs: TIMEOUT_MS });
+    await t.app.listen({ host: "127.0.0.1", port: 0 });
+    return { ...t, port: (t.app.server.address() as AddressInfo).port };
+  };
+  const CHECK_HEAD =
+    "POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{";
+
+  it("sets the request timeout on headers too, swept at a tenth of it (at most 1 s)", async () => {
+    const { app } = await listening();
+    expect(app.server.requestTimeout).toBe(TIMEOUT_MS);
+    expect(app.server.headersTimeout).toBe(TIMEOUT_MS);
+    expect(connectionsCheckingIntervalOf(TIMEOUT_MS)).toBe(30);
+    expect(connectionsCheckingIntervalOf(10_000)).toBe(1000);
+    expect(connectionsCheckingIntervalOf(60_000)).toBe(1000);
+    expect(connectionsCheckingIntervalOf(0)).toBe(30_000);
+    const t = testServiceContext(CONFIG);
+    expect(() =>
+      createHttpServer(t.ctx, { defaultDomain: undefined, readiness: READY, requestTimeoutMs: -1 }),
+    ).toThrow(/^requestTimeoutMs must be/);
+  });
+
+  it("answers 408 with a problem, within the timeout and a sweep, when headers or a body stall or drip", async () => {
+    const { port, ctx, metric } = await listening();
+    const cases = await Promise.all([
+      rawExchange(port, "GET /v1/auth HTTP/1.1\r\nHost: x\r\n"),
+      rawExchange(port, "GET /v1/auth HTTP/1.1\r\nHost: x\r\n", { drip: "X-A: b\r\n" }),
+      rawExchange(port, CHECK_HEAD),
+      rawExchange(port, CHECK_HEAD, { drip: " " }),
+      rawExchange(port, "POST /v1/auth HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab"),
+    ]);
+    for (const [i, c] of cases.entries()) {
+      expect(c.closedAfterMs, `case ${i}`).toBeDefined();
+      expect(c.closedAfterMs as number, `case ${i}`).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+      expect(c.closedAfterMs as number, `case ${i}`).toBeLessThan(TIMEOUT_MS + 1000);
+      expect(rawProblem(c.text), `case ${i}`).toEqual({
+        status: 408,
+        contentType: "application/problem+json",
+        problem: {
+          type: "about:blank",
+          title: "Request Timeout",
+          status: 408,
+          detail: `The request did not arrive in full within ${TIMEOUT_MS} ms.`,
+        },
+      });
+    }
+    // Nothing was checked, and no gate slot is held.
+    expect(ctx.gate.inflight).toBe(0);
+    expect(await metric('sluice_decisions_total{domain="api",rule="per-user",outcome="allowed"}')).toBe(
+      undefined,
+    );
+  });
+
+  it("answers an HTTP/1.1 request without Host with a 400 problem naming it, then closes", async () => {
+    const { port } = await listening();
+    const noHost = await rawExchange(port, "GET /healthz HTTP/1.1\r\n\r\n");
+    expect(noHost.closedAfterMs).toBeDefined();
+    expect(rawProblem(noHost.text)).toMatchObject({
+      status: 400,
+      contentType: "application/problem+json",
+      problem: { status: 400, "invalid-params": [{ name: "host" }] },
+    });
+    // HTTP/1.0 needs no Host.
+    const old = await rawExchange(port, "GET /healthz HTTP/1.0\r\n\r\n");
+    expect(old.text).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it("answers a malformed chunk of a chunked body (its request already handed to fastify) with a 400 problem", async () => {
+    const { port } = await listening();
+    for (const chunk of ["zz\r\n", "3\r\nabcde\r\n", "3;\x01\r\nabc\r\n"]) {
+      const bad = await rawExchange(
+        port,
+        `POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunk}`,
+      );
+      expect(bad.closedAfterMs, JSON.stringify(chunk)).toBeDefined();
+      expect(rawProblem(bad.text), JSON.stringify(chunk)).toMatchObject({
+        status: 400,
+        contentType: "application/problem+json",
+        problem: { status: 400, detail: "The request is not valid HTTP/1.1." },
+      });
+    }
   });
 });

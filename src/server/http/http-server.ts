@@ -11,12 +11,27 @@
  *
  * Every failure is an RFC 9457 `application/problem+json` body: 400 naming the field (bad JSON, bad UTF-8, a bad
  * URL and malformed HTTP included), 404 for unknown paths, 405 (with `Allow`) for other methods of known paths,
- * 413 over `bounds.maxBodyBytes`, 415 for a non-JSON check body, 503 when the in-flight gate refuses or the
- * store is unreachable, 500 for anything unexpected (logged). `/v1/check` and `/v1/auth` go through the in-flight
- * gate and are recorded in `sluice_requests_total` / `sluice_request_duration_seconds` (timed on `ctx.stopwatch`
- * from the request's arrival, body reading included); the operational routes are neither gated nor recorded,
- * so probes and scrapes still answer under overload. Request bodies are read only up to the limit (also on
- * routes that ignore them), and a request must arrive within `requestTimeoutMs`.
+ * 408 for a request that did not arrive in time, 413 over `bounds.maxBodyBytes`, 415 for a non-JSON check body,
+ * 431 for oversized header fields, 503 when the in-flight gate refuses or the store is unreachable, 500 for
+ * anything unexpected (logged). `/v1/check` and `/v1/auth` go through the in-flight gate and are recorded in
+ * `sluice_requests_total` / `sluice_request_duration_seconds` (timed on `ctx.stopwatch` from the request's
+ * arrival, body reading included); the operational routes are neither gated nor recorded, so probes and scrapes
+ * still answer under overload. Request bodies are read only up to the limit (also on routes that ignore them).
+ *
+ * **Malformed HTTP** is answered outside fastify's routes, with a problem and `Connection: close`, then the
+ * connection is closed: the `node:http` server reports a bad request line or header, or a bad chunk of a chunked
+ * body (its request already handed to fastify, which is reading the body), as a client error, answered by
+ * `clientErrorHandler`; an HTTP/1.1 request without `Host` (RFC 9112 §3.2 requires the 400) is answered by the
+ * server's request listener, Node's own check being off (it answers with an empty body). One case gets no answer:
+ * bytes in error behind a complete request still being answered (pipelining), where an answer written now would
+ * be read as that earlier request's; the connection is closed.
+ *
+ * **Request timeout.** A request must arrive whole, headers and body, within `requestTimeoutMs` of its first byte
+ * (a slow client holds a connection and a parser, never a gate slot: the gate is entered once the body is in). The
+ * `node:http` server enforces it with `requestTimeout` and `headersTimeout` (both set to it: Node's default gives
+ * headers 60 s whatever `requestTimeout` says) on a sweep every `connectionsCheckingInterval` (Node's default is
+ * 30 s, which let a 10 s timeout hold for up to 40 s): a tenth of the timeout, at most 1 s, so a stalled or
+ * dripping request is answered 408 between 1× and 1.1× the timeout (at most 1 s late).
  *
  * **Per-request cost.** The data plane's routes carry no fastify hook: the arrival instant is stamped on the raw
  * request by the `node:http` server itself (`serverFactory`; requests injected with `app.inject`, which bypass
@@ -38,7 +53,12 @@ import Fastify, {
 import { InvalidArgumentError } from "../../core/errors.js";
 import type { CheckRequest, CheckResult } from "../../engine/engine.js";
 import { isSyncStore } from "../../stores/store.js";
-import { invalidRequestProblem, PROBLEM_CONTENT_TYPE, statusProblem } from "../problem-details.js";
+import {
+  invalidRequestProblem,
+  PROBLEM_CONTENT_TYPE,
+  type ProblemDetails,
+  statusProblem,
+} from "../problem-details.js";
 import type { RateLimitHeaderOptions } from "../rate-limit-headers.js";
 import type { ServiceApi, ServiceContext, ServiceOutcome } from "../service-context.js";
 import { registerCheckRoute } from "./check-route.js";
@@ -131,32 +151,53 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   "/readyz": ["GET", "HEAD"],
 };
 
-/** The reason phrases `clientErrorHandler` writes. */
+/** The status of a client error by its code (Node's own codes and llhttp's); any other is 400. */
 const CLIENT_ERROR_STATUS: Readonly<Record<string, number>> = {
   HPE_HEADER_OVERFLOW: 431,
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
   ERR_HTTP_REQUEST_TIMEOUT: 408,
   HPE_HEADER_TIMEOUT: 408,
 };
 
-/** Answers malformed HTTP (before fastify sees a request) with a problem body, then closes the connection. */
-function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
-  // A response still owed on this connection (an earlier, pipelined request): a raw 400 now would be read as its
-  // answer, so the connection is closed instead.
-  const owed = (socket as Socket & { _httpMessage?: unknown })._httpMessage;
-  if (error.code === "ECONNRESET" || error.code === "EPIPE" || !socket.writable || owed != null) {
-    socket.destroy();
-    return;
-  }
-  const status = CLIENT_ERROR_STATUS[error.code ?? ""] ?? 400;
-  const problem = statusProblem(
-    status,
-    status === 400 ? "The request is not valid HTTP/1.1." : error.message,
-  );
+/** The raw HTTP/1.1 answer of `problem`, closing the connection. */
+function rawProblemResponse(problem: ProblemDetails): string {
   const body = JSON.stringify(problem);
-  socket.end(
-    `HTTP/1.1 ${status} ${problem.title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  return (
+    `HTTP/1.1 ${problem.status} ${problem.title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
   );
+}
+
+/**
+ * Answers malformed HTTP and requests that did not arrive in time (the server's `clientError`, before fastify
+ * sees the request or while it reads its body) with a problem, then closes the connection (see the module
+ * comment); `requestTimeoutMs` words the 408.
+ */
+function clientErrorHandler(requestTimeoutMs: number) {
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    // The response Node has tied to the connection, if any: that of its oldest request not answered yet. While that
+    // request is still arriving (`complete` false), the bytes in error are its own (a stalled or malformed body):
+    // it is answered here, unless its answer has begun. When it is complete, they belong to a later, pipelined
+    // request, and an answer now would be read as the earlier one's: the connection is closed instead.
+    const owed = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    const answerable = owed == null || (!owed.req.complete && !owed.headersSent);
+    if (error.code === "ECONNRESET" || error.code === "EPIPE" || !socket.writable || !answerable) {
+      socket.destroy();
+      return;
+    }
+    const status = CLIENT_ERROR_STATUS[error.code ?? ""] ?? 400;
+    const detail =
+      status === 408
+        ? `The request did not arrive in full within ${requestTimeoutMs} ms.`
+        : status === 431
+          ? "The request's header fields are too large."
+          : status === 413
+            ? "The chunk extensions of the request body are too large."
+            : "The request is not valid HTTP/1.1.";
+    // Closed once the answer is flushed: a client that stalls or keeps sending must not hold the connection
+    // half-open (the socket allows half-open connections, and no timeout watches it any more).
+    socket.end(rawProblemResponse(statusProblem(status, detail)), () => socket.destroy());
+  };
 }
 
 /** The forward-auth setup from the options (validated; throws `InvalidArgumentError` naming the option). */
@@ -196,10 +237,28 @@ function forwardAuthSetup(options: HttpServerOptions): ForwardAuthSetup {
   };
 }
 
+/** The answer of an HTTP/1.1 request without `Host` (see the module comment). */
+const MISSING_HOST_BODY = JSON.stringify(
+  invalidRequestProblem("An HTTP/1.1 request must have a Host header.", "host"),
+);
+
+/**
+ * How often the `node:http` server looks for requests past their timeout, ms, for a request timeout of
+ * `requestTimeoutMs` (0: none; Node's default period then, with nothing to look for).
+ */
+export function connectionsCheckingIntervalOf(requestTimeoutMs: number): number {
+  return requestTimeoutMs === 0 ? 30_000 : Math.max(1, Math.min(1000, Math.ceil(requestTimeoutMs / 10)));
+}
+
 /** Creates the HTTP server (see the module comment); throws `InvalidArgumentError` for invalid options. */
 export function createHttpServer(ctx: ServiceContext, options: HttpServerOptions): FastifyInstance {
   const auth = forwardAuthSetup(options);
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  if (!Number.isSafeInteger(requestTimeout) || requestTimeout < 0) {
+    throw new InvalidArgumentError(
+      `requestTimeoutMs must be a whole number of milliseconds, 0 or more, got ${requestTimeout}`,
+    );
+  }
   const logLevel = ctx.log.levelVal > 40 ? ctx.log.level : "warn";
   const stopwatch = ctx.stopwatch;
   // No `loggerInstance`: with one, fastify also stamps and listens to every response (for request logs, which are
@@ -209,17 +268,34 @@ export function createHttpServer(ctx: ServiceContext, options: HttpServerOptions
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: (_nullLogger, bindings, childOptions) =>
       new LazyRequestLogger(httpLog, bindings, childOptions),
-    // fastify's own server (http.createServer and the same four settings), plus the arrival stamp.
+    // fastify's own server (http.createServer and the same four settings), plus the arrival stamp, the request
+    // timeout on headers too, its sweep period, and the Host check (see the module comment).
     serverFactory: (handler, opts) => {
-      const server = createServer((req: StampedRequest, res: ServerResponse) => {
-        req[ARRIVAL_MS] = stopwatch.nowMs();
-        handler(req, res);
-      });
+      const server = createServer(
+        {
+          requestTimeout,
+          headersTimeout: requestTimeout,
+          connectionsCheckingInterval: connectionsCheckingIntervalOf(requestTimeout),
+          requireHostHeader: false,
+        },
+        (req: StampedRequest, res: ServerResponse) => {
+          req[ARRIVAL_MS] = stopwatch.nowMs();
+          if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+            res.writeHead(400, {
+              "Content-Type": PROBLEM_CONTENT_TYPE,
+              "Content-Length": Buffer.byteLength(MISSING_HOST_BODY),
+              Connection: "close",
+            });
+            res.end(MISSING_HOST_BODY);
+            return;
+          }
+          handler(req, res);
+        },
+      );
       // fastify has filled in its defaults by now.
-      const o = opts as { keepAliveTimeout: number; requestTimeout: number; connectionTimeout: number };
+      const o = opts as { keepAliveTimeout: number; connectionTimeout: number };
       const perSocket = (opts as { maxRequestsPerSocket?: number }).maxRequestsPerSocket ?? 0;
       server.keepAliveTimeout = o.keepAliveTimeout;
-      server.requestTimeout = o.requestTimeout;
       server.setTimeout(o.connectionTimeout);
       if (perSocket > 0) server.maxRequestsPerSocket = perSocket;
       return server;
@@ -227,7 +303,7 @@ export function createHttpServer(ctx: ServiceContext, options: HttpServerOptions
     bodyLimit: ctx.bounds.maxBodyBytes,
     requestTimeout,
     return503OnClosing: true,
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler(requestTimeout),
     frameworkErrors: (error, _request, reply) => {
       sendProblem(reply, invalidRequestProblem(`url is not valid: ${error.message.slice(0, 200)}`, "url"));
     },
