@@ -115,6 +115,7 @@ describe("startService (in process)", () => {
       checks: {
         store: { ok: true, detail: "memory (in process)" },
         config: { ok: true, detail: expect.stringMatching(/^version 1 from .*rules-.*\.yaml$/) },
+        forwardAuth: { ok: true, detail: "domain api: 1 rule" },
       },
     });
     const logged = lines.map((l) => JSON.parse(l) as { msg: string; endpoint?: string });
@@ -247,6 +248,145 @@ describe("startService (in process)", () => {
     } finally {
       await svc.close();
     }
+  });
+
+  describe("a forward-auth domain without rules", () => {
+    // Two domains, none of them `edge`, and no --auth-domain: forward-auth checks `edge`, which has no rules.
+    const API_AND_WEB = `${ONE_DOMAIN}  - id: per-visitor
+    domain: web
+    match: [{ key: user }]
+    limits: [{ name: per-second, limit: 5, period: 1s }]
+`;
+    const EDGE_RULE = `  - id: per-ip
+    domain: edge
+    match: [{ key: remote_address }]
+    limits: [{ name: per-second, limit: 5, period: 1s }]
+`;
+    const EMPTY =
+      "domain edge has no rules: /v1/auth allows every request without counting it; the rules' domains: api, web";
+
+    /** A service on `API_AND_WEB` with its warnings about the forward-auth domain, and a wait on its detail. */
+    async function start(flags: Record<string, string | boolean>) {
+      const lines: string[] = [];
+      const log = createServiceLogger({
+        level: "warn",
+        destination: { write: (l: string) => lines.push(l) },
+      });
+      const s = settings(flags, API_AND_WEB);
+      const svc = await startService(s, { log });
+      const warnings = () =>
+        lines
+          .map((l) => JSON.parse(l) as { msg: string; authDomain?: string; domains?: string[] })
+          .filter((l) => l.authDomain !== undefined);
+      // Polls every 10 ms, 10 s at most: a bound, not a timing assertion.
+      const until = async (detail: string): Promise<void> => {
+        for (let i = 0; (await svc.readiness()).checks.forwardAuth?.detail !== detail; i++) {
+          if (i > 1000) throw new Error(`timed out waiting for ${detail}`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      };
+      return { s, svc, warnings, until };
+    }
+
+    it("is warned of at start, naming it and the rules' domains, and shown in /readyz, which stays ready; /v1/auth allows", async () => {
+      const { svc, warnings } = await start({});
+      try {
+        expect(warnings()).toEqual([
+          expect.objectContaining({
+            level: 40,
+            authDomain: "edge",
+            domains: ["api", "web"],
+            msg: expect.stringMatching(
+              /^no rule uses the forward-auth domain edge: .*\(the rules' domains: api, web;/,
+            ),
+          }),
+        ]);
+        const ready = await fetch(`http://127.0.0.1:${svc.httpPort}/readyz`);
+        expect(ready.status).toBe(200);
+        expect(await ready.json()).toMatchObject({
+          status: "ready",
+          checks: { forwardAuth: { ok: true, detail: EMPTY } },
+        });
+        // Allowed, uncounted: envoyproxy/ratelimit answers OK for a domain without limits too.
+        const auth = await fetch(`http://127.0.0.1:${svc.httpPort}/v1/auth`, {
+          headers: { "x-real-ip": "192.0.2.1" },
+        });
+        expect(auth.status).toBe(200);
+      } finally {
+        await svc.close();
+      }
+      // A typo in --auth-domain alike.
+      const typo = await start({ authDomain: "apii" });
+      try {
+        expect(typo.warnings()).toMatchObject([{ authDomain: "apii", domains: ["api", "web"] }]);
+        expect((await typo.svc.readiness()).checks.forwardAuth).toEqual({
+          ok: true,
+          detail:
+            "domain apii has no rules: /v1/auth allows every request without counting it; the rules' domains: api, web",
+        });
+      } finally {
+        await typo.svc.close();
+      }
+    });
+
+    it("is warned of again after each reload of the rules file that leaves it without rules", async () => {
+      const { s, svc, warnings, until } = await start({ watch: true });
+      try {
+        expect(warnings()).toHaveLength(1);
+        writeFileSync(s.configFile, `${API_AND_WEB}${EDGE_RULE}`);
+        await until("domain edge: 1 rule");
+        expect(warnings()).toHaveLength(1);
+        writeFileSync(s.configFile, API_AND_WEB);
+        await until(EMPTY);
+        expect(warnings()).toHaveLength(2);
+        expect((await svc.readiness()).ready).toBe(true);
+      } finally {
+        await svc.close();
+      }
+    });
+
+    it("is warned of again after an admin API write that leaves it without rules", async () => {
+      const token = "ops-secret-token-for-the-service-test";
+      const tokensFile = join(dir, `tokens-${Math.random().toString(36).slice(2)}`);
+      writeFileSync(tokensFile, `ops:${token}\n`);
+      const { svc, warnings, until } = await start({
+        admin: true,
+        adminPort: "0",
+        adminTokensFile: tokensFile,
+      });
+      const api = async (method: string, path: string, body?: unknown, ifMatch?: string) => {
+        const r = await fetch(`http://127.0.0.1:${svc.adminPort}/api/v1${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(body === undefined ? {} : { "content-type": "application/json" }),
+            ...(ifMatch === undefined ? {} : { "if-match": ifMatch }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        await r.arrayBuffer();
+        return { status: r.status, etag: r.headers.get("etag") ?? undefined };
+      };
+      try {
+        expect(warnings()).toHaveLength(1);
+        const rule = {
+          id: "per-ip",
+          domain: "edge",
+          match: [{ key: "remote_address" }],
+          limits: [{ name: "per-second", limit: 5, period: "1s" }],
+        };
+        expect((await api("POST", "/rules", rule)).status).toBe(201);
+        await until("domain edge: 1 rule");
+        expect(warnings()).toHaveLength(1);
+        const { etag } = await api("GET", "/rules/per-ip");
+        expect((await api("DELETE", "/rules/per-ip", undefined, etag)).status).toBe(204);
+        await until(EMPTY);
+        expect(warnings()).toHaveLength(2);
+        expect((await svc.readiness()).ready).toBe(true);
+      } finally {
+        await svc.close();
+      }
+    });
   });
 
   it("refuses an invalid rules file, naming it", async () => {

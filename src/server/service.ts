@@ -14,7 +14,15 @@
  * **Readiness** (/readyz, and {@link RunningService.readiness}): `store` — a real round trip to every store node
  * (a `peek` of a private key, bounded by {@link READINESS_PROBE_TIMEOUT_MS}), its result cached for
  * {@link READINESS_CACHE_MS} (concurrent callers share one probe) so probes cannot hammer Redis; `config` — the
- * last reload was applied (no `status.lastError`); `shutdown` — present and failing once closing began.
+ * last reload was applied (no `status.lastError`); `forwardAuth` — the domain `/v1/auth` checks and how many
+ * rules it has, never failing (see below); `shutdown` — present and failing once closing began.
+ *
+ * **A forward-auth domain without rules** makes `/v1/auth` allow every request without counting anything (a
+ * domain without limits answers OK, as envoyproxy/ratelimit's does): the domain `edge` by default, or a typo in
+ * `--auth-domain`. It is made visible rather than refused: a warning naming the domain and the rules' domains at
+ * start and after every applied configuration (file reload or admin write) while it has none, and the
+ * `forwardAuth` check's detail. It does not fail readiness: an empty domain can be intended while its rules are
+ * being added through the admin API.
  *
  * **gRPC health** (`grpc.health.v1`) follows readiness, re-read every {@link READINESS_CACHE_MS}: NOT_SERVING while
  * the store is unreachable or a refused reload is in effect, as envoyproxy/ratelimit's health follows Redis.
@@ -40,7 +48,12 @@ import { type RunningAdmin, startAdminService } from "./admin/admin-service.js";
 import { loadAdminTokens } from "./admin/admin-tokens.js";
 import { disablePretenuring } from "./disable-pretenuring.js";
 import { createGrpcServer, type SluiceGrpcServer } from "./grpc/grpc-server.js";
-import { createHttpServer, type HttpServerOptions, type Readiness } from "./http/http-server.js";
+import {
+  createHttpServer,
+  forwardAuthDomainOf,
+  type HttpServerOptions,
+  type Readiness,
+} from "./http/http-server.js";
 import { createInflightGate } from "./inflight-gate.js";
 import type { ServiceContext } from "./service-context.js";
 import { createServiceLogger } from "./service-logger.js";
@@ -108,6 +121,26 @@ export function resolveDefaultDomain(settings: ServiceSettings, config: SluiceCo
   if (settings.defaultDomain !== undefined) return settings.defaultDomain;
   const domains = domainsOf(config);
   return domains.length === 1 ? domains[0] : undefined;
+}
+
+/**
+ * `/readyz`'s `forwardAuth` check: the domain `/v1/auth` checks and how many rules of `config` it has, or that it
+ * has none and what the rules' domains are. Always passing (see the module comment).
+ */
+export function forwardAuthDomainCheck(
+  domain: string,
+  config: SluiceConfig,
+): { readonly ok: true; readonly detail: string } {
+  let rules = 0;
+  for (const rule of config.rules) if (rule.domain === domain) rules++;
+  if (rules > 0) return { ok: true, detail: `domain ${domain}: ${rules} rule${rules === 1 ? "" : "s"}` };
+  const domains = domainsOf(config);
+  return {
+    ok: true,
+    detail:
+      `domain ${domain} has no rules: /v1/auth allows every request without counting it; ` +
+      (domains.length === 0 ? "the rules name no domain" : `the rules' domains: ${domains.join(", ")}`),
+  };
 }
 
 /** The HTTP server's options from the settings. */
@@ -216,6 +249,10 @@ export async function startService(
     if (settings.defaultDomain !== undefined && !domainsOf(config).includes(settings.defaultDomain)) {
       log.warn({ defaultDomain }, "no rule uses the default domain: its requests match nothing");
     }
+    const authDomain = forwardAuthDomainOf({
+      defaultDomain,
+      forwardAuth: { domain: settings.authDomain ?? defaultDomain },
+    });
 
     // The admin side (its own port): the rules' source of truth from here on (file or Redis), and the tally of
     // decisions its dashboard shows, fed by the data plane's metrics.
@@ -243,6 +280,21 @@ export async function startService(
       const running = admin;
       cleanup.push(() => running.close());
     }
+
+    // While the forward-auth domain has no rules, at start and after every applied configuration: see the module
+    // comment. From here, once the admin API has applied its first version (its repository's, from the file or
+    // Redis), so that the start is warned of once.
+    const warnIfAuthDomainEmpty = (): void => {
+      if (engine.hasDomain(authDomain)) return;
+      const domains = domainsOf(engine.config);
+      log.warn(
+        { authDomain, domains },
+        `no rule uses the forward-auth domain ${authDomain}: /v1/auth allows every request without counting it ` +
+          `(the rules' domains: ${domains.length === 0 ? "none" : domains.join(", ")}; --auth-domain chooses it)`,
+      );
+    };
+    warnIfAuthDomainEmpty();
+    engine.on("config", warnIfAuthDomainEmpty);
 
     const gate = createInflightGate(settings.maxInflight);
     const baseMetrics = createServiceMetrics(engine, { gate });
@@ -290,6 +342,7 @@ export async function startService(
           status.lastError === undefined
             ? { ok: true, detail: `version ${status.version} from ${status.configSource ?? "(no file)"}` }
             : { ok: false, detail: status.lastError.message },
+        forwardAuth: forwardAuthDomainCheck(authDomain, engine.config),
       };
       if (closing) checks.shutdown = { ok: false, detail: "shutting down" };
       return { ready: Object.values(checks).every((c) => c.ok), checks };
@@ -365,6 +418,7 @@ export async function startService(
         rules: config.rules.length,
         domains: domainsOf(config),
         defaultDomain,
+        authDomain,
         watch: settings.watch,
       },
       "ready",

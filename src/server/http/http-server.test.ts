@@ -15,6 +15,7 @@ import {
   connectionsCheckingIntervalOf,
   createHttpServer,
   DEFAULT_FORWARD_AUTH_DOMAIN,
+  forwardAuthDomainOf,
   type HttpServerOptions,
   type Readiness,
 } from "./http-server.js";
@@ -586,6 +587,10 @@ describe("/v1/auth (forward-auth)", () => {
 
   it("uses the default domain, else the edge domain, and validates its options", () => {
     expect(DEFAULT_FORWARD_AUTH_DOMAIN).toBe("edge");
+    expect(forwardAuthDomainOf({ defaultDomain: undefined })).toBe("edge");
+    expect(forwardAuthDomainOf({ defaultDomain: "api" })).toBe("api");
+    expect(forwardAuthDomainOf({ defaultDomain: "api", forwardAuth: { domain: "web" } })).toBe("web");
+    expect(forwardAuthDomainOf({ defaultDomain: "api", forwardAuth: { domain: "" } })).toBe("edge");
     const t = testServiceContext(CONFIG);
     expect(() =>
       createHttpServer(t.ctx, {

@@ -200,6 +200,17 @@ function clientErrorHandler(requestTimeoutMs: number) {
   };
 }
 
+/**
+ * The domain of forward-auth checks: `forwardAuth.domain`, else the default domain, else
+ * {@link DEFAULT_FORWARD_AUTH_DOMAIN} (an empty name counts as none).
+ */
+export function forwardAuthDomainOf(
+  options: Pick<HttpServerOptions, "defaultDomain" | "forwardAuth">,
+): string {
+  const domain = options.forwardAuth?.domain ?? options.defaultDomain ?? DEFAULT_FORWARD_AUTH_DOMAIN;
+  return domain === "" ? DEFAULT_FORWARD_AUTH_DOMAIN : domain;
+}
+
 /** The forward-auth setup from the options (validated; throws `InvalidArgumentError` naming the option). */
 function forwardAuthSetup(options: HttpServerOptions): ForwardAuthSetup {
   const fa = options.forwardAuth ?? {};
@@ -221,10 +232,9 @@ function forwardAuthSetup(options: HttpServerOptions): ForwardAuthSetup {
   }
   const userHeader = (fa.userHeader ?? DEFAULT_USER_HEADER).toLowerCase();
   if (userHeader === "") throw new InvalidArgumentError("forwardAuth.userHeader must be a header name");
-  const domain = fa.domain ?? options.defaultDomain ?? DEFAULT_FORWARD_AUTH_DOMAIN;
   const templates = compileTemplates(fa.descriptors ?? DEFAULT_FORWARD_AUTH_TEMPLATES);
   return {
-    domain: domain === "" ? DEFAULT_FORWARD_AUTH_DOMAIN : domain,
+    domain: forwardAuthDomainOf(options),
     templates,
     slots: slotCount(templates),
     userHeader,
