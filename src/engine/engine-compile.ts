@@ -14,7 +14,9 @@
  *   (100/min) after using 8, it has 92 left, not 100; an override that lowers its limit to 5 denies at once.
  *   This is what envoyproxy/ratelimit and most peers do (their counter key holds no limit), and it keeps an
  *   override from ever handing out a fresh allowance. When the rule has no limits of its own (unlimited,
- *   blocked), the first tier in declaration order gives the shape;
+ *   blocked), the tier whose name sorts first (by code unit) gives the shape, so reordering the tiers in the file
+ *   moves no counters. A change of the rule's own limits to another shape moves the tiers that shared it to
+ *   namespaces of their own (their counts start afresh once): one namespace holds one shape;
  * - `${domain}/${rule.id}/tier:${tier}` — a tier's limits of another shape;
  * - `${domain}/${rule.id}/override-shape:${shape}` — overrides' limits of another shape, one namespace per distinct
  *   shape ({@link stateShapeKey}: names, algorithms, widths, window periods), shared by every identity whose override
@@ -455,10 +457,18 @@ export class RuleState {
         ? undefined
         : this.#entry(this.ns, rule.limits, `${path}.limits`, "rule");
     if (this.own !== undefined) this.#sharedShape = rule.limits;
+    else {
+      // No limits of its own: the tier whose name sorts first gives the shape, whatever order the file lists the
+      // tiers in (the first written, as before, made a reordering of the file move every tier's counters).
+      let first: string | undefined;
+      for (const [tier, limits] of Object.entries(rule.tiers)) {
+        if (limits !== "unlimited" && (first === undefined || tier < first)) first = tier;
+      }
+      if (first !== undefined) this.#sharedShape = rule.tiers[first] as readonly LimitSpec[];
+    }
     for (const tier of Object.keys(rule.tiers)) {
       const limits = rule.tiers[tier];
       if (limits !== "unlimited") {
-        this.#sharedShape ??= limits;
         this.#tiers.set(
           tier,
           this.#entry(this.#namespaceOf(limits, `tier:${tier}`), limits, `${path}.tiers.${tier}`, "tier"),

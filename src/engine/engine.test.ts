@@ -1094,6 +1094,31 @@ describe("engine — hot reload", () => {
       source,
     });
 
+  it("an unlimited rule's tiers keep their counts when the file lists them in another order", () => {
+    const yaml = (proFirst: boolean) => {
+      const pro = "      pro: [{ name: a, algorithm: fixed_window, limit: 100, period: 1d }]";
+      const free = "      free: [{ name: b, algorithm: fixed_window, limit: 10, period: 1d }]";
+      return `tiers: [free, pro]
+identities: { "user:p": pro, "user:f": free }
+rules:
+  - id: per-user
+    domain: api
+    match: [{ key: user }]
+    unlimited: true
+    tiers:
+${proFirst ? `${pro}\n${free}` : `${free}\n${pro}`}
+`;
+    };
+    const { engine } = setup(parseConfig(yaml(true)), Date.UTC(2026, 0, 1, 1));
+    const check = (u: string, cost = 1) =>
+      engine.checkSync({ domain: "api", descriptors: [[{ key: "user", value: u }]], cost });
+    expect(check("p", 99).allowed).toBe(true);
+    expect(check("f", 9).allowed).toBe(true);
+    engine.updateConfig(parseConfig(yaml(false)));
+    expect(check("p", 0).decision.remaining).toBe(1);
+    expect(check("f", 0).decision.remaining).toBe(1);
+  });
+
   it("swaps the configuration, keeps counters, bumps the version and emits config", () => {
     const { check, engine, clock } = setup(configWith(3));
     const events: EngineEvents["config"][] = [];
