@@ -51,7 +51,8 @@
  * rates converted to units per that limit's period; the result is quantised *down* to 1/64 of an octave
  * (at most 1.1% below; window algorithms then floor to whole units, at least 1), so the sets of one rule are
  * bounded (at most 2,049 levels per limit). Every level of one base keeps the base's namespace, so a key whose
- * limit moves keeps its state. Rate algorithms scale `burst` with the limit (the burst keeps its duration).
+ * limit moves keeps its state. Rate algorithms scale `burst` with the limit (the burst keeps its duration). The
+ * limits of a static-only override are never scaled ({@link Resolved.staticOnly}).
  */
 import { createLimitSet, type LimitSet, sameStateShape, stateShapeKey } from "../algorithms/limit-set.js";
 import { type Decision, decisionOf } from "../core/decision.js";
@@ -137,6 +138,11 @@ export interface Resolved {
   readonly limits: readonly LimitSpec[] | "unlimited";
   /** The entry the store applies; undefined exactly when `limits` is `"unlimited"`. */
   readonly entry: SetEntry | undefined;
+  /**
+   * Whether the limits come from a static-only override (`Override.staticOnly`): a dynamic rule neither scales
+   * them nor counts the traffic. Decided here, per check, never by `entry`, which identities share (see `entryFor`).
+   */
+  readonly staticOnly: boolean;
 }
 
 /**
@@ -487,10 +493,15 @@ export class RuleState {
       rule.behaviour !== "shadow" && rule.dynamic === undefined && this.blockedDecision === undefined;
     // Resolved ahead exactly as effectiveLimits would resolve them (see resolve()).
     this.#ruleLimits = rule.unlimited
-      ? Object.freeze({ source: "rule" as const, limits: "unlimited" as const, entry: undefined })
+      ? Object.freeze({
+          source: "rule" as const,
+          limits: "unlimited" as const,
+          entry: undefined,
+          staticOnly: false,
+        })
       : this.own === undefined
         ? undefined
-        : Object.freeze({ source: "rule" as const, limits: rule.limits, entry: this.own });
+        : Object.freeze({ source: "rule" as const, limits: rule.limits, entry: this.own, staticOnly: false });
     for (let t = 0; t < tierNames.length; t++) {
       const tier = tierNames[t];
       if (!Object.hasOwn(rule.tiers, tier)) {
@@ -499,7 +510,7 @@ export class RuleState {
       }
       const limits = rule.tiers[tier];
       const entry = limits === "unlimited" ? undefined : this.#tiers.get(tier);
-      this.#tierLimits.push(Object.freeze({ source: "tier" as const, limits, entry }));
+      this.#tierLimits.push(Object.freeze({ source: "tier" as const, limits, entry, staticOnly: false }));
     }
     // Without an identity entry, or without tiers and overrides, every identity gets the rule's own limits.
     this.#fixedLimits =
@@ -604,11 +615,17 @@ export class RuleState {
 
   /** The resolved form of `eff`, limits computed by `effectiveLimits` for `identity`. */
   resolvedOf(eff: EffectiveLimits, identity: string | undefined): Resolved {
-    if (eff.limits === "unlimited") return { source: eff.source, limits: "unlimited", entry: undefined };
-    return { source: eff.source, limits: eff.limits, entry: this.entryFor(eff, identity) };
+    const staticOnly = eff.staticOnly;
+    if (eff.limits === "unlimited")
+      return { source: eff.source, limits: "unlimited", entry: undefined, staticOnly };
+    return { source: eff.source, limits: eff.limits, entry: this.entryFor(eff, identity), staticOnly };
   }
 
-  /** The entry for `eff` (not unlimited) of `identity`: own, tier or override, built once and cached. */
+  /**
+   * The entry for `eff` (not unlimited) of `identity`: own, tier or override, built once and cached. Static-only
+   * and plain overrides of equal limits share one entry (and set): `staticOnly` travels in the {@link Resolved},
+   * so a static-only check never reads the dynamic levels a plain one caches on the entry (`dyn`).
+   */
   entryFor(eff: EffectiveLimits, identity: string | undefined): SetEntry {
     const limits = eff.limits as readonly LimitSpec[];
     if (eff.source === "rule" && this.own !== undefined && limits === this.rule.limits) return this.own;

@@ -1026,6 +1026,60 @@ describe("engine — dynamic limits (seed 003, scaled: 10/s static, 10 s windows
     const { check } = setup(config);
     expect(() => check({ ...req("a"), cost: 0.5 })).toThrow(/cost must be a whole number for rule "dyn"/);
   });
+
+  describe("a static-only override", () => {
+    // Equal limits (20/s, the rule's shape): the two overrides share one set and one namespace.
+    const twenty = () => [spec({ name: "rate", algorithm: "gcra", limit: 20, periodMs: 1000 })];
+    const overridden = makeConfig({
+      rules: [rule],
+      overrides: [
+        makeOverride({ identity: "tenant:plain", rule: "dyn", limits: twenty() }),
+        makeOverride({ identity: "tenant:pinned", limits: twenty(), staticOnly: true }),
+      ],
+    });
+    const rateNamespace = (ns: string) => ns.endsWith("/rate") || ns.endsWith("/rate2");
+
+    for (const [name, makeStore] of [
+      ["memory store", () => new MemoryStore({ capacity: 1000 })],
+      ["asynchronous store", () => new AsyncMemoryStore()],
+    ] as const) {
+      it(`stays at its limits as written while traffic raises a plain identity's (${name})`, async () => {
+        const store = makeStore();
+        const clock = new ManualClock(start);
+        const engine = createEngine({ config: overridden, store, clock, scheduler: clock });
+        expect(await window(engine, clock, 0, { plain: 20, pinned: 20, free: 10 })).toEqual({
+          plain: 200,
+          pinned: 200,
+          free: 100,
+        });
+        const w1 = await window(engine, clock, 1, { plain: 30, pinned: 30, free: 15 });
+        expect(w1.plain).toBe(300); // raised to previous·m = 30/s
+        expect(w1.free).toBe(150); // the rule's own 10/s, raised to 15/s
+        expect(w1.pinned).toBeGreaterThanOrEqual(200); // held at 20/s (+ its burst)
+        expect(w1.pinned).toBeLessThanOrEqual(220);
+        near(await limitAt(engine, clock, 1, "plain"), 30);
+        near(await limitAt(engine, clock, 1, "free"), 15);
+        expect(await limitAt(engine, clock, 1, "pinned")).toBe(20);
+        const pinned = await engine.check(req("pinned"));
+        expect(pinned.descriptors[0]).toMatchObject({ source: "override", decision: { limit: 20 } });
+        if (store instanceof AsyncMemoryStore) {
+          // Its checks peek and feed no traffic counter; the plain identity's do.
+          const items = store.calls.flatMap((c) => c.items);
+          const fed = (key: string) => items.some((i) => i.key === key && rateNamespace(i.limits.namespace));
+          expect(fed("pinned")).toBe(false);
+          expect(fed("plain")).toBe(true);
+        }
+      });
+    }
+
+    it("takes fractional costs when its limits do (no traffic counters to count whole units)", () => {
+      const { check } = setup(overridden);
+      expect(check({ ...req("pinned"), cost: 0.5 }).allowed).toBe(true);
+      expect(() => check({ ...req("plain"), cost: 0.5 })).toThrow(
+        /cost must be a whole number for rule "dyn"/,
+      );
+    });
+  });
 });
 
 describe("engine — idempotency", () => {

@@ -41,7 +41,9 @@
  * The current rate is the current window's count over the time elapsed in it (at least 1 ms), the previous rate
  * the previous window's count over `windowMs`. The counters are consumed in the same all-or-nothing call as the
  * limits, so denied requests do not raise the limit; with many instances the peek may be a few requests
- * stale, which only shifts the limit slightly. A dynamic rule costs two store calls per check.
+ * stale, which only shifts the limit slightly. A dynamic rule costs two store calls per check. A descriptor whose
+ * limits come from a static-only override (seed 003's `static_only`) is counted as under a rule without `dynamic`:
+ * against the override's limits as written, with no peek and its traffic not counted.
  *
  * **Failure policy.** For a store without a synchronous path, each rule's items go through a `resilientStore`
  * wrapper of its `failurePolicy` (one wrapper per policy, created once, each with its own breaker; a store that
@@ -501,9 +503,17 @@ function resolveLimits(
   return rs.resolvedOf(effectiveLimits(c.config, rs.rule, identity, nowMs, c.overrides), identity);
 }
 
-/** Throws when fractional `cost` (named `field`) is not allowed for `entry` of `rule` (undefined: a request's limit). */
-function checkFractional(entry: SetEntry, rule: Rule | undefined, cost: number, field: string): void {
-  const dynamic = rule?.dynamic !== undefined;
+/**
+ * Throws when fractional `cost` (named `field`) is not allowed for `entry` of `rule` (undefined: a request's limit);
+ * `dynamic`: whether the descriptor feeds the rule's traffic counters, which count whole units.
+ */
+function checkFractional(
+  entry: SetEntry,
+  rule: Rule | undefined,
+  cost: number,
+  field: string,
+  dynamic: boolean,
+): void {
   if (entry.fractional && !dynamic) return;
   const what = rule === undefined ? "the request's own limit" : `rule "${rule.id}"`;
   throw new InvalidArgumentError(
@@ -524,7 +534,13 @@ function costAt(request: CheckRequest, at: number): number {
 function hotCost(request: CheckRequest, at: number, entry: SetEntry, rule: Rule): number {
   const cost = costAt(request, at);
   if (!Number.isInteger(cost))
-    checkFractional(entry, rule, cost, request.costs?.[at] === undefined ? "cost" : `costs[${at}]`);
+    checkFractional(
+      entry,
+      rule,
+      cost,
+      request.costs?.[at] === undefined ? "cost" : `costs[${at}]`,
+      rule.dynamic !== undefined,
+    );
   return cost;
 }
 
@@ -1438,11 +1454,13 @@ class SluiceEngine implements Engine {
         results[i] = unlimitedResult(m, res.source);
         continue;
       }
+      // A static-only override's limits are enforced as written: no traffic counters, so never scaled.
+      const dynamic = rs.rateCurrent !== undefined && rs.rateTwo !== undefined && !res.staticOnly;
       const cost = costs === undefined ? defaultCost : (costs[i] ?? defaultCost);
       if (!Number.isInteger(cost))
-        checkFractional(entry, rule, cost, costs?.[i] === undefined ? "cost" : `costs[${i}]`);
+        checkFractional(entry, rule, cost, costs?.[i] === undefined ? "cost" : `costs[${i}]`, dynamic);
       const item = new Item(entry.set, m.counterKey, cost, i, rs.target, rs, entry, res.source, m);
-      if (rs.rateCurrent !== undefined && rs.rateTwo !== undefined) {
+      if (dynamic && rs.rateCurrent !== undefined && rs.rateTwo !== undefined) {
         item.rates = [
           { limits: rs.rateCurrent, key: m.counterKey, cost },
           { limits: rs.rateTwo, key: m.counterKey, cost },
@@ -1496,7 +1514,7 @@ class SluiceEngine implements Engine {
     const costs = request.costs;
     const cost = costs?.[i] ?? request.cost ?? 1;
     if (!Number.isInteger(cost))
-      checkFractional(entry, undefined, cost, costs?.[i] === undefined ? "cost" : `costs[${i}]`);
+      checkFractional(entry, undefined, cost, costs?.[i] === undefined ? "cost" : `costs[${i}]`, false);
     const key = descriptorKey(domain, request.descriptors[i]);
     const item = new Item(entry.set, key, cost, i, limits.target, undefined, entry, "request", undefined);
     if (plan.enforce === EMPTY) plan.enforce = [];

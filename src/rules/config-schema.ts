@@ -227,7 +227,10 @@ export const identitySchema = z
   .string()
   .regex(IDENTITY_PATTERN, "must be key:value, such as user:42 or tenant:acme");
 
-/** One override as written: an identity's replacement limits, for one rule or every rule, optionally temporary. */
+/**
+ * One override as written: an identity's replacement limits, for one rule or every rule, optionally temporary;
+ * `staticOnly` (seed 003's `static_only`) keeps a dynamic rule from scaling them.
+ */
 export const overrideSchema = z
   .object({
     identity: identitySchema,
@@ -240,6 +243,7 @@ export const overrideSchema = z
         if (problem) ctx.addIssue({ code: "custom", message: problem });
       })
       .optional(),
+    staticOnly: z.boolean().optional(),
   })
   .strict();
 
@@ -884,6 +888,8 @@ export function checkConfig(value: unknown): PathIssue[] {
     const ofKey = (key: string | undefined): boolean =>
       key !== undefined && identity?.startsWith(`${key}:`) === true;
     const ruleId = str(o.rule);
+    // A static-only override is never scaled by a dynamic rule, so any algorithm serves it there.
+    const staticOnly = o.staticOnly === true;
     checkLimits(o.limits, at("limits"), algorithm, issues, facts.get(ruleId ?? "")?.maxDelayMs);
     if (ruleId !== undefined) {
       const rule = facts.get(ruleId);
@@ -908,13 +914,14 @@ export function checkConfig(value: unknown): PathIssue[] {
         });
       }
       if (rule.behaviour === "delay") checkAlgorithms(o.limits, at("limits"), algorithm, issues, DELAY_NEEDS);
-      if (rule.dynamic) checkAlgorithms(o.limits, at("limits"), algorithm, issues, DYNAMIC_NEEDS);
+      if (rule.dynamic && !staticOnly)
+        checkAlgorithms(o.limits, at("limits"), algorithm, issues, DYNAMIC_NEEDS);
     } else if (identity?.includes(":") === true) {
       // A rule-less override applies to every rule identifying callers by a key it can be of: each must accept its
       // limits.
       const needs: [AlgorithmNeed, (rule: RuleFacts) => boolean][] = [
         [DELAY_NEEDS, (rule) => rule.behaviour === "delay"],
-        [DYNAMIC_NEEDS, (rule) => rule.dynamic && !rule.unlimited],
+        [DYNAMIC_NEEDS, (rule) => rule.dynamic && !rule.unlimited && !staticOnly],
       ];
       for (const [need, applies] of needs) {
         for (const [id, rule] of facts) {

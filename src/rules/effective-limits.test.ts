@@ -36,6 +36,7 @@ describe("effectiveLimits precedence", () => {
       limits: RULE_LIMITS,
       tier: undefined,
       expiresAtMs: undefined,
+      staticOnly: false,
     });
   });
 
@@ -45,6 +46,7 @@ describe("effectiveLimits precedence", () => {
       limits: RULE_LIMITS,
       tier: undefined,
       expiresAtMs: undefined,
+      staticOnly: false,
     });
   });
 
@@ -54,6 +56,7 @@ describe("effectiveLimits precedence", () => {
       limits: PREMIUM,
       tier: "premium",
       expiresAtMs: undefined,
+      staticOnly: false,
     });
   });
 
@@ -70,6 +73,7 @@ describe("effectiveLimits precedence", () => {
       limits: RULE_LIMITS,
       tier: "gold",
       expiresAtMs: undefined,
+      staticOnly: false,
     });
     expect(effectiveLimits(config, other, "user:p", T0)).toMatchObject({ source: "rule", tier: "premium" });
   });
@@ -85,6 +89,7 @@ describe("effectiveLimits precedence", () => {
       limits: GENERIC,
       tier: "premium",
       expiresAtMs: undefined,
+      staticOnly: false,
     });
   });
 
@@ -148,7 +153,30 @@ describe("effectiveLimits of a blocked rule", () => {
       limits: [],
       tier: undefined,
       expiresAtMs: undefined,
+      staticOnly: false,
     });
+  });
+});
+
+describe("effectiveLimits of a static-only override", () => {
+  it("reports staticOnly for the override that applies, never for a tier or the rule", () => {
+    const c = makeConfig({
+      identities: { "user:1": "premium", "user:3": "premium" },
+      overrides: [
+        makeOverride({ identity: "user:1", rule: "per-user", limits: SPECIFIC, staticOnly: true }),
+        makeOverride({ identity: "user:2", limits: GENERIC }),
+      ],
+    });
+    expect(effectiveLimits(c, rule, "user:1", T0)).toEqual({
+      source: "override",
+      limits: SPECIFIC,
+      tier: "premium",
+      expiresAtMs: undefined,
+      staticOnly: true,
+    });
+    expect(effectiveLimits(c, rule, "user:2", T0)).toMatchObject({ source: "override", staticOnly: false });
+    expect(effectiveLimits(c, rule, "user:3", T0)).toMatchObject({ source: "tier", staticOnly: false });
+    expect(effectiveLimits(c, other, "user:1", T0)).toMatchObject({ source: "rule", staticOnly: false });
   });
 });
 
@@ -168,6 +196,7 @@ describe("effectiveLimits expiry", () => {
       limits: SPECIFIC,
       tier: "premium",
       expiresAtMs: EXP,
+      staticOnly: false,
     });
     expect(effectiveLimits(config, rule, "user:1", EXP - 1)).toMatchObject({ limits: SPECIFIC });
     expect(effectiveLimits(config, rule, "user:1", EXP - 0.001)).toMatchObject({ limits: SPECIFIC });
@@ -179,6 +208,7 @@ describe("effectiveLimits expiry", () => {
       limits: GENERIC,
       tier: "premium",
       expiresAtMs: undefined,
+      staticOnly: false,
     });
   });
 

@@ -11,8 +11,10 @@
  * A `blocked` rule ignores all of these: its source is `rule` and its limits are its (empty) `limits`, with no
  * tier reported; the engine denies it before counting.
  *
- * An override with `expiresAtMs` applies while `nowMs < expiresAtMs` and stops at exactly `expiresAtMs`. All
- * functions here are pure functions of their arguments (time is `nowMs`, never read from a clock).
+ * An override with `expiresAtMs` applies while `nowMs < expiresAtMs` and stops at exactly `expiresAtMs`. A
+ * `staticOnly` one is reported as such (`EffectiveLimits.staticOnly`), for the engine to enforce its limits as
+ * written under a dynamic rule; every other source is never static-only. All functions here are pure functions of
+ * their arguments (time is `nowMs`, never read from a clock).
  */
 import type { LimitSpec } from "../core/limit-spec.js";
 import type { Override, Rule, SluiceConfig } from "./rule.js";
@@ -33,6 +35,8 @@ export interface EffectiveLimits {
   readonly tier: string | undefined;
   /** When the applied override stops applying (epoch ms); undefined for a permanent override or another source. */
   readonly expiresAtMs: number | undefined;
+  /** Whether the applied override is static-only (`Override.staticOnly`): never scaled by a dynamic limit. */
+  readonly staticOnly: boolean;
 }
 
 /**
@@ -113,13 +117,28 @@ export function effectiveLimits(
       limits: rule.unlimited ? "unlimited" : rule.limits,
       tier: undefined,
       expiresAtMs: undefined,
+      staticOnly: false,
     };
   }
   const tier = config.identities.get(identity);
   const o = activeOverride(index ?? indexOf(config), rule, identity, nowMs);
-  if (o !== undefined) return { source: "override", limits: o.limits, tier, expiresAtMs: o.expiresAtMs };
-  if (tier !== undefined && Object.hasOwn(rule.tiers, tier)) {
-    return { source: "tier", limits: rule.tiers[tier], tier, expiresAtMs: undefined };
+  if (o !== undefined) {
+    return {
+      source: "override",
+      limits: o.limits,
+      tier,
+      expiresAtMs: o.expiresAtMs,
+      staticOnly: o.staticOnly,
+    };
   }
-  return { source: "rule", limits: rule.unlimited ? "unlimited" : rule.limits, tier, expiresAtMs: undefined };
+  if (tier !== undefined && Object.hasOwn(rule.tiers, tier)) {
+    return { source: "tier", limits: rule.tiers[tier], tier, expiresAtMs: undefined, staticOnly: false };
+  }
+  return {
+    source: "rule",
+    limits: rule.unlimited ? "unlimited" : rule.limits,
+    tier,
+    expiresAtMs: undefined,
+    staticOnly: false,
+  };
 }

@@ -48,7 +48,7 @@ rules:
     match: [{ key: remote_address, value: 50.0.0.5 }]
     blocked: true
 overrides:
-  - { identity: "user:42", rule: orders-per-user, limits: [{ limit: 50, period: 1s }], expiresAt: "2026-12-01T00:00:00Z" }
+  - { identity: "user:42", rule: orders-per-user, limits: [{ limit: 50, period: 1s }], expiresAt: "2026-12-01T00:00:00Z", staticOnly: true }
   - { identity: "user:9", limits: unlimited }
 `;
 
@@ -104,6 +104,7 @@ const FULL_JSON = JSON.stringify({
       rule: "orders-per-user",
       limits: [{ limit: 50, period: "1s" }],
       expiresAt: "2026-12-01T00:00:00Z",
+      staticOnly: true,
     },
     { identity: "user:9", limits: "unlimited" },
   ],
@@ -201,8 +202,9 @@ describe("parseConfig: a configuration using every field", () => {
         rule: "orders-per-user",
         limits: [parseLimitSpec({ algorithm: "token_bucket", limit: 50, period: "1s" })],
         expiresAtMs: Date.UTC(2026, 11, 1),
+        staticOnly: true,
       },
-      { identity: "user:9", rule: undefined, limits: "unlimited", expiresAtMs: undefined },
+      { identity: "user:9", rule: undefined, limits: "unlimited", expiresAtMs: undefined, staticOnly: false },
     ]);
     expect(config.source).toBe("sluice.yaml");
   });
@@ -385,6 +387,24 @@ overrides:
     ).toEqual([
       "c.yaml:9: rules[0].tiers.premium[0]: behaviour delay spaces requests at the limit's rate, so it needs a rate algorithm (gcra, token_bucket or leaky_bucket); fixed_window (the default algorithm) has no rate to space them at",
       'c.yaml:11: overrides[0].limits[0].algorithm: behaviour delay (of rule "r") spaces requests at the limit\'s rate, so it needs a rate algorithm (gcra, token_bucket or leaky_bucket); sliding_window has no rate to space them at',
+    ]);
+  });
+
+  it("takes any algorithm for a static-only override of a dynamic rule (its limits are never scaled)", () => {
+    const yaml = (staticOnly: boolean) => `rules:
+  - id: ingest
+    domain: otlp
+    match: [{ key: tenant }]
+    limits: [{ name: per-second, limit: 100, period: 1s }]
+    dynamic: { window: 5m }
+overrides:
+  - { identity: "tenant:acme", rule: ingest, limits: [{ limit: 5, period: 1s, algorithm: sliding_log }], staticOnly: ${staticOnly} }
+  - { identity: "tenant:beta", limits: [{ limit: 5, period: 1s, algorithm: concurrency }], staticOnly: ${staticOnly} }
+`;
+    expect(parseConfig(yaml(true)).overrides.map((o) => o.staticOnly)).toEqual([true, true]);
+    expect(messages(yaml(false))).toEqual([
+      "c.yaml:8: overrides[0].limits[0].algorithm: dynamic scales the limit, and sliding_log keeps a state sized by its limit, which cannot follow it; use sliding_window, fixed_window, bucketed_window, gcra, token_bucket or leaky_bucket",
+      'c.yaml:9: overrides[1].limits[0].algorithm: dynamic (of rule "ingest") scales the limit, and concurrency keeps a state sized by its limit, which cannot follow it; use sliding_window, fixed_window, bucketed_window, gcra, token_bucket or leaky_bucket',
     ]);
   });
 

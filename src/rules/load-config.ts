@@ -198,6 +198,7 @@ export function compileNativeConfig(config: NativeConfig, source?: string): Slui
       rule: o.rule,
       limits: o.limits === "unlimited" ? o.limits : limits(o.limits),
       expiresAtMs: o.expiresAt === undefined ? undefined : parseTimestampMs(o.expiresAt),
+      staticOnly: o.staticOnly ?? false,
     }),
   );
 

@@ -143,6 +143,11 @@ export interface Override {
   readonly limits: readonly LimitSpec[] | "unlimited";
   /** Epoch ms at which it stops applying (exactly); undefined: permanent. */
   readonly expiresAtMs: number | undefined;
+  /**
+   * Seed 003's `static_only`: under a rule with `dynamic`, the limits are enforced as written, never scaled by the
+   * rule's traffic (and the identity's traffic is not counted towards it). No effect on other rules. Default false.
+   */
+  readonly staticOnly: boolean;
 }
 
 /** Defaults applied to rules that do not set the field. */

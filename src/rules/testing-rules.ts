@@ -100,13 +100,14 @@ export function makeRules(partials: readonly RuleInput[]): Rule[] {
   return partials.map((p, i) => makeRule({ id: `r${i}`, ...p, order: p.order ?? i }));
 }
 
-/** A frozen override; `rule` and `expiresAtMs` default to undefined (generic, permanent). */
+/** A frozen override; `rule` and `expiresAtMs` default to undefined (generic, permanent), `staticOnly` to false. */
 export function makeOverride(partial: Pick<Override, "identity" | "limits"> & Partial<Override>): Override {
   return Object.freeze({
     identity: partial.identity,
     rule: partial.rule,
     limits: partial.limits === "unlimited" ? "unlimited" : frozen(partial.limits),
     expiresAtMs: partial.expiresAtMs,
+    staticOnly: partial.staticOnly ?? false,
   });
 }
 

@@ -36,6 +36,9 @@ const EXPECTED: Readonly<Record<string, readonly string[]>> = {
   "dynamic-override-sliding-log.yaml": [
     'dynamic-override-sliding-log.yaml:10: overrides[0].limits[0].algorithm: dynamic (of rule "ingest") scales the limit, and sliding_log keeps a state sized by its limit, which cannot follow it; use sliding_window, fixed_window, bucketed_window, gcra, token_bucket or leaky_bucket',
   ],
+  "static-only-not-boolean.yaml": [
+    'static-only-not-boolean.yaml:11: overrides[0].staticOnly: must be true or false, got "yes"',
+  ],
   "undeclared-tier.yaml": [
     'undeclared-tier.yaml:10: rules[0].tiers.gold: unknown tier "gold"; declared: free, premium',
   ],
