@@ -620,6 +620,30 @@ describe("admin API: identities", () => {
     expect(json(unknownRule).errors).toEqual([{ field: "rule", message: 'unknown rule id "nope"' }]);
   });
 
+  it("adds a static-only override as given, and refuses a staticOnly that is not a boolean", async () => {
+    const url = "/api/v1/users/user:42/override";
+    const limits = [{ name: "per-minute", algorithm: "fixed_window", limit: 9, period: "1m" }];
+    const bad = await app.inject({
+      method: "POST",
+      url,
+      headers: OPS,
+      payload: { limits, staticOnly: "yes" },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(json(bad).errors).toEqual([{ field: "staticOnly", message: 'must be true or false, got "yes"' }]);
+    const res = await app.inject({
+      method: "POST",
+      url,
+      headers: OPS,
+      payload: { limits, staticOnly: true },
+    });
+    expect(res.statusCode).toBe(201);
+    expect(json(res).overrides).toEqual([{ identity: "user:42", limits, staticOnly: true }]);
+    const view = json(await app.inject({ url: "/api/v1/users/user%3A42/limits" }));
+    expect((view.rules as unknown[])[0]).toMatchObject({ source: "override", staticOnly: true });
+    expect(await checkUser("42")).toMatchObject({ limit: 9, source: "override" });
+  });
+
   it("replaces an override only with If-Match, and deletes it per rule", async () => {
     const url = "/api/v1/users/user:42/override";
     const first = await app.inject({

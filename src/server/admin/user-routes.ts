@@ -2,16 +2,17 @@
  * `/api/v1/users/{id}/…`: one identity's view (`id` is an identity `key:value` such as `user:42`, URL-encoded).
  *
  * - `GET /users/{id}/limits` → for every rule identifying callers by the identity's key: the limits that apply
- *   now and where they come from (`override` with its `expiresAt`, `tier`, or `rule`), from the configuration
- *   the engine enforces, and the current usage: a check of cost 0 (counts nothing) with the descriptor built
- *   from the rule's match entries (`identity-descriptor.ts`), or why usage is not available.
+ *   now and where they come from (`override` with its `expiresAt` and `staticOnly`, `tier`, or `rule`), from the
+ *   configuration the engine enforces, and the current usage: a check of cost 0 (counts nothing) with the
+ *   descriptor built from the rule's match entries (`identity-descriptor.ts`), or why usage is not available.
  * - `GET /users/{id}/tier` → `{ identity, tier }` (`tier` null when none). `PUT` with `{ "tier": "premium" }`
  *   assigns a declared tier, `{ "tier": null }` removes it; changing an existing assignment requires `If-Match`.
  * - `GET /users/{id}/override` → `{ identity, overrides }` (as in the configuration). `POST` with
- *   `{ limits, rule?, expires_at? }` (or `expiresAt`, the configuration's name; ISO-8601 with a timezone, in the
- *   future) adds the override of that rule (every rule when `rule` is left out), answering 201; replacing an
- *   existing one for the same rule answers 200 and requires `If-Match` (the list's `ETag`). `DELETE` (optionally
- *   `?rule=`) removes the override of that rule (or the rule-less one) and requires `If-Match`.
+ *   `{ limits, rule?, expires_at?, staticOnly? }` (`expires_at` or `expiresAt`, the configuration's name; ISO-8601
+ *   with a timezone, in the future; `staticOnly` as in the configuration, written only when given) adds the override
+ *   of that rule (every rule when `rule` is left out), answering 201; replacing an existing one for the same rule
+ *   answers 200 and requires `If-Match` (the list's `ETag`). `DELETE` (optionally `?rule=`) removes the override of
+ *   that rule (or the rule-less one) and requires `If-Match`.
  */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
@@ -53,6 +54,7 @@ const overrideBodySchema = z
     rule: shape.rule,
     expires_at: shape.expiresAt,
     expiresAt: shape.expiresAt,
+    staticOnly: shape.staticOnly,
   })
   .strict();
 
@@ -104,6 +106,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: AdminContext): voi
         source: eff.source,
         tier: eff.tier ?? null,
         expiresAt: eff.expiresAtMs === undefined ? null : isoOf(eff.expiresAtMs),
+        staticOnly: eff.staticOnly,
         limits: eff.limits === "unlimited" ? "unlimited" : eff.limits.map(limitView),
         usage: await usageOf(ctx, rule, identity, eff.limits),
       });
@@ -180,6 +183,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: AdminContext): voi
       ...(body.rule !== undefined ? { rule: body.rule } : {}),
       limits: body.limits,
       ...(expiresAt !== undefined ? { expiresAt } : {}),
+      ...(body.staticOnly !== undefined ? { staticOnly: body.staticOnly } : {}),
     };
     let replaced = false;
     const { after } = await ctx.write<OverridesResource>(request, {
