@@ -103,7 +103,8 @@ export function summarizeConfig(config: SluiceConfig, file: string): string {
   lines.push(`overrides: ${config.overrides.length}`);
   for (const o of config.overrides) {
     const until = o.expiresAtMs === undefined ? "" : ` until ${new Date(o.expiresAtMs).toISOString()}`;
-    lines.push(`  ${o.identity} on ${o.rule ?? "every rule"} → ${describeLimits(o.limits)}${until}`);
+    const fixed = o.staticOnly ? " (static only)" : "";
+    lines.push(`  ${o.identity} on ${o.rule ?? "every rule"} → ${describeLimits(o.limits)}${until}${fixed}`);
   }
   return lines.join("\n");
 }

@@ -39,6 +39,9 @@ describe("sluice validate (built CLI)", () => {
       "  user:42 on orders-per-user → per-minute 600/1m sliding_window until 2026-12-31T23:59:59.000Z",
     );
     expect(lines).toContain("  tenant:acme on every rule → unlimited");
+    expect(lines).toContain(
+      "  tenant:globex on ingest-bytes-per-tenant → bytes-per-second 52428800/1s token_bucket burst 104857600 (static only)",
+    );
   });
 
   it("accepts the envoyproxy/ratelimit example, with fixed_window limits unless told otherwise", () => {
