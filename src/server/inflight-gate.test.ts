@@ -29,11 +29,13 @@ describe("createInflightGate", () => {
     const gate = createInflightGate(4, clock);
     gate.tryEnter();
     gate.tryEnter();
+    expect(gate.draining).toBe(false);
     let settled: boolean | undefined;
     const done = gate.drain(1000).then((v) => {
       settled = v;
     });
     expect(gate.tryEnter()).toBe(false);
+    expect(gate.draining).toBe(true); // why it refused: draining, not the cap (2 of 4 in flight)
     gate.leave();
     await Promise.resolve();
     expect(settled).toBeUndefined();

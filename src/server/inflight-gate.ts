@@ -25,6 +25,10 @@ class Gate implements InflightGate {
     return this.#inflight;
   }
 
+  get draining(): boolean {
+    return this.#draining;
+  }
+
   tryEnter(): boolean {
     if (this.#draining || this.#inflight >= this.max) return false;
     this.#inflight++;

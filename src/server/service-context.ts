@@ -58,6 +58,11 @@ export interface InflightGate {
   readonly inflight: number;
   /** The cap. */
   readonly max: number;
+  /**
+   * True once {@link InflightGate.drain} was called: the service is shutting down, so a refusal means "go to
+   * another instance" (gRPC `UNAVAILABLE`), not "over the cap" (`RESOURCE_EXHAUSTED`).
+   */
+  readonly draining: boolean;
   /** Refuses every later {@link InflightGate.tryEnter}; resolves true when in-flight reaches 0 within `timeoutMs`. */
   drain(timeoutMs: number): Promise<boolean>;
 }

@@ -1,6 +1,6 @@
 /**
  * How every unary call of the Sluice gRPC server is run ({@link unaryHandler}): through the in-flight gate
- * (refused at once with `RESOURCE_EXHAUSTED` when it is full or draining), timed on the service's stopwatch and
+ * (refused at once: `RESOURCE_EXHAUSTED` when it is full, `UNAVAILABLE` when the service is draining), timed on the service's stopwatch and
  * recorded in the metrics, with every failure mapped to a gRPC status ({@link grpcErrorOf}) — nothing a client
  * sends can make a handler throw, and a call cancelled by its client or its deadline is answered by grpc-js
  * (`CANCELLED` / `DEADLINE_EXCEEDED`) while the late answer is dropped quietly.
@@ -108,11 +108,24 @@ export function unaryHandler<Q, R>(
   return (call, callback) => {
     const startMs = ctx.stopwatch.nowMs();
     if (!ctx.gate.tryEnter()) {
-      ctx.metrics.recordRequest(api, "overloaded", ctx.stopwatch.nowMs() - startMs);
-      answer(callback, {
-        code: status.RESOURCE_EXHAUSTED,
-        details: `the server is at its in-flight limit (${ctx.gate.max}) or draining; retry later`,
-      });
+      // Draining is not overload: its refusal must read as "this instance is going away", which clients and Envoy
+      // retry elsewhere (UNAVAILABLE), and not as "over a limit" (RESOURCE_EXHAUSTED, not retried). A call whose
+      // headers came before SIGTERM and its message after lands here too, with a stream id the GOAWAY covered.
+      const draining = ctx.gate.draining;
+      ctx.metrics.recordRequest(
+        api,
+        draining ? "unavailable" : "overloaded",
+        ctx.stopwatch.nowMs() - startMs,
+      );
+      answer(
+        callback,
+        draining
+          ? { code: status.UNAVAILABLE, details: "the server is shutting down; retry on another instance" }
+          : {
+              code: status.RESOURCE_EXHAUSTED,
+              details: `the server is at its in-flight limit (${ctx.gate.max}); retry later`,
+            },
+      );
       return;
     }
     let settled = false;

@@ -10,7 +10,7 @@
  * `npm run bench -- service`).
  *
  * Every unary call goes through the service context's in-flight gate (refused at once with `RESOURCE_EXHAUSTED`
- * beyond it), is timed and recorded in the metrics, and maps every failure to a status (grpc-call.ts): a
+ * beyond it, `UNAVAILABLE` once the service is draining), is timed and recorded in the metrics, and maps every failure to a status (grpc-call.ts): a
  * malformed message or bad field is `INVALID_ARGUMENT` naming the field, a store outage not covered by the rules'
  * failure policies `UNAVAILABLE`, anything else `INTERNAL` (logged). Deadlines are grpc-js's: a call past its
  * `grpc-timeout` is answered `DEADLINE_EXCEEDED` by grpc-js and its late answer dropped. Health calls bypass the

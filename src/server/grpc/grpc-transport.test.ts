@@ -241,6 +241,26 @@ describe(`gRPC wire (${harnessTransport()})`, () => {
     expect(after.grpcStatus).toBe(status.OK);
   });
 
+  it("refuses a call arriving during the drain with UNAVAILABLE (retried elsewhere), not RESOURCE_EXHAUSTED", async () => {
+    const { g, s } = await start();
+    // Its headers go out before the drain begins, its message after (the review's SIGTERM race).
+    const req = s.request({ ":method": "POST", ":path": PATH, "content-type": "application/grpc" });
+    req.on("error", () => {});
+    const reply = new Promise<Record<string, unknown>>((resolve) => {
+      req.on("response", (headers) => resolve(headers as Record<string, unknown>));
+    });
+    req.write(grpcFrame(MESSAGE).subarray(0, 3));
+    expect(await g.ctx.gate.drain(1000)).toBe(true);
+    req.end(grpcFrame(MESSAGE).subarray(3));
+    const headers = await reply;
+    expect(Number(headers["grpc-status"])).toBe(status.UNAVAILABLE);
+    expect(decodeURIComponent(String(headers["grpc-message"]))).toBe(
+      "the server is shutting down; retry on another instance",
+    );
+    expect(g.metrics.requests.at(-1)).toMatchObject({ api: "grpc_envoy", outcome: "unavailable" });
+    expect(g.engine.stats.checks).toBe(0);
+  });
+
   // The three below are bounds of Sluice's own transport, so they run on it in either pass; grpc-js's server has
   // the same gaps (a timer's overflow, no bound on the time to receive a message, unclipped messages).
   const LEAN: GrpcServerOptions = { transport: "node-http2" };
