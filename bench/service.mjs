@@ -211,6 +211,9 @@ async function noopGrpc(port, fixedFile, transport = "grpc-js") {
       maxConnectionAgeMs: g.DEFAULT_MAX_CONNECTION_AGE_MS,
       maxConnectionAgeGraceMs: g.DEFAULT_MAX_CONNECTION_AGE_GRACE_MS,
       maxConcurrentStreams: g.DEFAULT_MAX_CONCURRENT_STREAMS,
+      receiveTimeoutMs: g.DEFAULT_RECEIVE_TIMEOUT_MS,
+      maxReceiveBufferBytes: g.DEFAULT_MAX_RECEIVE_BUFFER_BYTES,
+      maxConnections: g.DEFAULT_MAX_CONNECTIONS,
     });
     server.addService(defs.rateLimiterServiceDefinition, own);
     server.addService(defs.rateLimitServiceDefinition, envoy);

@@ -61,6 +61,8 @@ describe("the settings table", () => {
       host: "127.0.0.1",
       grpcPort: 8081,
       grpcTransport: "node-http2",
+      grpcReceiveBufferBytes: 64 * 1024 * 1024,
+      grpcMaxConnections: 1024,
       httpPort: 8080,
       defaultDomain: undefined,
       maxInflight: 1024,
@@ -111,6 +113,16 @@ describe("parseServiceSettings", () => {
     expect(parseServiceSettings(CONFIG, { SLUICE_COUNTING: "each" }).counting).toBe("each");
     expect(() => parseServiceSettings({ ...CONFIG, counting: "all" }, {})).toThrow(
       /--counting: must be one of all_or_nothing, each, got "all"/,
+    );
+  });
+
+  it("takes a gRPC receive budget that holds the largest message, and refuses one that cannot, naming both", () => {
+    const s = parseServiceSettings({ ...CONFIG, grpcReceiveBuffer: "2MiB", maxBodyBytes: "1MiB" }, {});
+    expect(s.grpcReceiveBufferBytes).toBe(2 * 1024 * 1024);
+    expect(() =>
+      parseServiceSettings(CONFIG, { SLUICE_GRPC_RECEIVE_BUFFER: "1MiB", SLUICE_MAX_BODY_BYTES: "1MiB" }),
+    ).toThrow(
+      "SLUICE_GRPC_RECEIVE_BUFFER (1048576 bytes) must be at least SLUICE_MAX_BODY_BYTES (1048576 bytes) + 128KiB",
     );
   });
 

@@ -23,7 +23,7 @@ import { tryParseDurationMs } from "../core/duration.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { ALGORITHM_IDS, type AlgorithmId } from "../core/limit-spec.js";
 import type { Counting } from "../engine/engine.js";
-import { GRPC_TRANSPORTS, type GrpcTransport } from "./grpc/grpc-server.js";
+import { GRPC_TRANSPORTS, type GrpcTransport, RECEIVE_BUFFER_HEADROOM_BYTES } from "./grpc/grpc-server.js";
 import { compileTemplates } from "./http/forward-auth.js";
 import { maskUrlCredentials } from "./service-logger.js";
 
@@ -80,6 +80,13 @@ export interface ServiceSettings {
   readonly grpcPort: number;
   /** Which server speaks gRPC: Sluice's lean `node:http2` server or grpc-js's (same wire behaviour). */
   readonly grpcTransport: GrpcTransport;
+  /**
+   * Most bytes the gRPC calls still receiving their request may hold together (`node-http2`): headers, the declared
+   * message and 8 KiB a call; beyond it a call is refused `RESOURCE_EXHAUSTED`. At least `maxBodyBytes` + 128 KiB.
+   */
+  readonly grpcReceiveBufferBytes: number;
+  /** Most open gRPC connections (`node-http2`); more are closed as they are accepted. */
+  readonly grpcMaxConnections: number;
   /** HTTP port (/v1/check, /v1/auth, /metrics, /healthz, /readyz); 0 = any free port. */
   readonly httpPort: number;
   /** Domain of requests that name none; undefined: the configuration's only domain, when it has exactly one. */
@@ -571,6 +578,27 @@ export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
     schema: oneOf(GRPC_TRANSPORTS),
   }),
   row({
+    key: "grpcReceiveBufferBytes",
+    flag: "grpc-receive-buffer",
+    env: "SLUICE_GRPC_RECEIVE_BUFFER",
+    kind: "bytes",
+    arg: "<size>",
+    default: "64MiB",
+    description:
+      "most bytes gRPC calls still receiving their request may hold together (headers, declared message, 8KiB a call); a call beyond it gets RESOURCE_EXHAUSTED (node-http2 only; at least --max-body-bytes + 128KiB)",
+    schema: bytes(1024 * 1024, 1024 * 1024 * 1024),
+  }),
+  row({
+    key: "grpcMaxConnections",
+    flag: "grpc-max-connections",
+    env: "SLUICE_GRPC_MAX_CONNECTIONS",
+    kind: "int",
+    arg: "<n>",
+    default: "1024",
+    description: "most open gRPC connections; more are closed as they are accepted (node-http2 only)",
+    schema: wholeNumber(1, 1_000_000),
+  }),
+  row({
     key: "httpPort",
     flag: "http-port",
     env: "SLUICE_HTTP_PORT",
@@ -931,6 +959,14 @@ export function parseServiceSettings(
         `${name("redisUrls", "redis", "SLUICE_REDIS")}: with --redis-sentinel every URL must carry the same scheme, user:password and /db (they are the master's)`,
       );
     }
+  }
+  const budget = out.grpcReceiveBufferBytes as number | undefined;
+  const maxBody = out.maxBodyBytes as number | undefined;
+  if (budget !== undefined && maxBody !== undefined && budget < maxBody + RECEIVE_BUFFER_HEADROOM_BYTES) {
+    // A message of the maximum size, its headers and its stream's charge must fit, or it could never be received.
+    problems.push(
+      `${name("grpcReceiveBufferBytes", "grpc-receive-buffer", "SLUICE_GRPC_RECEIVE_BUFFER")} (${budget} bytes) must be at least ${name("maxBodyBytes", "max-body-bytes", "SLUICE_MAX_BODY_BYTES")} (${maxBody} bytes) + ${RECEIVE_BUFFER_HEADROOM_BYTES / 1024}KiB`,
+    );
   }
   if (out.redisUrls === undefined) out.redisUrls = Object.freeze([]);
   if (problems.length > 0) throw new InvalidArgumentError(problems.join("\n"));

@@ -363,6 +363,8 @@ export async function startService(
       defaultDomain,
       maxMessageBytes: settings.maxBodyBytes,
       envoyHeaders: settings.envoyHeaders,
+      maxReceiveBufferBytes: settings.grpcReceiveBufferBytes,
+      maxConnections: settings.grpcMaxConnections,
     });
     cleanup.push(() => grpc.close(0));
     const grpcPort = await listenOr("--grpc-port", settings.host, settings.grpcPort, () =>

@@ -114,6 +114,17 @@ describe("createGrpcServer", () => {
     expect(h.engine.stats.checks).toBe(0);
   });
 
+  it("refuses a receive budget that could not hold a message of the maximum size", async () => {
+    await expect(
+      startGrpcHarness({
+        yaml: YAML,
+        server: { maxMessageBytes: 1024 * 1024, maxReceiveBufferBytes: 1024 * 1024 },
+      }),
+    ).rejects.toThrow(
+      /maxReceiveBufferBytes \(1048576\) must be at least maxMessageBytes \(1048576\) \+ 131072/,
+    );
+  });
+
   it("lets calls in flight finish within the close grace", async () => {
     const held = heldChecks();
     h = await startGrpcHarness({ yaml: YAML, wrapEngine: held.wrap });

@@ -21,6 +21,13 @@
  * connections (keepalive) to drop dead peers; connections are recycled after `maxConnectionAgeMs` (GOAWAY, then
  * `maxConnectionAgeGraceMs` for calls in flight) so clients re-resolve the service when it scales, as
  * envoyproxy/ratelimit's GRPC_MAX_CONNECTION_AGE. (On `node-http2` the same bounds, with the same messages.)
+ *
+ * `node-http2` alone also bounds what clients can make it hold before a call reaches the gate: the bytes of calls
+ * still receiving their request, server-wide ({@link DEFAULT_MAX_RECEIVE_BUFFER_BYTES}; beyond it a call is refused
+ * `RESOURCE_EXHAUSTED`), the time to receive a message ({@link DEFAULT_RECEIVE_TIMEOUT_MS}) and the connections
+ * ({@link DEFAULT_MAX_CONNECTIONS}), and it resets a stream it answered before the client finished sending. grpc-js
+ * has none of these: there, each connection may hold `maxConcurrentStreams` unfinished messages of up to
+ * `maxMessageBytes` each, for as long as the client keeps them open.
  */
 import {
   type ChannelOptions,
@@ -28,6 +35,7 @@ import {
   ServerCredentials,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { InvalidArgumentError } from "../../core/errors.js";
 import type { RateLimitHeaderOptions } from "../rate-limit-headers.js";
 import type { ServiceContext } from "../service-context.js";
 import { shouldRateLimit } from "./envoy-rls-service.js";
@@ -55,6 +63,19 @@ export const DEFAULT_MAX_CONNECTION_AGE_GRACE_MS = 3_600_000;
 export const DEFAULT_MAX_CONCURRENT_STREAMS = 1000;
 /** Longest wait for a call's request message after its headers, ms (as HTTP's request timeout). */
 export const DEFAULT_RECEIVE_TIMEOUT_MS = 10_000;
+/**
+ * Most bytes the calls still receiving their request may hold together (`node-http2`), bytes: 64 MiB, room for
+ * as many 64 KiB messages as the default in-flight cap (1024) admits, or ~8,000 small calls arriving at once.
+ */
+export const DEFAULT_MAX_RECEIVE_BUFFER_BYTES = 64 * 1024 * 1024;
+/**
+ * How far the receive budget must exceed the largest message, bytes: one call's stream charge (8 KiB,
+ * `RECEIVING_CALL_BYTES` of h2-grpc-server.ts), the largest header block a connection accepts (64 KiB,
+ * node:http2's default) and room to spare, so that a message of the maximum size can always be received.
+ */
+export const RECEIVE_BUFFER_HEADROOM_BYTES = 128 * 1024;
+/** Most open gRPC connections per listening address (`node-http2`); more are closed as they are accepted. */
+export const DEFAULT_MAX_CONNECTIONS = 1024;
 
 /** The gRPC server implementations: Sluice's lean `node:http2` server, or grpc-js's. */
 export type GrpcTransport = "node-http2" | "grpc-js";
@@ -93,6 +114,14 @@ export interface GrpcServerOptions {
    * bound). @default {@link DEFAULT_RECEIVE_TIMEOUT_MS}
    */
   readonly receiveTimeoutMs?: number;
+  /**
+   * Most bytes the calls still receiving their request may hold together, server-wide (`node-http2`; grpc-js has
+   * no such bound): at least `maxMessageBytes` + {@link RECEIVE_BUFFER_HEADROOM_BYTES}.
+   * @default {@link DEFAULT_MAX_RECEIVE_BUFFER_BYTES}
+   */
+  readonly maxReceiveBufferBytes?: number;
+  /** Most open connections per listening address (`node-http2`; grpc-js has no cap). @default {@link DEFAULT_MAX_CONNECTIONS} */
+  readonly maxConnections?: number;
 }
 
 /** The gRPC server of the service. */
@@ -126,20 +155,35 @@ interface TransportServer {
   forceShutdown(): void;
 }
 
-/** The transport bounds of `options`, defaulted (one set for either server). */
+/**
+ * The transport bounds of `options`, defaulted (one set for either server); a receive budget that could not hold a
+ * message of the maximum size is an `ERR_SLUICE_INVALID_ARGUMENT`.
+ */
 function boundsOf(options: GrpcServerOptions, ctx: ServiceContext): H2GrpcServerOptions {
+  const maxMessage = options.maxMessageBytes ?? ctx.bounds.maxBodyBytes;
+  const budget = options.maxReceiveBufferBytes ?? DEFAULT_MAX_RECEIVE_BUFFER_BYTES;
+  if (!(budget >= maxMessage + RECEIVE_BUFFER_HEADROOM_BYTES)) {
+    throw new InvalidArgumentError(
+      `createGrpcServer: maxReceiveBufferBytes (${budget}) must be at least maxMessageBytes (${maxMessage}) + ${RECEIVE_BUFFER_HEADROOM_BYTES}`,
+    );
+  }
   return {
-    maxReceiveMessageBytes: options.maxMessageBytes ?? ctx.bounds.maxBodyBytes,
+    maxReceiveMessageBytes: maxMessage,
     keepaliveTimeMs: options.keepaliveTimeMs ?? DEFAULT_KEEPALIVE_TIME_MS,
     keepaliveTimeoutMs: options.keepaliveTimeoutMs ?? DEFAULT_KEEPALIVE_TIMEOUT_MS,
     maxConnectionAgeMs: options.maxConnectionAgeMs ?? DEFAULT_MAX_CONNECTION_AGE_MS,
     maxConnectionAgeGraceMs: options.maxConnectionAgeGraceMs ?? DEFAULT_MAX_CONNECTION_AGE_GRACE_MS,
     maxConcurrentStreams: options.maxConcurrentStreams ?? DEFAULT_MAX_CONCURRENT_STREAMS,
     receiveTimeoutMs: options.receiveTimeoutMs ?? DEFAULT_RECEIVE_TIMEOUT_MS,
+    maxReceiveBufferBytes: budget,
+    maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
   };
 }
 
-/** A grpc-js server with transport bounds `b`. */
+/**
+ * A grpc-js server with transport bounds `b` (grpc-js has no receive timeout, receive budget or connection cap:
+ * those three are not applied).
+ */
 function grpcJsServer(b: H2GrpcServerOptions): TransportServer {
   const channelOptions: ChannelOptions = {
     "grpc.max_receive_message_length": b.maxReceiveMessageBytes,

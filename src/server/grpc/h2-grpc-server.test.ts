@@ -1,10 +1,20 @@
-import { credentials, Metadata, makeGenericClientConstructor, type ServiceError } from "@grpc/grpc-js";
-import { afterEach, describe, expect, it } from "vitest";
-import { H2GrpcServer } from "./h2-grpc-server.js";
+import { type ClientHttp2Session, connect } from "node:http2";
+import {
+  credentials,
+  Metadata,
+  makeGenericClientConstructor,
+  type ServiceError,
+  status,
+} from "@grpc/grpc-js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { grpcFrame, rawGrpcCall } from "../../../test/support/grpc-raw.js";
+import { H2GrpcServer, RECEIVING_CALL_BYTES } from "./h2-grpc-server.js";
 import { envoyRls, rateLimitServiceDefinition } from "./service-definitions.js";
 
 let server: H2GrpcServer | undefined;
+const sessions: ClientHttp2Session[] = [];
 afterEach(async () => {
+  for (const s of sessions.splice(0)) s.destroy();
   await new Promise<void>((resolve) => (server ? server.tryShutdown(resolve) : resolve()));
   server = undefined;
 });
@@ -17,6 +27,8 @@ const OPTIONS = {
   maxConnectionAgeGraceMs: 3_600_000,
   maxConcurrentStreams: 100,
   receiveTimeoutMs: 10_000,
+  maxReceiveBufferBytes: 64 * 1024 * 1024,
+  maxConnections: 1024,
 };
 
 describe("H2GrpcServer", () => {
@@ -63,4 +75,82 @@ describe("H2GrpcServer", () => {
       /client streaming is not supported/,
     );
   });
+
+  it("holds unfinished request messages within the receive budget, across connections, refusing the rest", async () => {
+    const budget = 100_000;
+    server = new H2GrpcServer({ ...OPTIONS, maxReceiveBufferBytes: budget });
+    server.addService(rateLimitServiceDefinition, { ShouldRateLimit: answerOk as never });
+    const port = await server.listen("127.0.0.1", 0);
+    // Each stream declares a 4,000-byte message, sends 100 bytes of it and stops: 2 connections × 20 streams.
+    const partial = Buffer.concat([grpcFrame(Buffer.alloc(4000)).subarray(0, 5), Buffer.alloc(100)]);
+    const refused: string[] = [];
+    let streams = 0;
+    for (let c = 0; c < 2; c++) {
+      const session = await open(port);
+      for (let i = 0; i < 20; i++) {
+        const req = session.request({ ":method": "POST", ":path": PATH, "content-type": "application/grpc" });
+        req.on("error", () => {});
+        req.on("response", (h) =>
+          refused.push(`${h["grpc-status"]} ${decodeURIComponent(String(h["grpc-message"]))}`),
+        );
+        req.write(partial);
+        streams++;
+      }
+    }
+    // A call holding its message is charged 8 KiB, its headers and 4,005 bytes: at most 8 fit in 100,000 bytes,
+    // so at least 32 of the 40 are refused (which ones depends on the order the frames arrive in).
+    const fit = Math.floor(budget / (RECEIVING_CALL_BYTES + 4005));
+    await vi.waitFor(() => expect(refused.length).toBeGreaterThanOrEqual(streams - fit), { timeout: 5000 });
+    expect(new Set(refused)).toEqual(
+      new Set([
+        `${status.RESOURCE_EXHAUSTED} the server is at its limit of request bytes being received (100000); retry later`,
+      ]),
+    );
+    expect(server.receiveBufferBytes).toBeLessThanOrEqual(budget);
+    expect(server.receiveBufferBytes).toBeGreaterThan(0); // the calls that fit hold theirs, unanswered
+    // The unfinished calls return their bytes when their clients leave; a whole call then fits again.
+    for (const s of sessions.splice(0)) s.destroy();
+    await vi.waitFor(() => expect(server?.receiveBufferBytes).toBe(0));
+    const after = await rawGrpcCall(await open(port), PATH, grpcFrame(Buffer.alloc(0)));
+    expect(after.grpcStatus).toBe(status.OK);
+    expect(server.receiveBufferBytes).toBe(0);
+  });
+
+  it("closes connections beyond maxConnections as they are accepted, and serves the others", async () => {
+    server = new H2GrpcServer({ ...OPTIONS, maxConnections: 2 });
+    server.addService(rateLimitServiceDefinition, { ShouldRateLimit: answerOk as never });
+    const port = await server.listen("127.0.0.1", 0);
+    const first = await open(port);
+    const second = await open(port);
+    const third = connect(`http://127.0.0.1:${port}`);
+    third.on("error", () => {});
+    sessions.push(third);
+    let closed = false;
+    third.on("close", () => {
+      closed = true;
+    });
+    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 5000 });
+    for (const s of [first, second]) {
+      expect((await rawGrpcCall(s, PATH, grpcFrame(Buffer.alloc(0)))).grpcStatus).toBe(status.OK);
+    }
+  });
 });
+
+const PATH = "/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit";
+
+/** A ShouldRateLimit handler answering OK. */
+function answerOk(_call: unknown, callback: (e: null, r: unknown) => void): void {
+  callback(null, { overall_code: envoyRls.RateLimitResponse.Code.OK });
+}
+
+/** A raw HTTP/2 connection to `port`, once connected (closed after the test). */
+async function open(port: number): Promise<ClientHttp2Session> {
+  const session = connect(`http://127.0.0.1:${port}`);
+  session.on("error", () => {});
+  sessions.push(session);
+  await new Promise<void>((resolve, reject) => {
+    session.once("connect", () => resolve());
+    session.once("error", reject);
+  });
+  return session;
+}
