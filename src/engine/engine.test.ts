@@ -158,31 +158,36 @@ describe("engine — matching and counting", () => {
   });
 });
 
+/**
+ * Rules of every kind a request of several descriptors can meet: counted (a window, a rate), shadow, blocked and
+ * unlimited. Shared by the tests of the asynchronous path and of counting `each`.
+ */
+const MIXED_RULES = makeRules([
+  {
+    id: "per-user",
+    domain: "api",
+    match: [any("user")],
+    limits: [spec({ name: "per-second", algorithm: "fixed_window", limit: 3, periodMs: 1000 })],
+  },
+  {
+    id: "per-endpoint",
+    domain: "api",
+    match: [path("endpoint", "/orders/*")],
+    limits: [spec({ name: "orders", algorithm: "gcra", limit: 2, periodMs: 1000 })],
+  },
+  {
+    id: "trial",
+    domain: "api",
+    match: [any("trial")],
+    behaviour: "shadow",
+    limits: [spec({ name: "t", algorithm: "fixed_window", limit: 1, periodMs: 1000 })],
+  },
+  { id: "banned", domain: "api", match: [exact("user", "evil")], blocked: true },
+  { id: "health", domain: "api", match: [exact("endpoint", "/health")], unlimited: true },
+]);
+
 describe("engine — counting each (envoyproxy/ratelimit's default)", () => {
-  const config = makeConfig({
-    rules: makeRules([
-      {
-        id: "per-user",
-        domain: "api",
-        match: [any("user")],
-        limits: [spec({ name: "per-second", algorithm: "fixed_window", limit: 3, periodMs: 1000 })],
-      },
-      {
-        id: "per-endpoint",
-        domain: "api",
-        match: [path("endpoint", "/orders/*")],
-        limits: [spec({ name: "orders", algorithm: "fixed_window", limit: 2, periodMs: 1000 })],
-      },
-      {
-        id: "trial",
-        domain: "api",
-        match: [any("trial")],
-        behaviour: "shadow",
-        limits: [spec({ name: "t", algorithm: "fixed_window", limit: 1, periodMs: 1000 })],
-      },
-      { id: "banned", domain: "api", match: [exact("user", "evil")], blocked: true },
-    ]),
-  });
+  const config = makeConfig({ rules: MIXED_RULES });
 
   for (const kind of ["sync", "async"] as const) {
     const make = () => {
@@ -254,29 +259,7 @@ describe("engine — namespaces", () => {
 });
 
 describe("engine — the asynchronous path answers as the synchronous one", () => {
-  const rules = makeRules([
-    {
-      id: "per-user",
-      domain: "api",
-      match: [any("user")],
-      limits: [spec({ name: "per-second", algorithm: "fixed_window", limit: 3, periodMs: 1000 })],
-    },
-    {
-      id: "per-endpoint",
-      domain: "api",
-      match: [path("endpoint", "/orders/*")],
-      limits: [spec({ name: "orders", algorithm: "gcra", limit: 2, periodMs: 1000 })],
-    },
-    {
-      id: "trial",
-      domain: "api",
-      match: [any("trial")],
-      behaviour: "shadow",
-      limits: [spec({ name: "t", algorithm: "fixed_window", limit: 1, periodMs: 1000 })],
-    },
-    { id: "banned", domain: "api", match: [exact("user", "evil")], blocked: true },
-    { id: "health", domain: "api", match: [exact("endpoint", "/health")], unlimited: true },
-  ]);
+  const rules = MIXED_RULES;
 
   it("one store call for the counted descriptors, or the general path: the same results, the same errors", async () => {
     const config = makeConfig({ rules });

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { Decision } from "../core/decision.js";
-import { InvalidArgumentError, StoreUnavailableError } from "../core/errors.js";
+import { failingStore } from "../../test/support/failing-store.js";
+import { InvalidArgumentError } from "../core/errors.js";
 import { ManualClock } from "../core/manual-clock.js";
 import { createEngine, MAX_DESCRIPTORS, MAX_ENTRY_KEY_LENGTH, MAX_VALUE_LENGTH } from "../engine/engine.js";
 import { parseConfig } from "../rules/load-config.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
-import type { Store } from "../stores/store.js";
 import { checkOutcome, checkResponseOf, parseCheckRequest, RETRY_NEVER } from "./check-api.js";
 import type { RequestBounds } from "./service-context.js";
 
@@ -68,17 +67,6 @@ rules:
     failurePolicy: fallback
     limits: [{ name: per-user, algorithm: fixed_window, limit: 1, period: 1m }]
 `;
-
-/** A shared store whose every call fails (Redis refusing connections). */
-function failingStore(): Store {
-  return {
-    name: "down",
-    shared: true,
-    apply: (): Promise<Decision[]> => Promise.reject(new StoreUnavailableError("down", "connection refused")),
-    release: () => Promise.resolve(),
-    close: () => Promise.resolve(),
-  };
-}
 
 function setup() {
   const clock = new ManualClock(T0);

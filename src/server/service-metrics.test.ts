@@ -1,12 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { Decision } from "../core/decision.js";
-import { StoreUnavailableError } from "../core/errors.js";
+import { failingStore } from "../../test/support/failing-store.js";
 import { ManualClock } from "../core/manual-clock.js";
 import { createEngine } from "../engine/engine.js";
 import { parseConfig } from "../rules/load-config.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
 import { resilientStore } from "../stores/resilient-store.js";
-import type { Store } from "../stores/store.js";
 import { createInflightGate } from "./inflight-gate.js";
 import { createServiceMetrics, MAX_DETAILED_SERIES } from "./service-metrics.js";
 
@@ -29,17 +27,6 @@ rules:
     failurePolicy: fail_open
     limits: [{ name: per-second, algorithm: fixed_window, limit: 1, period: 1s }]
 `;
-
-/** A shared store whose every call fails (Redis refusing connections). */
-function failingStore(): Store {
-  return {
-    name: "down",
-    shared: true,
-    apply: (): Promise<Decision[]> => Promise.reject(new StoreUnavailableError("down", "connection refused")),
-    release: () => Promise.resolve(),
-    close: () => Promise.resolve(),
-  };
-}
 
 /** One sample of the text exposition. */
 interface Sample {

@@ -4,8 +4,8 @@ import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
+import { failingStore } from "../../../test/support/failing-store.js";
 import { monotonicClock } from "../../core/clock.js";
-import type { Decision } from "../../core/decision.js";
 import { StoreUnavailableError } from "../../core/errors.js";
 import type { Engine } from "../../engine/engine.js";
 import { MemoryStore } from "../../stores/memory/memory-store.js";
@@ -79,17 +79,6 @@ rules:
     failurePolicy: fail_closed
     limits: [{ name: per-min, algorithm: fixed_window, limit: 100, period: 1m }]
 `;
-
-/** A shared store whose every call fails (Redis refusing connections). */
-function failingStore(): Store {
-  return {
-    name: "down",
-    shared: true,
-    apply: (): Promise<Decision[]> => Promise.reject(new StoreUnavailableError("down", "connection refused")),
-    release: () => Promise.resolve(),
-    close: () => Promise.resolve(),
-  };
-}
 
 const READY = async (): Promise<Readiness> => ({ ready: true, checks: { store: { ok: true } } });
 
