@@ -11,24 +11,20 @@
  * - `grpc-timeout` (`1–8 digits` + `H M S m u n`) sets the deadline: at it, an unanswered call is answered
  *   `DEADLINE_EXCEEDED` and counts as cancelled (its late answer is dropped); an unparsable value is `INTERNAL`;
  * - the request is one length-prefixed message: a declared length above `maxReceiveMessageBytes` is
- *   `RESOURCE_EXHAUSTED` before anything is decoded; none (or a body ending inside its message) and a second one
- *   are `UNIMPLEMENTED`;
+ *   `RESOURCE_EXHAUSTED` before anything is decoded (the stream is answered and the rest of its body ignored);
+ *   none (or a body ending inside its message) and a second one are `UNIMPLEMENTED`;
  * - a compressed message (flag 1) is inflated when `grpc-encoding` is `gzip` or `deflate`, bounded by the same
  *   maximum (beyond: `RESOURCE_EXHAUSTED`), taken as is when it is `identity` or absent (as grpc-js does); any
  *   other encoding is `UNIMPLEMENTED`; answers are never compressed (`grpc-encoding: identity`);
  * - answers: `:status 200`, `content-type: application/grpc+proto`, one message, trailers `grpc-status` and
  *   `grpc-message` (percent-encoded with `encodeURI`, as grpc-js); an error before any message is one
  *   trailers-only HEADERS frame;
- * - a client's RST_STREAM (or a closed connection) cancels the call: streaming handlers see `cancelled`;
- * - a call answered before its client finished sending (any refusal above, 415, a deadline, the receive timeout)
- *   is then reset with RST_STREAM(NO_ERROR), which RFC 9113 §8.1 allows after a complete response: the client
- *   keeps the status (raw and grpc-js clients checked) and stops sending, and the stream frees its slot at once
- *   instead of being read and discarded until the client gives up, which held a SIGTERM drain to its timeout.
+ * - a client's RST_STREAM (or a closed connection) cancels the call: streaming handlers see `cancelled`.
  *
  * **Bounds.** A call's request message must be in within `receiveTimeoutMs` of its headers, else the call is
- * answered DEADLINE_EXCEEDED, its bytes are dropped and its stream reset; a `grpc-timeout` longer than a timer
- * holds (~24.8 days) is no deadline; a `grpc-message` is clipped to 1,024 characters (one may quote the request, and
- * a header block over 64 KiB would reset the stream without a status).
+ * answered DEADLINE_EXCEEDED and its bytes are dropped (streams left unfinished cannot hold memory); a `grpc-timeout`
+ * longer than a timer holds (~24.8 days) is no deadline; a `grpc-message` is clipped to 1,024 characters (one may
+ * quote the request, and a header block over 64 KiB would reset the stream without a status).
  *
  * **Receive budget.** The in-flight gate counts a call only once its message is in, so the calls still receiving
  * are bounded here, server-wide, in bytes: each is charged {@link RECEIVING_CALL_BYTES} for its stream, its header
@@ -189,10 +185,7 @@ function sendOkTrailers(this: ServerHttp2Stream): void {
 
 /**
  * Answers `stream` with one HEADERS frame that ends it (`headers`: a trailers-only status, or a bare HTTP status),
- * then, when the client may still be sending, resets it with RST_STREAM(NO_ERROR): allowed after a complete
- * response (RFC 9113 §8.1), it tells the client to stop sending and closes the stream now, so the stream neither
- * keeps its slot nor holds a graceful shutdown until the client gives up. (Node sends the RST after the answer has
- * been written, for NO_ERROR, so the client still gets the status.)
+ * and drains whatever of its body is still arriving.
  */
 function refuse(stream: ServerHttp2Stream, headers: Record<string, string | number>): void {
   try {
@@ -200,12 +193,7 @@ function refuse(stream: ServerHttp2Stream, headers: Record<string, string | numb
   } catch {
     // The stream closed between the check and the write.
   }
-  if (stream.readableEnded || stream.endAfterHeaders || stream.closed) return;
-  try {
-    stream.close(constants.NGHTTP2_NO_ERROR);
-  } catch {
-    // Already closing: nothing to reset.
-  }
+  if (!stream.readableEnded) stream.resume();
 }
 
 /** The trailers of gRPC status `code` with `details`. */
