@@ -83,6 +83,10 @@ rules:
     domain: api
     match: [{ key: third }]
     limits: [{ name: third, algorithm: leaky_bucket, limit: 0.3, period: 1s }]
+  - id: bursty
+    domain: api
+    match: [{ key: bursty }]
+    limits: [{ name: bursty, algorithm: gcra, limit: 10, period: 1s, burst: 20 }]
 `;
 
 function setup() {
@@ -112,6 +116,14 @@ describe("rateLimitHeaders", () => {
       RateLimit: '"per-second";r=8;t=1, "per-day";r=9998;t=6400',
       "RateLimit-State": "normal",
     });
+  });
+
+  it("never advertises more remaining than the quota: a burst above the limit is reported as q at most", () => {
+    const { check } = setup();
+    const h = rateLimitHeaders(check([[{ key: "bursty", value: "b" }]]), { legacy: true });
+    expect(h["RateLimit-Policy"]).toBe('"bursty";q=10;w=1');
+    expect(h.RateLimit).toBe('"bursty";r=10;t=1'); // 19 left in the bucket
+    expect(h["X-RateLimit-Remaining"]).toBe("10");
   });
 
   it("spells the fields with the names given: HTTP's are the same names in lower case", () => {

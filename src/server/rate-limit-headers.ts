@@ -13,6 +13,7 @@
  *   vendor parameter `sluice-qu="records"` instead. A `blocked` rule is `q=0` without `w` or `t`. Integers are
  *   clamped to the sf-integer range (15 digits). No `pk` (partition key) is sent: it would disclose identities.
  *   No jitter is added to `t`: answers stay reproducible.
+ * - `r` is never above `q` (a bucket whose burst exceeds its limit holds more than one window's quota when full).
  * - **`q` and `w` never promise more than the limit admits** ({@link advertisedQuota}): `q` is the limit rounded
  *   down and `w` the period rounded up to whole seconds, both of which only slow the advertised rate; a limit
  *   below one unit per period (gcra / token / leaky bucket, whose burst is then 1) is advertised as one unit per
@@ -390,7 +391,19 @@ function buildPolicyItem(p: AppliedPolicy): string {
 function limitItem(p: AppliedPolicy, atMs: number, nowMs: number): string {
   const s = p.status;
   const t = secondsUntilMore(s, atMs, nowMs);
-  return `${sfString(p.name)};r=${sfInt(s.remaining)}${t === undefined ? "" : `;t=${t}`}`;
+  return `${sfString(p.name)};r=${advertisedRemaining(p)}${t === undefined ? "" : `;t=${t}`}`;
+}
+
+/**
+ * The `r` of policy `p`: its remaining units, never above its advertised `q`. A bucket whose burst is larger than
+ * its limit (gcra or token bucket with `burst`) holds more than one window's quota when full, and reported as it is
+ * (`q=10;w=1` beside `r=19`) it reads as more than the quota; no client is told less than it may use per window.
+ */
+function advertisedRemaining(p: AppliedPolicy): number {
+  const s = p.status;
+  const { q } = advertisedQuota(s.limit, s.periodMs, p.unit === "concurrent-requests");
+  const r = sfInt(s.remaining);
+  return r < q ? r : q;
 }
 
 /** `policies` without those decided by `fail_closed` (the same array when there are none: the common case). */
@@ -442,7 +455,7 @@ export function rateLimitHeaders(
     headers[names.legacyLimit] = String(
       advertisedQuota(s.limit, s.periodMs, head.unit === "concurrent-requests").q,
     );
-    headers[names.legacyRemaining] = String(sfInt(s.remaining));
+    headers[names.legacyRemaining] = String(advertisedRemaining(head));
     const t = secondsUntilMore(s, atMs, now);
     if (t !== undefined) headers[names.legacyReset] = String(t);
   }
