@@ -757,7 +757,7 @@ export class ResilientStore implements Store {
         this.#fallbackStore ??= new MemoryStore({ capacity: this.#fallbackCapacity });
         const decisions = this.#fallbackStore.applySync(this.#fallbackItems(items), op, nowMs);
         this.#n.fallback += decisions.length;
-        return decisions.map((d) => relabel(d, "fallback", true));
+        return decisions.map(fromFallback);
       }
       case "fail_open":
         this.#n.failOpen += items.length;
@@ -837,13 +837,17 @@ function scaleSpec(spec: LimitSpec, share: number): LimitSpec {
 }
 
 /**
- * The same decision under another reason, consumed or not as it was (an item passing on its own limits but not
- * counted, because another item of its call was denied, stays `allowed: false`); `local`: the fallback store's, whose
- * lease ids the caller holds negated (see the module comment).
+ * A decision of the fallback store as the caller gets it: reason `fallback`, consumed or not as it was (an item
+ * passing on its own limits but not counted, because another item of its call was denied, stays `allowed: false`),
+ * and its lease ids negated (see the module comment).
  */
-function relabel(d: Decision, reason: DecisionReason, local = false): Decision {
-  const leases = d.leases === undefined ? undefined : local ? negated(d.leases) : { ...d.leases };
-  return combineDecision(d.policies, reason, leases, d.allowed);
+function fromFallback(d: Decision): Decision {
+  return combineDecision(
+    d.policies,
+    "fallback",
+    d.leases === undefined ? undefined : negated(d.leases),
+    d.allowed,
+  );
 }
 
 function openStatus(spec: LimitSpec): PolicyStatus {
