@@ -111,7 +111,19 @@ describe("createGrpcServer", () => {
     const big = { domain: "edge", descriptors: [{ entries: [{ key: "user", value: "v".repeat(2000) }] }] };
     const a = await unary(h.envoy, "ShouldRateLimit", big);
     expect(!a.ok && a.error.code).toBe(status.RESOURCE_EXHAUSTED);
+    // Far beyond the flow control window: the answer comes while the client is still sending (node-http2 then
+    // resets the stream with NO_ERROR), and the client still reports the status, with its message.
+    const huge = {
+      domain: "edge",
+      descriptors: [{ entries: [{ key: "user", value: "v".repeat(1 << 20) }] }],
+    };
+    const b = await unary(h.envoy, "ShouldRateLimit", huge);
+    expect(!b.ok && [b.error.code, b.error.details]).toEqual([
+      status.RESOURCE_EXHAUSTED,
+      expect.stringMatching(/^Received message larger than max \(\d+ vs 1024\)$/),
+    ]);
     expect(h.engine.stats.checks).toBe(0);
+    expect(await call(h.envoy, "ShouldRateLimit", REQUEST)).toMatchObject({ overall_code: 1 }); // serves on
   });
 
   it("refuses a receive budget that could not hold a message of the maximum size", async () => {

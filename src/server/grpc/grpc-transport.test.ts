@@ -3,7 +3,7 @@
  * methods, deadlines, cancellation, keepalive and connection age. vitest.config.ts runs this file over both
  * transports (Sluice's node:http2 server and grpc-js's): they must answer alike.
  */
-import { type ClientHttp2Session, connect } from "node:http2";
+import { type ClientHttp2Session, connect, constants } from "node:http2";
 import { connect as tcpConnect } from "node:net";
 import { deflateSync, gzipSync } from "node:zlib";
 import { status } from "@grpc/grpc-js";
@@ -34,6 +34,80 @@ const MESSAGE = Buffer.from(
 /** One raw call of ShouldRateLimit. */
 function raw(session: ClientHttp2Session, body: Buffer, headers: Record<string, string> = {}) {
   return rawGrpcCall(session, PATH, body, headers);
+}
+
+/** What an {@link unfinished} call saw of its answer, and how its stream ended. */
+interface UnfinishedReply {
+  readonly httpStatus: number | undefined;
+  readonly grpcStatus: number | undefined;
+  readonly grpcMessage: string | undefined;
+  /** The stream's RST_STREAM code once it closed; "still open" when it had not closed within {@link OPEN_BOUND_MS}. */
+  readonly rstCode: number | "still open";
+}
+
+/** How long a test waits for a stream (or a close) that should end at once before calling it held, ms. */
+const OPEN_BOUND_MS = 10_000;
+
+/** `promise`'s value, or `fallback` when it has not settled within {@link OPEN_BOUND_MS}. */
+function within<T, F>(promise: Promise<T>, fallback: F): Promise<T | F> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(fallback), OPEN_BOUND_MS);
+    void promise.then((value) => {
+      clearTimeout(timer);
+      resolve(value);
+    });
+  });
+}
+
+/**
+ * A call that sends `bytes` and never ends its body; with `pour`, it then sends 1 KiB every 5 ms until its stream
+ * closes (a client still uploading). `answered` resolves with the answer's headers, `ended` once the stream closed
+ * (or with `rstCode: "still open"` past {@link OPEN_BOUND_MS}).
+ */
+function unfinished(
+  session: ClientHttp2Session,
+  headers: Record<string, string>,
+  bytes: Buffer,
+  pour: boolean,
+): { answered: Promise<void>; ended: Promise<UnfinishedReply> } {
+  const req = session.request({
+    ":method": "POST",
+    ":path": PATH,
+    "content-type": "application/grpc",
+    ...headers,
+  });
+  req.on("error", () => {});
+  let answer: Record<string, unknown> = {};
+  const answered = new Promise<void>((resolve) => {
+    req.on("response", (h) => {
+      answer = h as Record<string, unknown>;
+      resolve();
+    });
+  });
+  req.resume();
+  req.write(bytes);
+  const pouring = pour
+    ? setInterval(() => {
+        if (!req.closed && !req.destroyed) req.write(Buffer.alloc(1024));
+      }, 5)
+    : undefined;
+  const closed = new Promise<number>((resolve) => {
+    req.on("close", () => {
+      clearInterval(pouring);
+      resolve(req.rstCode);
+    });
+  });
+  const ended = within(closed, "still open" as const).then((rstCode): UnfinishedReply => {
+    const grpcStatus = answer["grpc-status"];
+    const grpcMessage = answer["grpc-message"];
+    return {
+      httpStatus: answer[":status"] === undefined ? undefined : Number(answer[":status"]),
+      grpcStatus: grpcStatus === undefined ? undefined : Number(grpcStatus),
+      grpcMessage: grpcMessage === undefined ? undefined : decodeURIComponent(String(grpcMessage)),
+      rstCode,
+    };
+  });
+  return { answered, ended };
 }
 
 /** The remaining quota of the single message of an OK answer. */
@@ -245,6 +319,114 @@ describe(`gRPC wire (${harnessTransport()})`, () => {
     req.close();
     expect(g.ctx.gate.inflight).toBe(0);
     expect((await raw(s, grpcFrame(MESSAGE))).grpcStatus).toBe(status.OK);
+  });
+
+  it("gives a client still sending its full early answer, then RST_STREAM(NO_ERROR), for every kind (node-http2)", async () => {
+    const { g, s } = await start({ ...LEAN, receiveTimeoutMs: 200 });
+    const big = Buffer.alloc(5);
+    big.writeUInt32BE(100_000, 1);
+    const partial = grpcFrame(MESSAGE).subarray(0, 8); // part of the message, and never the rest
+    const wide = `/${"\u00ff".repeat(11_000)}`;
+    const cases: [string, Record<string, string>, Buffer, boolean, Omit<UnfinishedReply, "rstCode">][] = [
+      [
+        "prefix over the maximum",
+        {},
+        big,
+        true,
+        {
+          httpStatus: 200,
+          grpcStatus: status.RESOURCE_EXHAUSTED,
+          grpcMessage: "Received message larger than max (100000 vs 1024)",
+        },
+      ],
+      [
+        "second message",
+        {},
+        Buffer.concat([grpcFrame(MESSAGE), grpcFrame(MESSAGE)]),
+        true,
+        {
+          httpStatus: 200,
+          grpcStatus: status.UNIMPLEMENTED,
+          grpcMessage: `Received a second request message for unary method ${PATH}`,
+        },
+      ],
+      [
+        "unknown method",
+        { ":path": `${PATH}Nope` },
+        grpcFrame(MESSAGE),
+        true,
+        {
+          httpStatus: 200,
+          grpcStatus: status.UNIMPLEMENTED,
+          grpcMessage: `The server does not implement the method ${PATH}Nope`,
+        },
+      ],
+      [
+        "unknown method, message clipped",
+        { ":path": wide },
+        grpcFrame(MESSAGE),
+        true,
+        {
+          httpStatus: 200,
+          grpcStatus: status.UNIMPLEMENTED,
+          grpcMessage: `${`The server does not implement the method ${wide}`.slice(0, 1023)}…`, // clipped
+        },
+      ],
+      [
+        "not gRPC (415)",
+        { "content-type": "application/json" },
+        grpcFrame(MESSAGE),
+        true,
+        { httpStatus: 415, grpcStatus: undefined, grpcMessage: undefined },
+      ],
+      [
+        "deadline",
+        { "grpc-timeout": "20m" },
+        partial,
+        false,
+        { httpStatus: 200, grpcStatus: status.DEADLINE_EXCEEDED, grpcMessage: "Deadline exceeded" },
+      ],
+      [
+        "receive timeout",
+        {},
+        partial,
+        false,
+        {
+          httpStatus: 200,
+          grpcStatus: status.DEADLINE_EXCEEDED,
+          grpcMessage: "Received no complete request message within 200 ms",
+        },
+      ],
+    ];
+    const replies = await Promise.all(
+      cases.map(([, headers, bytes, pour]) => unfinished(s, headers, bytes, pour).ended),
+    );
+    cases.forEach(([what, , , , expected], i) => {
+      expect({ what, ...replies[i] }).toEqual({ what, ...expected, rstCode: constants.NGHTTP2_NO_ERROR });
+    });
+    expect(g.engine.stats.checks).toBe(0);
+    expect((await raw(s, grpcFrame(MESSAGE))).grpcStatus).toBe(status.OK); // the connection serves on
+  });
+
+  it("frees the slot of a stream it answered while its client keeps sending, and does not hold the drain for it (node-http2)", async () => {
+    const { g, s } = await start({ ...LEAN, maxConcurrentStreams: 1 });
+    // The connection's only stream, answered UNIMPLEMENTED while its client keeps sending: the next call waits
+    // for its slot, which the client gets back when the server resets the stream.
+    const first = unfinished(s, { ":path": `${PATH}Nope` }, grpcFrame(MESSAGE), true);
+    await first.answered;
+    const next = await within(raw(s, grpcFrame(MESSAGE)), "still waiting for a slot" as const);
+    expect(next === "still waiting for a slot" ? next : next.grpcStatus).toBe(status.OK);
+    expect((await first.ended).rstCode).toBe(constants.NGHTTP2_NO_ERROR);
+    // Another, refused at its prefix, then the SIGTERM path: close with a minute's grace. The close resolves once
+    // every connection has closed, which an answered stream no longer holds.
+    const big = Buffer.alloc(5);
+    big.writeUInt32BE(100_000, 1);
+    const last = unfinished(s, {}, big, true);
+    await last.answered;
+    s.close(); // the client's half of the drain: no new calls, the session ends with its last stream
+    expect(await within(g.server.close(60_000), "held by the answered stream")).toBeUndefined();
+    expect((await last.ended).rstCode).toBe(constants.NGHTTP2_NO_ERROR);
+    expect(g.engine.stats.checks).toBe(1);
   });
 
   it("clips a status message that quotes the request, so the status always fits (node-http2)", async () => {

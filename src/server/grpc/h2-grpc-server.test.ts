@@ -1,4 +1,5 @@
-import { type ClientHttp2Session, connect } from "node:http2";
+import { type ClientHttp2Session, connect, constants } from "node:http2";
+import { connect as tcpConnect } from "node:net";
 import {
   credentials,
   Metadata,
@@ -84,6 +85,7 @@ describe("H2GrpcServer", () => {
     // Each stream declares a 4,000-byte message, sends 100 bytes of it and stops: 2 connections × 20 streams.
     const partial = Buffer.concat([grpcFrame(Buffer.alloc(4000)).subarray(0, 5), Buffer.alloc(100)]);
     const refused: string[] = [];
+    const resets: number[] = [];
     let streams = 0;
     for (let c = 0; c < 2; c++) {
       const session = await open(port);
@@ -93,6 +95,7 @@ describe("H2GrpcServer", () => {
         req.on("response", (h) =>
           refused.push(`${h["grpc-status"]} ${decodeURIComponent(String(h["grpc-message"]))}`),
         );
+        req.on("close", () => resets.push(req.rstCode));
         req.write(partial);
         streams++;
       }
@@ -106,6 +109,9 @@ describe("H2GrpcServer", () => {
         `${status.RESOURCE_EXHAUSTED} the server is at its limit of request bytes being received (100000); retry later`,
       ]),
     );
+    // The refused streams, whose clients never end them, are reset with NO_ERROR; the calls that fit stay open.
+    await vi.waitFor(() => expect(resets.length).toBe(refused.length), { timeout: 5000 });
+    expect(new Set(resets)).toEqual(new Set([constants.NGHTTP2_NO_ERROR]));
     expect(server.receiveBufferBytes).toBeLessThanOrEqual(budget);
     expect(server.receiveBufferBytes).toBeGreaterThan(0); // the calls that fit hold theirs, unanswered
     // The unfinished calls return their bytes when their clients leave; a whole call then fits again.
@@ -114,6 +120,27 @@ describe("H2GrpcServer", () => {
     const after = await rawGrpcCall(await open(port), PATH, grpcFrame(Buffer.alloc(0)));
     expect(after.grpcStatus).toBe(status.OK);
     expect(server.receiveBufferBytes).toBe(0);
+  });
+
+  it("writes an early answer before the RST_STREAM(NO_ERROR) that stops its client, frame by frame", async () => {
+    server = new H2GrpcServer(OPTIONS);
+    server.addService(rateLimitServiceDefinition, { ShouldRateLimit: answerOk as never });
+    const port = await server.listen("127.0.0.1", 0);
+    const over = Buffer.alloc(5);
+    over.writeUInt32BE(100_000, 1); // above maxReceiveMessageBytes (4,096)
+    const cases: [string, string, string, Buffer][] = [
+      ["not gRPC (415)", PATH, "application/json", grpcFrame(Buffer.alloc(0))],
+      ["unknown method", `${PATH}Nope`, "application/grpc", grpcFrame(Buffer.alloc(0))],
+      ["unknown method, long status", `/${"x".repeat(5000)}`, "application/grpc", grpcFrame(Buffer.alloc(0))],
+      ["prefix over the maximum", PATH, "application/grpc", over],
+      ["second message", PATH, "application/grpc", Buffer.concat([grpcFrame(Buffer.alloc(0)), over])],
+    ];
+    for (const [what, path, contentType, first] of cases) {
+      expect([what, await earlyAnswerFrames(port, path, contentType, first)]).toEqual([
+        what,
+        ["HEADERS END_STREAM", "RST_STREAM 0"],
+      ]);
+    }
   });
 
   it("closes connections beyond maxConnections as they are accepted, and serves the others", async () => {
@@ -141,6 +168,96 @@ const PATH = "/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit";
 /** A ShouldRateLimit handler answering OK. */
 function answerOk(_call: unknown, callback: (e: null, r: unknown) => void): void {
   callback(null, { overall_code: envoyRls.RateLimitResponse.Code.OK });
+}
+
+/** One HTTP/2 frame: 9-byte header (24-bit length, type, flags, stream id), then `payload`. */
+function h2Frame(type: number, flags: number, streamId: number, payload: Buffer): Buffer {
+  const head = Buffer.alloc(9);
+  head.writeUIntBE(payload.length, 0, 3);
+  head[3] = type;
+  head[4] = flags;
+  head.writeUInt32BE(streamId, 5);
+  return Buffer.concat([head, payload]);
+}
+
+/** `n` as an HPACK string length: a 7-bit-prefix integer (RFC 7541 §5.1), not Huffman coded; n < 16,511. */
+function hpackLength(n: number): number[] {
+  if (n < 127) return [n];
+  const rest = n - 127;
+  return rest < 128 ? [127, rest] : [127, (rest & 127) | 128, rest >> 7];
+}
+
+/** An HPACK "literal header field without indexing, new name" (RFC 7541 §6.2.2). */
+function hpackLiteral(name: string, value: string): Buffer {
+  return Buffer.concat([
+    Buffer.from([0, ...hpackLength(name.length)]),
+    Buffer.from(name),
+    Buffer.from(hpackLength(value.length)),
+    Buffer.from(value),
+  ]);
+}
+
+/**
+ * The frames of stream 1, as a raw TCP client reads them, of a POST of `path` (`content-type`) that sends `first`
+ * then 1 KiB of DATA every 5 ms and never ends: until its RST_STREAM, or "still open" after 10 s. Each frame is
+ * `TYPE` (`HEADERS END_STREAM` when it ends the stream, `RST_STREAM <code>`).
+ */
+function earlyAnswerFrames(
+  port: number,
+  path: string,
+  contentType: string,
+  first: Buffer,
+): Promise<string[]> {
+  return new Promise((resolve) => {
+    const frames: string[] = [];
+    const socket = tcpConnect(port, "127.0.0.1");
+    socket.on("error", () => {});
+    const headerBlock = Buffer.concat([
+      Buffer.from([0x83, 0x86]), // :method POST, :scheme http (static table)
+      hpackLiteral(":path", path),
+      hpackLiteral(":authority", "sluice"),
+      hpackLiteral("content-type", contentType),
+    ]);
+    socket.write(
+      Buffer.concat([
+        Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
+        h2Frame(4, 0, 0, Buffer.alloc(0)), // SETTINGS
+        h2Frame(1, 4, 1, headerBlock), // HEADERS, END_HEADERS
+        h2Frame(0, 0, 1, first),
+      ]),
+    );
+    const pouring = setInterval(() => socket.write(h2Frame(0, 0, 1, Buffer.alloc(1024))), 5);
+    const done = (): void => {
+      clearInterval(pouring);
+      clearTimeout(bound);
+      socket.destroy();
+      resolve(frames);
+    };
+    const bound = setTimeout(() => {
+      frames.push("still open");
+      done();
+    }, 10_000);
+    let pending = Buffer.alloc(0);
+    socket.on("data", (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.length >= 9) {
+        const length = pending.readUIntBE(0, 3);
+        if (pending.length < 9 + length) break;
+        const [type, flags] = [pending[3], pending[4]];
+        const streamId = pending.readUInt32BE(5) & 0x7fffffff;
+        const payload = pending.subarray(9, 9 + length);
+        pending = pending.subarray(9 + length);
+        if (type === 4 && (flags & 1) === 0) socket.write(h2Frame(4, 1, 0, Buffer.alloc(0))); // SETTINGS ACK
+        if (streamId !== 1 || type === 8) continue; // another stream's, or a WINDOW_UPDATE
+        if (type === 1) frames.push((flags & 1) === 1 ? "HEADERS END_STREAM" : "HEADERS");
+        else if (type === 3) {
+          frames.push(`RST_STREAM ${payload.readUInt32BE(0)}`);
+          done();
+          return;
+        } else frames.push(`type ${type}`);
+      }
+    });
+  });
 }
 
 /** A raw HTTP/2 connection to `port`, once connected (closed after the test). */

@@ -19,12 +19,17 @@
  * - answers: `:status 200`, `content-type: application/grpc+proto`, one message, trailers `grpc-status` and
  *   `grpc-message` (percent-encoded with `encodeURI`, as grpc-js); an error before any message is one
  *   trailers-only HEADERS frame;
- * - a client's RST_STREAM (or a closed connection) cancels the call: streaming handlers see `cancelled`.
+ * - a client's RST_STREAM (or a closed connection) cancels the call: streaming handlers see `cancelled`;
+ * - a call answered before its client finished sending (a refusal above, 415, a deadline, the receive timeout) is
+ *   then reset with RST_STREAM(NO_ERROR), as RFC 9113 §8.1 allows after a complete response, once the answer has
+ *   left (see {@link refuse}): the client keeps the status and stops sending, and the stream frees its slot at once
+ *   instead of being read and discarded until its client gives up (which held a SIGTERM drain to its timeout).
  *
  * **Bounds.** A call's request message must be in within `receiveTimeoutMs` of its headers, else the call is
- * answered DEADLINE_EXCEEDED and its bytes are dropped (streams left unfinished cannot hold memory); a `grpc-timeout`
- * longer than a timer holds (~24.8 days) is no deadline; a `grpc-message` is clipped to 1,024 characters (one may
- * quote the request, and a header block over 64 KiB would reset the stream without a status).
+ * answered DEADLINE_EXCEEDED, its bytes are dropped and its stream reset (streams left unfinished cannot hold
+ * memory); a `grpc-timeout` longer than a timer holds (~24.8 days) is no deadline; a `grpc-message` is clipped to
+ * 1,024 characters (one may quote the request, and a header block over 64 KiB would reset the stream without a
+ * status).
  *
  * **Receive budget.** The in-flight gate counts a call only once its message is in, so the calls still receiving
  * are bounded here, server-wide, in bytes: each is charged {@link RECEIVING_CALL_BYTES} for its stream, its header
@@ -184,8 +189,18 @@ function sendOkTrailers(this: ServerHttp2Stream): void {
 }
 
 /**
- * Answers `stream` with one HEADERS frame that ends it (`headers`: a trailers-only status, or a bare HTTP status),
- * and drains whatever of its body is still arriving.
+ * How long {@link resetOnceSent} waits for an early answer to leave before resetting its stream regardless:
+ * {@link ANSWER_SENT_POLLS} looks, {@link ANSWER_SENT_POLL_MS} ms apart (5 s). An answer still unsent then sits
+ * behind writes its client does not read; the stream is reset anyway, so it cannot hold its slot for longer.
+ */
+const ANSWER_SENT_POLLS = 500;
+/** Time between two looks of {@link resetOnceSent}, ms. */
+const ANSWER_SENT_POLL_MS = 10;
+
+/**
+ * Answers `stream` with one HEADERS frame that ends it (`headers`: a trailers-only status, or a bare HTTP status).
+ * When its client may still be sending, the stream is then reset with RST_STREAM(NO_ERROR) by
+ * {@link resetOnceSent}, once that frame has left; until then what arrives is read and dropped.
  */
 function refuse(stream: ServerHttp2Stream, headers: Record<string, string | number>): void {
   try {
@@ -193,7 +208,39 @@ function refuse(stream: ServerHttp2Stream, headers: Record<string, string | numb
   } catch {
     // The stream closed between the check and the write.
   }
-  if (!stream.readableEnded) stream.resume();
+  if (stream.readableEnded || stream.endAfterHeaders || stream.destroyed || stream.closed) return;
+  stream.resume();
+  setImmediate(resetOnceSent, stream, 0);
+}
+
+/**
+ * Resets `stream`, answered while its client was still sending, with RST_STREAM(NO_ERROR) once its answer (a
+ * HEADERS frame with END_STREAM) has left: RFC 9113 §8.1 allows it after a complete response, the client stops
+ * sending, and the stream closes now, freeing its concurrency slot and no longer holding a graceful shutdown.
+ *
+ * Why wait, and for what: `respond()` only queues the answer in nghttp2, which node:http2 serializes on a later
+ * turn of the event loop (in a native immediate, or after the write in progress). A RST_STREAM submitted while the
+ * answer is still queued can go out without it, nghttp2 dropping the queued HEADERS of a stream it is closing:
+ * Node 22.23 does so for a reset in the same turn as the answer (the client saw the reset and no status; Node 20
+ * and 24 flush the answer first), and nothing in node:http2's API orders the two. The stream's `state.localClose`
+ * turns 1 once nghttp2 has serialized the frame carrying END_STREAM, here the answer; a reset submitted after that
+ * is written after it, on every version. So: a first look on the next `setImmediate` (as node:http2's own graceful
+ * close of a server stream does; the answer is out by then unless a write was in progress), then one every
+ * {@link ANSWER_SENT_POLL_MS} ms, at most {@link ANSWER_SENT_POLLS} times.
+ */
+function resetOnceSent(stream: ServerHttp2Stream, polls: number): void {
+  if (stream.destroyed || stream.closed) return;
+  const state = stream.state;
+  if (state.remoteClose === 1) return; // the client finished sending: the stream closes by itself
+  if (state.localClose !== 1 && polls < ANSWER_SENT_POLLS) {
+    setTimeout(resetOnceSent, ANSWER_SENT_POLL_MS, stream, polls + 1).unref();
+    return;
+  }
+  try {
+    stream.close(constants.NGHTTP2_NO_ERROR);
+  } catch {
+    // Already closing: nothing to reset.
+  }
 }
 
 /** The trailers of gRPC status `code` with `details`. */
