@@ -35,6 +35,7 @@ import type {
   ServiceMetrics,
   ServiceOutcome,
 } from "../../src/server/service-context.js";
+import type { Store } from "../../src/stores/store.js";
 
 /** Metrics that remember what was recorded. */
 export interface RecordingMetrics extends ServiceMetrics {
@@ -84,6 +85,8 @@ export interface GrpcHarnessOptions {
   readonly server?: GrpcServerOptions;
   /** Wraps the engine the server sees (e.g. to delay or fail its checks). */
   readonly wrapEngine?: (engine: Engine) => Engine;
+  /** The engine's store (e.g. `failingStore()` for the failure policies). @default a memory store */
+  readonly store?: Store;
 }
 
 /** A running server with its clients. */
@@ -125,7 +128,12 @@ export function harnessTransport(): GrpcTransport {
 /** Starts a server on a free loopback port. */
 export async function startGrpcHarness(options: GrpcHarnessOptions): Promise<GrpcHarness> {
   const clock = new ManualClock(HARNESS_START_MS);
-  const engine = createEngine({ config: parseConfig(options.yaml), clock, scheduler: clock });
+  const engine = createEngine({
+    config: parseConfig(options.yaml),
+    clock,
+    scheduler: clock,
+    store: options.store,
+  });
   const metrics = recordingMetrics();
   const ctx: ServiceContext = {
     engine: options.wrapEngine === undefined ? engine : options.wrapEngine(engine),

@@ -1,5 +1,6 @@
 import { status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { failingStore } from "../../../test/support/failing-store.js";
 import {
   call,
   type GrpcHarness,
@@ -350,6 +351,52 @@ describe("ShouldRateLimit without response headers, and past its deadline", () =
       held.release();
       await g.close();
     }
+  });
+});
+
+/** Rules on a store that is down, one per failure policy. */
+const DOWN_YAML = `
+version: 1
+rules:
+  - id: closed
+    domain: edge
+    match: [{ key: ip }]
+    failurePolicy: fail_closed
+    limits: [{ name: ip-per-minute, algorithm: fixed_window, limit: 100, period: 1m }]
+  - id: open
+    domain: edge
+    match: [{ key: user }]
+    failurePolicy: fail_open
+    limits: [{ name: user-per-hour, algorithm: fixed_window, limit: 50, period: 1h }]
+  - id: local
+    domain: edge
+    match: [{ key: tenant }]
+    failurePolicy: fallback
+    limits: [{ name: tenant-per-minute, algorithm: fixed_window, limit: 10, period: 1m }]
+`;
+
+describe("ShouldRateLimit when the store is unreachable", () => {
+  let down: GrpcHarness;
+  const rlsDown = (req: unknown): Promise<Response> => call<Response>(down.envoy, "ShouldRateLimit", req);
+  beforeAll(async () => {
+    down = await startGrpcHarness({ yaml: DOWN_YAML, store: failingStore() });
+  });
+  afterAll(async () => {
+    await down.close();
+  });
+
+  it("records a fail_closed OVER_LIMIT as fail_closed, as the HTTP API does, not over_limit", async () => {
+    const r = await rlsDown({ domain: "edge", descriptors: [d({ ip: "192.0.2.1" })] });
+    expect(r.overall_code).toBe(Code.OVER_LIMIT);
+    expect(Number(headersOf(r)["Retry-After"])).toBeGreaterThanOrEqual(1);
+    expect(down.metrics.requests.at(-1)).toMatchObject({ api: "grpc_envoy", outcome: "fail_closed" });
+  });
+
+  it("records a quota denial beside a fail_closed one as over_limit", async () => {
+    await rlsDown({ domain: "edge", descriptors: [d({ tenant: "t1" })], hits_addend: 10 });
+    const r = await rlsDown({ domain: "edge", descriptors: [d({ ip: "192.0.2.2" }), d({ tenant: "t1" })] });
+    expect(r.statuses.map((s) => s.code)).toEqual([Code.OVER_LIMIT, Code.OVER_LIMIT]);
+    expect(down.metrics.requests.at(-1)).toMatchObject({ api: "grpc_envoy", outcome: "over_limit" });
   });
 });
 

@@ -43,7 +43,11 @@ import {
 } from "../../engine/engine.js";
 import { ENVOY_UNIT_SECONDS } from "../../rules/envoy-config.js";
 import type { Descriptor, DescriptorEntry } from "../../rules/rule.js";
-import { type RateLimitHeaderOptions, rateLimitHeaders } from "../rate-limit-headers.js";
+import {
+  deniedByUnavailableStore,
+  type RateLimitHeaderOptions,
+  rateLimitHeaders,
+} from "../rate-limit-headers.js";
 import type { ServiceContext } from "../service-context.js";
 import type { envoy } from "./gen/protos.js";
 import type { UnaryLogic } from "./grpc-call.js";
@@ -267,7 +271,11 @@ export function envoyResponseOf(result: CheckResult, options: EnvoyRlsOptions): 
   return response;
 }
 
-/** `ShouldRateLimit`: validate, check (counting), record the decision, answer. */
+/**
+ * `ShouldRateLimit`: validate, check (counting), record the decision, answer. Recorded in `sluice_requests_total`
+ * as the HTTP API records it: `ok`, `over_limit`, or `fail_closed` for an OVER_LIMIT only because the store was
+ * unreachable and its rule fails closed.
+ */
 export function shouldRateLimit(
   ctx: ServiceContext,
   options: EnvoyRlsOptions,
@@ -278,7 +286,14 @@ export function shouldRateLimit(
     return ctx.engine.check(request).then((result) => {
       ctx.metrics.recordDecision(request.domain, result);
       const response = envoyResponseOf(result, options);
-      return { response, outcome: response.overall_code === Code.OVER_LIMIT ? "over_limit" : "ok" };
+      // A denial only because the store was unreachable (fail_closed) used up no quota: recorded as HTTP does.
+      const outcome =
+        response.overall_code !== Code.OVER_LIMIT
+          ? "ok"
+          : deniedByUnavailableStore(result)
+            ? "fail_closed"
+            : "over_limit";
+      return { response, outcome };
     });
   };
 }

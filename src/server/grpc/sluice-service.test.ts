@@ -1,5 +1,6 @@
 import { type Client, credentials, makeGenericClientConstructor, status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { failingStore } from "../../../test/support/failing-store.js";
 import {
   call,
   type GrpcHarness,
@@ -281,6 +282,52 @@ describe("GetRemainingQuota and ResetLimit", () => {
   it("refuses a reset naming no identity", async () => {
     const a = await unary(h.sluice, "ResetLimit", { domain: "api" });
     expect(!a.ok && a.error.code).toBe(status.INVALID_ARGUMENT);
+  });
+});
+
+/** Rules on a store that is down, one per failure policy. */
+const DOWN_YAML = `
+version: 1
+rules:
+  - id: closed
+    domain: api
+    match: [{ key: ip }]
+    failurePolicy: fail_closed
+    limits: [{ name: ip-per-minute, algorithm: fixed_window, limit: 100, period: 1m }]
+  - id: open
+    domain: api
+    match: [{ key: user }]
+    failurePolicy: fail_open
+    limits: [{ name: user-per-hour, algorithm: fixed_window, limit: 5, period: 1h }]
+  - id: local
+    domain: api
+    match: [{ key: tenant }]
+    failurePolicy: fallback
+    limits: [{ name: tenant-per-minute, algorithm: fixed_window, limit: 10, period: 1m }]
+`;
+
+describe("when the store is unreachable", () => {
+  let down: GrpcHarness;
+  const checkDown = (req: unknown): Promise<CheckResponse> =>
+    call<CheckResponse>(down.sluice, "CheckRateLimit", req);
+  beforeAll(async () => {
+    down = await startGrpcHarness({
+      yaml: DOWN_YAML,
+      server: { defaultDomain: "api" },
+      store: failingStore(),
+    });
+  });
+  afterAll(async () => {
+    await down.close();
+  });
+
+  it("records a fail_closed denial as fail_closed, as HTTP does, not over_limit", async () => {
+    const r = await checkDown({ identifier: "192.0.2.1", dimension: "ip" });
+    expect(r.allowed).toBe(false);
+    expect(r.current_count).toBe(0);
+    expect(r.remaining).toBe(0);
+    expect(num(r.retry_after)).toBeGreaterThanOrEqual(1);
+    expect(down.metrics.requests.at(-1)).toMatchObject({ api: "grpc_check", outcome: "fail_closed" });
   });
 });
 

@@ -3,7 +3,9 @@
  * (`parseCheckRequest`, the same rules and messages as HTTP `POST /v1/check`) and answers are encoded by it
  * (`checkResponseOf`), so both APIs answer the same fields with the same values.
  *
- * - `CheckRateLimit`: one check, counted when allowed.
+ * - `CheckRateLimit`: one check, counted when allowed. Recorded in `sluice_requests_total` as HTTP `/v1/check`
+ *   records it (`checkOutcome`): `ok`, `over_limit`, or `fail_closed` when denied only because the store was
+ *   unreachable and its rule fails closed (no quota was used up).
  * - `CheckRateLimitBatch`: up to `bounds.maxBatchItems` independent checks, started in item order; each item gets
  *   its answer or an `ItemError` (the gRPC code it would have had alone and the message, whose field path starts
  *   with `items[i]`). An invalid item counts nothing and does not fail the others.
@@ -13,7 +15,8 @@
 import { status as GrpcStatus } from "@grpc/grpc-js";
 import { InvalidArgumentError } from "../../core/errors.js";
 import type { CheckResult } from "../../engine/engine.js";
-import { checkResponseOf, parseCheckRequest } from "../check-api.js";
+import { checkOutcome, checkResponseOf, parseCheckRequest } from "../check-api.js";
+import { appliedPolicies } from "../rate-limit-headers.js";
 import type { ServiceContext } from "../service-context.js";
 import type { sluice } from "./gen/protos.js";
 import { grpcErrorOf, type UnaryLogic } from "./grpc-call.js";
@@ -68,7 +71,11 @@ export function sluiceService(ctx: ServiceContext, options: SluiceServiceOptions
       const request = parseCheckRequest(req, ctx, domainOf);
       return ctx.engine.check(request).then((result) => {
         ctx.metrics.recordDecision(request.domain, result);
-        return { response: answer(result), outcome: result.allowed ? "ok" : "over_limit" };
+        const policies = appliedPolicies(result);
+        return {
+          response: checkResponseOf(result, ctx.clock.nowMs(), policies),
+          outcome: checkOutcome(result, policies),
+        };
       });
     },
 
