@@ -135,6 +135,7 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
         delay_ms: "4",
       },
     ],
+    reason: "fail_open",
   },
   "sluice.v1.CheckBatchRequest": {
     items: [{ identifier: "a", dimension: "user", cost: 2.5 }, { domain: "d" }],
@@ -167,6 +168,7 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
     replayed: false,
     policies: [{ name: "n", window_ms: "1" }],
     descriptors: [{ code: "OK" }],
+    reason: "fail_closed",
   },
   "sluice.v1.ResetRequest": {
     identifier: "u",

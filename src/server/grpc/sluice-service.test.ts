@@ -60,6 +60,7 @@ describe("CheckRateLimit", () => {
     expect(num(r.retry_after)).toBe(0);
     expect(r.state).toBe("normal");
     expect(r.replayed).toBe(false);
+    expect(r.reason).toBe("store");
     expect(r.policies.map((p) => [p.name, p.limit, p.remaining, num(p.window_ms)])).toEqual([
       ["user-per-hour", 3, 2, 3_600_000],
       ["orders-per-minute", 2, 1, 60_000],
@@ -321,13 +322,37 @@ describe("when the store is unreachable", () => {
     await down.close();
   });
 
-  it("records a fail_closed denial as fail_closed, as HTTP does, not over_limit", async () => {
+  it("answers a fail_closed denial with reason fail_closed, recorded as fail_closed as HTTP does", async () => {
     const r = await checkDown({ identifier: "192.0.2.1", dimension: "ip" });
     expect(r.allowed).toBe(false);
+    expect(r.reason).toBe("fail_closed");
     expect(r.current_count).toBe(0);
     expect(r.remaining).toBe(0);
     expect(num(r.retry_after)).toBeGreaterThanOrEqual(1);
     expect(down.metrics.requests.at(-1)).toMatchObject({ api: "grpc_check", outcome: "fail_closed" });
+  });
+
+  it("tells a quota denial from a fail_closed one, in batch items and quota reads too", async () => {
+    const tenant = { identifier: "t3", dimension: "tenant", cost: 10 };
+    const batch = await call<BatchResponse>(down.sluice, "CheckRateLimitBatch", {
+      items: [
+        tenant,
+        tenant,
+        { identifier: "192.0.2.3", dimension: "ip" },
+        { identifier: "u3", dimension: "user" },
+      ],
+    });
+    expect(batch.results.map((x) => [x.response?.allowed, x.response?.reason])).toEqual([
+      [true, "fallback"],
+      [false, "fallback"],
+      [false, "fail_closed"],
+      [true, "fail_open"],
+    ]);
+    const quota = await call<QuotaResponse>(down.sluice, "GetRemainingQuota", {
+      identifier: "u3",
+      dimension: "user",
+    });
+    expect(quota.reason).toBe("fail_open");
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * Sluice's own gRPC API, `sluice.v1.RateLimiter`, over the engine. Requests are validated by the shared check API
  * (`parseCheckRequest`, the same rules and messages as HTTP `POST /v1/check`) and answers are encoded by it
- * (`checkResponseOf`), so both APIs answer the same fields with the same values.
+ * (`checkResponseOf`), so both APIs answer the same fields with the same values, `reason` included (`store`, or the
+ * failure policy that stood in for an unreachable store: `fail_open`, `fallback`, `fail_closed`).
  *
  * - `CheckRateLimit`: one check, counted when allowed. Recorded in `sluice_requests_total` as HTTP `/v1/check`
  *   records it (`checkOutcome`): `ok`, `over_limit`, or `fail_closed` when denied only because the store was

@@ -2372,6 +2372,9 @@ export namespace sluice {
             /** CheckResponse descriptors. */
             descriptors: sluice.v1.DescriptorStatus.$Properties[];
 
+            /** CheckResponse reason. */
+            reason: string;
+
             /**
              * Creates a new CheckResponse instance using the specified properties.
              * @param [properties] Properties to set
@@ -2442,6 +2445,9 @@ export namespace sluice {
 
                 /** CheckResponse descriptors */
                 descriptors?: (sluice.v1.DescriptorStatus.$Properties[]|null);
+
+                /** CheckResponse reason */
+                reason?: (string|null);
 
                 /** Unknown fields preserved while decoding when enabled */
                 $unknowns?: Uint8Array[];
@@ -2891,6 +2897,9 @@ export namespace sluice {
             /** QuotaResponse descriptors. */
             descriptors: sluice.v1.DescriptorStatus.$Properties[];
 
+            /** QuotaResponse reason. */
+            reason: string;
+
             /**
              * Creates a new QuotaResponse instance using the specified properties.
              * @param [properties] Properties to set
@@ -2961,6 +2970,9 @@ export namespace sluice {
 
                 /** QuotaResponse descriptors */
                 descriptors?: (sluice.v1.DescriptorStatus.$Properties[]|null);
+
+                /** QuotaResponse reason */
+                reason?: (string|null);
 
                 /** Unknown fields preserved while decoding when enabled */
                 $unknowns?: Uint8Array[];

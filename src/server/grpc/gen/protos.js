@@ -5644,6 +5644,7 @@ export const sluice = $root.sluice = (() => {
              * @property {boolean|null} [replayed] CheckResponse replayed
              * @property {Array.<sluice.v1.PolicyStatus.$Properties>|null} [policies] CheckResponse policies
              * @property {Array.<sluice.v1.DescriptorStatus.$Properties>|null} [descriptors] CheckResponse descriptors
+             * @property {string|null} [reason] CheckResponse reason
              * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
              */
 
@@ -5782,6 +5783,14 @@ export const sluice = $root.sluice = (() => {
             CheckResponse.prototype.descriptors = $util.emptyArray;
 
             /**
+             * CheckResponse reason.
+             * @member {string} reason
+             * @memberof sluice.v1.CheckResponse
+             * @instance
+             */
+            CheckResponse.prototype.reason = "";
+
+            /**
              * Creates a new CheckResponse instance using the specified properties.
              * @function create
              * @memberof sluice.v1.CheckResponse
@@ -5841,6 +5850,8 @@ export const sluice = $root.sluice = (() => {
                 if (message.descriptors != null && message.descriptors.length)
                     for (let i = 0; i < message.descriptors.length; ++i)
                         $root.sluice.v1.DescriptorStatus.encode(message.descriptors[i], writer.uint32(/* id 13, wireType 2 =*/106).fork(), _depth + 1).ldelim();
+                if (message.reason != null && $Object.hasOwnProperty.call(message, "reason") && message.reason !== "")
+                    writer.uint32(/* id 14, wireType 2 =*/114).string(message.reason);
                 if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
@@ -5998,6 +6009,15 @@ export const sluice = $root.sluice = (() => {
                             if (!(message.descriptors && message.descriptors.length))
                                 message.descriptors = [];
                             message.descriptors.push($root.sluice.v1.DescriptorStatus.decode(reader, reader.size(), $undefined, _depth + 1));
+                            continue;
+                        }
+                    case 14: {
+                            if (wireType !== 2)
+                                break;
+                            if ((value = reader.stringVerify()).length)
+                                message.reason = value;
+                            else
+                                delete message.reason;
                             continue;
                         }
                     }
@@ -6968,6 +6988,7 @@ export const sluice = $root.sluice = (() => {
              * @property {boolean|null} [replayed] QuotaResponse replayed
              * @property {Array.<sluice.v1.PolicyStatus.$Properties>|null} [policies] QuotaResponse policies
              * @property {Array.<sluice.v1.DescriptorStatus.$Properties>|null} [descriptors] QuotaResponse descriptors
+             * @property {string|null} [reason] QuotaResponse reason
              * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
              */
 
@@ -7106,6 +7127,14 @@ export const sluice = $root.sluice = (() => {
             QuotaResponse.prototype.descriptors = $util.emptyArray;
 
             /**
+             * QuotaResponse reason.
+             * @member {string} reason
+             * @memberof sluice.v1.QuotaResponse
+             * @instance
+             */
+            QuotaResponse.prototype.reason = "";
+
+            /**
              * Creates a new QuotaResponse instance using the specified properties.
              * @function create
              * @memberof sluice.v1.QuotaResponse
@@ -7165,6 +7194,8 @@ export const sluice = $root.sluice = (() => {
                 if (message.descriptors != null && message.descriptors.length)
                     for (let i = 0; i < message.descriptors.length; ++i)
                         $root.sluice.v1.DescriptorStatus.encode(message.descriptors[i], writer.uint32(/* id 13, wireType 2 =*/106).fork(), _depth + 1).ldelim();
+                if (message.reason != null && $Object.hasOwnProperty.call(message, "reason") && message.reason !== "")
+                    writer.uint32(/* id 14, wireType 2 =*/114).string(message.reason);
                 if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
@@ -7322,6 +7353,15 @@ export const sluice = $root.sluice = (() => {
                             if (!(message.descriptors && message.descriptors.length))
                                 message.descriptors = [];
                             message.descriptors.push($root.sluice.v1.DescriptorStatus.decode(reader, reader.size(), $undefined, _depth + 1));
+                            continue;
+                        }
+                    case 14: {
+                            if (wireType !== 2)
+                                break;
+                            if ((value = reader.stringVerify()).length)
+                                message.reason = value;
+                            else
+                                delete message.reason;
                             continue;
                         }
                     }
