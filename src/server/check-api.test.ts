@@ -52,7 +52,10 @@ rules:
     limits: [{ name: trial, algorithm: fixed_window, limit: 1, period: 1m }]
 `;
 
-/** Rules on a store that is down: one failing closed, one falling back to an in-process limit of 1. */
+/**
+ * Rules on a store that is down: one failing closed, one falling back to an in-process limit of 1, one failing
+ * open.
+ */
 const DOWN_CONFIG = `
 version: 1
 rules:
@@ -66,6 +69,11 @@ rules:
     match: [{ key: user }]
     failurePolicy: fallback
     limits: [{ name: per-user, algorithm: fixed_window, limit: 1, period: 1m }]
+  - id: open
+    domain: api
+    match: [{ key: app }]
+    failurePolicy: fail_open
+    limits: [{ name: per-app, algorithm: gcra, limit: 5, period: 1s, burst: 8 }]
 `;
 
 function setup() {
@@ -452,5 +460,44 @@ describe("checkResponseOf", () => {
       current_count: 1,
     });
     expect(checkOutcome(both)).toBe("over_limit");
+  });
+
+  it("answers a fail_open allowance with its reason and no remaining nobody counted", async () => {
+    const clock = new ManualClock(T0);
+    const engine = createEngine({
+      config: parseConfig(DOWN_CONFIG),
+      store: failingStore(),
+      clock,
+      scheduler: clock,
+    });
+    const app = [{ key: "app", value: "a" }];
+    const open = await engine.check({ domain: "api", descriptors: [app] });
+    // The engine stands in with the full limit remaining; the wire reports it unknown (0), as it is.
+    expect(open.decision.remaining).toBe(5);
+    const res = checkResponseOf(open, clock.nowMs());
+    expect(res).toMatchObject({
+      allowed: true,
+      reason: "fail_open",
+      limit: 5,
+      remaining: 0,
+      current_count: 0,
+      reset_at: 0,
+      reset_at_ms: 0,
+      state: "normal",
+    });
+    expect(res.policies).toEqual([
+      {
+        name: "per-app",
+        allowed: true,
+        limit: 5,
+        remaining: 0,
+        window_ms: 1000,
+        reset_after_ms: 0,
+        retry_after_ms: 0,
+        state: "normal",
+      },
+    ]);
+    expect(res.descriptors[0]).toMatchObject({ code: "OK", rule_id: "open", limit: 5, remaining: 0 });
+    expect(checkOutcome(open)).toBe("ok");
   });
 });

@@ -39,7 +39,12 @@
  *   `fail_closed`. A `fail_closed` answer is denied because the store could not be asked, not because a quota was
  *   used up: it keeps the 200-with-decision contract (`allowed: false`, `retry_after` until the store is tried
  *   again), but its counts are unknown, so `current_count` is 0 (not the limit) and `remaining` 0 (nothing may
- *   pass now). A quota denial outranks it for the headline.
+ *   pass now). A quota denial outranks it for the headline. A `fail_open` answer is allowed without counting:
+ *   its counts are unknown too, so it reports `current_count`, `reset_at` and `reset_at_ms` 0 and `remaining` 0
+ *   (top level, per policy and per descriptor; `reason: "fail_open"` tells that 0 from a used-up quota), never
+ *   the full limit the engine stands in with, a quota nobody counted (the `RateLimit` headers leave such
+ *   policies out; Envoy's answer leaves out their `current_limit`). A counted policy outranks it for the
+ *   headline.
  * - *Shadow rules* never appear in `policies` nor in the headline, under their limit or over it (they are not
  *   enforced); their outcome is the per-descriptor `shadowed`.
  */
@@ -61,6 +66,7 @@ import {
   appliedPolicies,
   deniedByUnavailableStore,
   isUnavailable,
+  isUncounted,
   mostRestrictive,
   msLeft,
 } from "./rate-limit-headers.js";
@@ -108,7 +114,7 @@ export interface ApiPolicyStatus {
   allowed: boolean;
   /** Units per window (0 for a `blocked` rule). */
   limit: number;
-  /** Units that could still pass right now. */
+  /** Units that could still pass right now; 0 when not counted (`fail_open`: unknown). */
   remaining: number;
   /** The limit's period, ms. */
   window_ms: number;
@@ -128,7 +134,7 @@ export interface ApiDescriptorStatus {
   rule_id: string;
   /** The headline limit of the descriptor; 0 when not counted (no match, unlimited, replaced). */
   limit: number;
-  /** Its remaining units; 0 when not counted. */
+  /** Its remaining units; 0 when not counted (no match, unlimited, replaced, or let through by `fail_open`). */
   remaining: number;
   /** Until its key is back to full, ms (rounded up); 0 when not counted. */
   reset_after_ms: number;
@@ -146,9 +152,9 @@ export interface ApiCheckResponse {
   current_count: number;
   /** The headline policy's limit (0 when no limit applied). */
   limit: number;
-  /** The headline policy's remaining units (0 when no limit applied). */
+  /** The headline policy's remaining units (0 when no limit applied, or when `fail_open` counted nothing). */
   remaining: number;
-  /** When the headline key is back to full, Unix seconds (rounded up); 0 when no limit applied. */
+  /** When the headline key is back to full, Unix seconds (rounded up); 0 when no limit applied or unknown. */
   reset_at: number;
   /** When denied: seconds until the request could pass (rounded up); {@link RETRY_NEVER} when never; else 0. */
   retry_after: number;
@@ -465,7 +471,7 @@ export function checkResponseOf(
       name: p.name,
       allowed: s.allowed,
       limit: s.limit,
-      remaining: s.remaining,
+      remaining: isUncounted(p) ? 0 : s.remaining,
       window_ms: s.periodMs,
       reset_after_ms: leftMs(s.resetAfterMs, atMs, nowMs),
       retry_after_ms: s.allowed ? 0 : leftMs(s.retryAfterMs, atMs, nowMs),
@@ -479,7 +485,7 @@ export function checkResponseOf(
       code: d.code,
       rule_id: d.match?.rule.id ?? "",
       limit: counted ? dec.limit : 0,
-      remaining: counted ? wireCount(dec.remaining) : 0,
+      remaining: counted && dec.reason !== "fail_open" ? wireCount(dec.remaining) : 0,
       reset_after_ms: counted ? leftMs(dec.resetAfterMs, atMs, nowMs) : 0,
       shadowed: d.shadowed,
       delay_ms: d.delayMs,
@@ -506,15 +512,18 @@ export function checkResponseOf(
     };
   }
   const s = head.status;
-  const resetAtMs = Math.ceil(atMs + wireMs(s.resetAfterMs));
+  // The store could not be asked: nothing is known in use. A `fail_closed` status reports nothing remaining
+  // (nothing may pass now); a `fail_open` one the full limit, back to full at once, which nobody counted: 0 on the
+  // wire, remaining and reset instant alike (as when no limit applied).
+  const uncounted = isUncounted(head);
+  const unknown = uncounted || isUnavailable(head);
+  const resetAtMs = uncounted ? 0 : Math.ceil(atMs + wireMs(s.resetAfterMs));
   const retryMs = allowed ? 0 : s.allowed ? 0 : leftMs(s.retryAfterMs, atMs, nowMs);
-  // A `fail_closed` status reports nothing remaining because the store could not be asked: nothing is known in use.
-  const unknown = isUnavailable(head);
   return {
     allowed,
     current_count: unknown ? 0 : Math.max(0, capacityOf(result, head) - s.remaining),
     limit: s.limit,
-    remaining: s.remaining,
+    remaining: uncounted ? 0 : s.remaining,
     reset_at: Math.ceil(resetAtMs / 1000),
     retry_after: wireSeconds(retryMs),
     reset_at_ms: resetAtMs,

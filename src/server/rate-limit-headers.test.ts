@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { failingStore } from "../../test/support/failing-store.js";
 import { ManualClock } from "../core/manual-clock.js";
 import { type CheckRequest, createEngine } from "../engine/engine.js";
 import { parseConfig } from "../rules/load-config.js";
@@ -9,6 +10,8 @@ import {
   appliedPolicies,
   FIELD_NAMES,
   HTTP_FIELD_NAMES,
+  isUncounted,
+  mostRestrictive,
   printableName,
   rateLimitHeaders,
   retryAfterSeconds,
@@ -339,5 +342,64 @@ describe("rateLimitHeaders", () => {
     expect(h["Retry-After"]).toBe("26");
     // Without the instant: the durations as decided.
     expect(rateLimitHeaders(replay)["Retry-After"]).toBe("30");
+  });
+});
+
+/** Rules on a store that is down: one failing open, one falling back to an in-process share (all of it). */
+const DOWN_CONFIG = `
+version: 1
+rules:
+  - id: open
+    domain: api
+    match: [{ key: user }]
+    failurePolicy: fail_open
+    limits: [{ name: per-hour, algorithm: fixed_window, limit: 5, period: 1h }]
+  - id: local
+    domain: api
+    match: [{ key: tenant }]
+    failurePolicy: fallback
+    limits: [{ name: per-minute, algorithm: fixed_window, limit: 10, period: 1m }]
+`;
+
+describe("rateLimitHeaders when the store is unreachable", () => {
+  const down = () => {
+    const clock = new ManualClock(T0);
+    const engine = createEngine({
+      config: parseConfig(DOWN_CONFIG),
+      store: failingStore(),
+      clock,
+      scheduler: clock,
+    });
+    return (descriptors: Descriptor[]) => engine.check({ domain: "api", descriptors });
+  };
+
+  it("advertises no policy fail_open let through: its remaining is the full limit nobody counted", async () => {
+    const check = down();
+    const open = await check([user("u")]);
+    expect(open.allowed).toBe(true);
+    expect(open.decision).toMatchObject({ reason: "fail_open", remaining: 5 });
+    expect(rateLimitHeaders(open, { legacy: true })).toEqual({});
+    // Beside a counted policy (the fallback's), only the counted one is advertised.
+    const both = await check([user("u"), [{ key: "tenant", value: "t" }]]);
+    expect(rateLimitHeaders(both, { legacy: true })).toEqual({
+      "RateLimit-Policy": '"per-minute";q=10;w=60',
+      // The 1-minute window aligned with the epoch ends 40 s after T0.
+      RateLimit: '"per-minute";r=9;t=40',
+      "X-RateLimit-Limit": "10",
+      "X-RateLimit-Remaining": "9",
+      "X-RateLimit-Reset": "40",
+      "RateLimit-State": "normal",
+    });
+  });
+
+  it("ranks a counted allowed policy above one fail_open let through, whatever their remaining", async () => {
+    const check = down();
+    const policies = appliedPolicies(await check([user("u"), [{ key: "tenant", value: "t" }]]));
+    expect(policies.map((p) => [p.name, p.status.remaining, isUncounted(p)])).toEqual([
+      ["per-hour", 5, true],
+      ["per-minute", 9, false],
+    ]);
+    expect(mostRestrictive(policies)?.name).toBe("per-minute");
+    expect(mostRestrictive([...policies].reverse())?.name).toBe("per-minute");
   });
 });

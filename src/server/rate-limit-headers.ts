@@ -35,8 +35,13 @@
  *   (nothing remaining, a reset at the next probe), so they appear in no field but `Retry-After`, which then says
  *   when the store is tried again. A denial by such policies alone is not a quota the client used up
  *   ({@link deniedByUnavailableStore}): the HTTP answers report it as reduced capacity (503), not as 429.
- * A request no advertised limit applied to (nothing matched, only `unlimited` or shadow rules) gets no fields at
- * all, except the `Retry-After` of a `fail_closed` denial.
+ * - Policies decided by the `fail_open` failure policy (the store was unreachable, the rule lets requests pass
+ *   uncounted): the engine reports them with `remaining = limit`, a full quota nobody counted, so they too appear
+ *   in no field ({@link isUncounted}). That is what a client behind envoyproxy/ratelimit sees when Redis fails:
+ *   it answers the call with an error, Envoy (`failure_mode_deny: false`) lets the request through, and no rate
+ *   limit header is added. A client must not pace itself by a quota nobody counted.
+ * A request no advertised limit applied to (nothing matched, only `unlimited`, shadow or `fail_open` rules) gets
+ * no fields at all, except the `Retry-After` of a `fail_closed` denial.
  *
  * **Replays.** The durations of an idempotent answer run from the instant it was decided
  * (`CheckResult.decidedAtMs`); given the answer's `nowMs`, `t` and `Retry-After` are what is left of them then, as
@@ -67,7 +72,7 @@ export interface AppliedPolicy {
   readonly descriptorIndex: number;
   /** What the limit answered. */
   readonly status: PolicyStatus;
-  /** Which path decided its descriptor: the store, or a failure policy (`fail_closed`: made-up numbers). */
+  /** Which path decided its descriptor: the store, or a failure policy (`fail_closed` / `fail_open`: made up). */
   readonly reason: DecisionReason;
   /** What its quota counts. */
   readonly unit: QuotaUnit;
@@ -241,6 +246,14 @@ export function isUnavailable(p: AppliedPolicy): boolean {
 }
 
 /**
+ * Whether `p` was let through by the `fail_open` failure policy: nothing was counted, and its `remaining` (the
+ * engine reports the full limit) is made up, so it is never advertised and the check API reports it as 0.
+ */
+export function isUncounted(p: AppliedPolicy): boolean {
+  return p.reason === "fail_open";
+}
+
+/**
  * Whether `result` is denied only because its store was unreachable: every denying policy was decided by
  * `fail_closed`. Such a denial is not a quota the client used up; a denial by any other policy (its quota, a
  * `blocked` rule, a fallback limit) is.
@@ -263,7 +276,8 @@ export function deniedByUnavailableStore(
  * The most restrictive of `policies`: a denied one with the longest wait, else the one with the least remaining
  * (ties: the longest to reset), as the engine picks its headline decision; undefined for an empty list. A policy
  * its quota denied ranks above one `fail_closed` denied, whatever their waits: that is the denial the client can
- * do something about.
+ * do something about. Likewise an allowed policy that was counted ranks above one `fail_open` let through
+ * uncounted, whatever their remaining: only the counted one's numbers are known.
  */
 export function mostRestrictive(policies: readonly AppliedPolicy[]): AppliedPolicy | undefined {
   let head: AppliedPolicy | undefined;
@@ -281,9 +295,11 @@ export function mostRestrictive(policies: readonly AppliedPolicy[]): AppliedPoli
           ? isUnavailable(p) !== isUnavailable(head)
             ? isUnavailable(head)
             : a.retryAfterMs > b.retryAfterMs
-          : a.remaining !== b.remaining
-            ? a.remaining < b.remaining
-            : a.resetAfterMs > b.resetAfterMs;
+          : isUncounted(p) !== isUncounted(head)
+            ? isUncounted(head)
+            : a.remaining !== b.remaining
+              ? a.remaining < b.remaining
+              : a.resetAfterMs > b.resetAfterMs;
     if (more) head = p;
   }
   return head;
@@ -406,10 +422,15 @@ function advertisedRemaining(p: AppliedPolicy): number {
   return r < q ? r : q;
 }
 
-/** `policies` without those decided by `fail_closed` (the same array when there are none: the common case). */
+/** Whether `p` is advertised: decided by the store (or the fallback), not made up by `fail_closed` / `fail_open`. */
+function isAdvertised(p: AppliedPolicy): boolean {
+  return p.reason !== "fail_closed" && p.reason !== "fail_open";
+}
+
+/** The advertised `policies` (the same array when all are: the common case). */
 function advertisedOf(policies: readonly AppliedPolicy[]): readonly AppliedPolicy[] {
   for (let i = 0; i < policies.length; i++) {
-    if (isUnavailable(policies[i])) return policies.filter((p) => !isUnavailable(p));
+    if (!isAdvertised(policies[i])) return policies.filter(isAdvertised);
   }
   return policies;
 }
@@ -417,7 +438,8 @@ function advertisedOf(policies: readonly AppliedPolicy[]): readonly AppliedPolic
 /**
  * The rate limit response fields of `result` (see the module comment): `RateLimit-Policy`, `RateLimit`,
  * `Retry-After` on denial, the legacy trio when asked for, and `RateLimit-State`. Empty when no advertised limit
- * applied (but for the `Retry-After` of a `fail_closed` denial). `policies` are `appliedPolicies(result)`, when
+ * applied (none, or only made-up ones: `fail_open`, `fail_closed`), but for the `Retry-After` of a `fail_closed`
+ * denial. `policies` are `appliedPolicies(result)`, when
  * the caller already has them; `names` spell the fields ({@link FIELD_NAMES} by default, {@link HTTP_FIELD_NAMES}
  * for HTTP answers). `nowMs` is the instant the answer is sent (epoch ms on the engine's clock): for an idempotent
  * answer (`result.decidedAtMs`, a replay's the first check's), `t` and `Retry-After` are what is left of its

@@ -398,6 +398,26 @@ describe("ShouldRateLimit when the store is unreachable", () => {
     expect(r.statuses.map((s) => s.code)).toEqual([Code.OVER_LIMIT, Code.OVER_LIMIT]);
     expect(down.metrics.requests.at(-1)).toMatchObject({ api: "grpc_envoy", outcome: "over_limit" });
   });
+
+  it("answers a fail_open descriptor OK without a limit or a remaining nobody counted, and no headers for it", async () => {
+    const r = await rlsDown({ domain: "edge", descriptors: [d({ user: "u1" }), d({ tenant: "t2" })] });
+    expect(r.overall_code).toBe(Code.OK);
+    const [open, local] = r.statuses;
+    expect(open.code).toBe(Code.OK);
+    expect(open.current_limit).toBeNull();
+    expect(open.limit_remaining).toBe(0);
+    expect(open.duration_until_reset).toBeNull();
+    // The fallback counted its descriptor: advertised as usual.
+    expect(local.current_limit).toMatchObject({ name: "tenant-per-minute", requests_per_unit: 10 });
+    expect(local.limit_remaining).toBe(9);
+    const headers = headersOf(r);
+    expect(headers["RateLimit-Policy"]).toBe('"tenant-per-minute";q=10;w=60');
+    expect(headers.RateLimit).toBe('"tenant-per-minute";r=9;t=60');
+    const alone = await rlsDown({ domain: "edge", descriptors: [d({ user: "u1" })] });
+    expect(alone.statuses[0].limit_remaining).toBe(0);
+    expect(alone.response_headers_to_add).toEqual([]);
+    expect(down.metrics.requests.at(-1)).toMatchObject({ api: "grpc_envoy", outcome: "ok" });
+  });
 });
 
 describe("currentLimitOf", () => {

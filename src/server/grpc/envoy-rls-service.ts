@@ -22,6 +22,12 @@
  * - no rule matched, or its rule was replaced (Envoy's `replaces`): OK, no `current_limit`, `limit_remaining` 0
  *   (envoyproxy/ratelimit's answer for a descriptor without a limit);
  * - an `unlimited` rule: OK, no `current_limit`, `limit_remaining` 4294967295 (envoyproxy/ratelimit's MaxUint32);
+ * - let through uncounted by the `fail_open` failure policy (the store is unreachable): OK, no `current_limit`,
+ *   `limit_remaining` 0 and no `duration_until_reset`, as a descriptor without a limit. The engine stands in with
+ *   the full limit remaining, which nobody counted; Envoy reads its `x-ratelimit-*` headers from the statuses
+ *   that have a `current_limit`, so none is made up from it. (envoyproxy/ratelimit answers a Redis error with a
+ *   gRPC error, and Envoy with `failure_mode_deny: false` lets the request through with no rate limit header.)
+ *   The `response_headers_to_add` leave such policies out too (`rateLimitHeaders`);
  * - a `blocked` rule (`requests_per_unit: 0`): OVER_LIMIT with `requests_per_unit` 0;
  * - not evaluated because another descriptor matched a `blocked` rule: OK with its first limit as
  *   `current_limit` and `limit_remaining` 0 (nothing was counted).
@@ -233,6 +239,8 @@ function rateLimit(name: string, limit: number, periodMs: number): RateLimitProp
 function statusOf(d: DescriptorResult): DescriptorStatusProps {
   const code = d.code === "OVER_LIMIT" ? Code.OVER_LIMIT : Code.OK;
   const dec = d.decision;
+  // Nothing was counted: no limit, no remaining made up (see the module comment).
+  if (dec?.reason === "fail_open") return { code, limit_remaining: 0 };
   if (dec !== undefined && Number.isFinite(dec.limit)) {
     const s: DescriptorStatusProps = {
       code,

@@ -332,6 +332,42 @@ describe("when the store is unreachable", () => {
     expect(down.metrics.requests.at(-1)).toMatchObject({ api: "grpc_check", outcome: "fail_closed" });
   });
 
+  it("answers a fail_open allowance with reason fail_open and no remaining nobody counted", async () => {
+    const r = await checkDown({ identifier: "u1", dimension: "user" });
+    expect(r.allowed).toBe(true);
+    expect(r.reason).toBe("fail_open");
+    expect(r.limit).toBe(5);
+    expect(r.remaining).toBe(0);
+    expect(r.current_count).toBe(0);
+    expect(num(r.reset_at)).toBe(0);
+    expect(num(r.reset_at_ms)).toBe(0);
+    expect(r.policies.map((p) => [p.name, p.allowed, p.limit, p.remaining])).toEqual([
+      ["user-per-hour", true, 5, 0],
+    ]);
+    expect(r.descriptors.map((d) => [d.code, d.rule_id, d.limit, d.remaining])).toEqual([
+      ["OK", "open", 5, 0],
+    ]);
+    expect(down.metrics.requests.at(-1)).toMatchObject({ api: "grpc_check", outcome: "ok" });
+  });
+
+  it("heads an answer with a counted limit over one fail_open let through, whatever their remaining", async () => {
+    const r = await checkDown({
+      descriptors: [
+        { entries: [{ key: "user", value: "u2" }] },
+        { entries: [{ key: "tenant", value: "t2" }] },
+      ],
+    });
+    expect(r.allowed).toBe(true);
+    expect(r.reason).toBe("fallback");
+    expect(r.limit).toBe(10);
+    expect(r.remaining).toBe(9);
+    expect(r.current_count).toBe(1);
+    expect(r.policies.map((p) => [p.name, p.remaining])).toEqual([
+      ["user-per-hour", 0],
+      ["tenant-per-minute", 9],
+    ]);
+  });
+
   it("tells a quota denial from a fail_closed one, in batch items and quota reads too", async () => {
     const tenant = { identifier: "t3", dimension: "tenant", cost: 10 };
     const batch = await call<BatchResponse>(down.sluice, "CheckRateLimitBatch", {
@@ -353,6 +389,7 @@ describe("when the store is unreachable", () => {
       dimension: "user",
     });
     expect(quota.reason).toBe("fail_open");
+    expect(quota.remaining).toBe(0);
   });
 });
 

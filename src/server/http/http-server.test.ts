@@ -80,6 +80,33 @@ rules:
     limits: [{ name: per-min, algorithm: fixed_window, limit: 100, period: 1m }]
 `;
 
+/** Rules failing open on a store that is down (with {@link failingStore}): let through, nothing counted. */
+const FAIL_OPEN = `
+version: 1
+rules:
+  - id: per-ip
+    domain: edge
+    match: [{ key: remote_address }]
+    failurePolicy: fail_open
+    limits: [{ name: per-minute, algorithm: fixed_window, limit: 100, period: 1m }]
+  - id: per-user
+    domain: api
+    match: [{ key: user }]
+    failurePolicy: fail_open
+    limits: [{ name: per-hour, algorithm: fixed_window, limit: 50, period: 1h }]
+`;
+
+/** The rate limit fields an answer may carry. */
+const RATE_LIMIT_FIELDS = [
+  "ratelimit-policy",
+  "ratelimit",
+  "x-ratelimit-limit",
+  "x-ratelimit-remaining",
+  "x-ratelimit-reset",
+  "ratelimit-state",
+  "retry-after",
+];
+
 const READY = async (): Promise<Readiness> => ({ ready: true, checks: { store: { ok: true } } });
 
 const apps: FastifyInstance[] = [];
@@ -315,6 +342,28 @@ describe("POST /v1/check", () => {
     ).toBe(1);
   });
 
+  it("answers a fail_open allowance with its reason, no remaining nobody counted and no RateLimit fields", async () => {
+    const { check, metric } = setup({ legacyHeaders: true }, { store: failingStore() }, FAIL_OPEN);
+    const r = await check(user("ann"));
+    expect(r.statusCode).toBe(200);
+    const body = r.json();
+    expect(body).toMatchObject({
+      allowed: true,
+      reason: "fail_open",
+      limit: 50,
+      remaining: 0,
+      current_count: 0,
+      reset_at: 0,
+    });
+    expect(body.policies).toMatchObject([{ name: "per-hour", allowed: true, limit: 50, remaining: 0 }]);
+    expect(body.descriptors).toMatchObject([{ code: "OK", rule_id: "per-user", limit: 50, remaining: 0 }]);
+    for (const h of RATE_LIMIT_FIELDS) expect(r.headers[h], h).toBeUndefined();
+    expect(await metric('sluice_requests_total{api="http_check",code="ok"}')).toBe(1);
+    expect(
+      await metric('sluice_failure_policy_decisions_total{domain="api",rule="per-user",policy="fail_open"}'),
+    ).toBe(1);
+  });
+
   it("answers 503 at once when the gate is full, and releases its slot after each request", async () => {
     const { check, ctx, metric } = setup({}, { maxInflight: 1 });
     expect((await check(user("1"))).statusCode).toBe(200);
@@ -453,6 +502,14 @@ describe("/v1/auth (forward-auth)", () => {
       expect(await metric('sluice_requests_total{api="http_auth",code="fail_closed"}')).toBe(1);
       expect(await metric('sluice_requests_total{api="http_auth",code="over_limit"}')).toBeUndefined();
     }
+  });
+
+  it("answers a fail_open allowance 200 without RateLimit fields: its remaining was never counted", async () => {
+    const { auth, metric } = setup({ legacyHeaders: true }, { store: failingStore() }, FAIL_OPEN);
+    const r = await auth({ "x-real-ip": "192.0.2.7" });
+    expect(r.statusCode).toBe(200);
+    for (const h of RATE_LIMIT_FIELDS) expect(r.headers[h], h).toBeUndefined();
+    expect(await metric('sluice_requests_total{api="http_auth",code="ok"}')).toBe(1);
   });
 
   it("answers 429 quota-exceeded when a quota denies beside a fail_closed policy, naming the quota only", async () => {
