@@ -177,7 +177,6 @@ describe("engine idempotency — the first decision's instant", () => {
 
   it("takes a store replay's instant from the store's record (the earliest of the check's records)", async () => {
     const store = new RecordingStore();
-    const a = engineOn(store);
     const r = { domain: "a:b", descriptors: [user("1"), ip("x")], idempotencyKey: "k" };
     // A first attempt recorded the user group only (at T0); a retry at T0 + 100 replays it and records the ip group.
     await userGroupOnly(store, r);

@@ -63,7 +63,7 @@
  */
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
 import { type Clock, monotonicClock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
-import { combineDecision, type Decision, type DecisionReason, type PolicyStatus } from "../core/decision.js";
+import { combineDecision, type Decision, type PolicyStatus } from "../core/decision.js";
 import {
   InvalidArgumentError,
   SluiceError,
