@@ -1,5 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { failingStore } from "../../../test/support/failing-store.js";
 import { ConfigError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
 import { ManualClock } from "../../core/manual-clock.js";
 import { createEngine, type Engine } from "../../engine/engine.js";
@@ -685,6 +686,18 @@ describe("admin API: identities", () => {
       "override.update",
       "override.delete",
     ]);
+  });
+
+  it("shows no usage when the store is unreachable: the failure policy's numbers are not the shared counter's", async () => {
+    await app.close();
+    await engine.close();
+    engine = createEngine({ config: (await repository.load()).config, clock, store: failingStore() });
+    app = build();
+    await app.ready();
+    const body = json(await app.inject({ url: "/api/v1/users/user%3A7/limits" }));
+    const [perUser] = body.rules as Record<string, unknown>[];
+    expect(perUser).toMatchObject({ rule: "api-per-user", usage: { available: false } });
+    expect((perUser.usage as { reason: string }).reason).toContain("the store is unreachable");
   });
 
   it("reports effective limits with usage, and why usage is not available", async () => {

@@ -16,6 +16,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import type { DecisionReason } from "../../core/decision.js";
 import type { LimitSpec } from "../../core/limit-spec.js";
 import {
   formatPath,
@@ -266,6 +267,18 @@ function limitView(s: LimitSpec): Record<string, unknown> {
   };
 }
 
+/**
+ * Why a usage read answered by the rule's failure policy (the shared store unreachable) shows no usage: its numbers
+ * are the policy's (a full quota nobody counted, a denial, or this process's local fallback share), not the
+ * shared counter's.
+ */
+const UNREAD_USAGE: Partial<Record<DecisionReason, string>> = {
+  fail_open: "the store is unreachable (failure policy fail_open): the shared counter could not be read",
+  fail_closed: "the store is unreachable (failure policy fail_closed): the shared counter could not be read",
+  fallback:
+    "the store is unreachable (failure policy fallback): the shared counter could not be read; this process counts a local share meanwhile",
+};
+
 /** The usage of `rule`'s counter for `identity`: a check of cost 0 on the engine. */
 async function usageOf(
   ctx: AdminContext,
@@ -288,6 +301,8 @@ async function usageOf(
   const elsewhere = notCountedReason(rule, identity, d.match?.rule);
   if (elsewhere !== undefined) return { available: false, reason: elsewhere };
   if (d.decision === undefined) return { available: false, reason: "not counted" };
+  const unread = UNREAD_USAGE[d.decision.reason];
+  if (unread !== undefined) return { available: false, reason: unread };
   return {
     available: true,
     policies: d.decision.policies.map((p) => {
