@@ -121,9 +121,16 @@ export const limitsOrUnlimitedSchema = z.union([z.literal("unlimited"), z.array(
   error: (iss) => `must be a list of limits or "unlimited", got ${describeValue(iss.input)}`,
 });
 
-/** Problems with a path pattern (`/users/:id/*`), or undefined when it is well-formed. */
+/**
+ * Problems with a path pattern (`/users/:id/*`), or undefined when it is well-formed. A pattern matches the URL
+ * path only: the matcher drops a value's query string, as forward-auth does before it builds the descriptor, so a
+ * `?` in a pattern (`/items?page=*`) could only ever be cut off there, silently widening the rule to every query.
+ */
 export function pathPatternProblem(pattern: string): string | undefined {
   if (!pattern.startsWith("/")) return `must start with "/", got ${describeValue(pattern)}`;
+  if (pattern.includes("?")) {
+    return `must not contain "?": path patterns match the URL path only, query strings are not matched (the query is dropped before matching), got ${describeValue(pattern)}`;
+  }
   const segments = pattern.slice(1).split("/");
   for (const s of segments) {
     if (s.includes("*") && s !== "*") {

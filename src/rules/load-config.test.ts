@@ -434,6 +434,34 @@ rules:
     ]);
   });
 
+  it("refuses a path pattern with a query string (it matches the URL path only), naming the rule and field", () => {
+    expect(
+      messages(`rules:
+  - id: items
+    domain: d
+    match: [{ key: endpoint, path: "/api/items?page=*" }]
+    limits: [{ limit: 1, period: 1s }]
+  - { id: root, domain: d, match: [{ key: user }, { key: endpoint, path: "/?" }], limits: [{ limit: 1, period: 1s }] }
+`),
+    ).toEqual([
+      'c.yaml:4: rules[0].match[0].path: must not contain "?": path patterns match the URL path only, query strings are not matched (the query is dropped before matching), got "/api/items?page=*"',
+      'c.yaml:6: rules[1].match[1].path: must not contain "?": path patterns match the URL path only, query strings are not matched (the query is dropped before matching), got "/?"',
+    ]);
+    // The admin API validates bodies with the same schema.
+    expect(() =>
+      configFromValue({
+        rules: [
+          {
+            id: "a",
+            domain: "d",
+            match: [{ key: "endpoint", path: "/a?b" }],
+            limits: [{ limit: 1, period: "1s" }],
+          },
+        ],
+      }),
+    ).toThrow(expect.objectContaining({ code: "ERR_SLUICE_INVALID_CONFIG" }));
+  });
+
   it("reports a rule that can never apply: same domain and match as one that always wins", () => {
     expect(
       messages(`rules:

@@ -28,7 +28,8 @@
  *
  * **Path patterns** (`kind: "path"`) compare segments. The value is normalised first: everything from the first
  * `?` is dropped (query strings are ignored), empty segments are dropped (a trailing slash and `//` do not
- * matter), and nothing is percent-decoded. In the pattern, a literal segment must equal the request's segment,
+ * matter), and nothing is percent-decoded. A pattern holds no `?` (the configuration refuses one, since the query
+ * it would name is never matched). In the pattern, a literal segment must equal the request's segment,
  * `:name` matches exactly one segment, and a trailing `*` matches **one or more** remaining segments: as in
  * Express, `/api/v1/orders/*` matches `/api/v1/orders/7` and `/api/v1/orders/7/items` but not `/api/v1/orders`
  * itself (add a rule for `/api/v1/orders` to cover it). A `*` segment that is not the last matches exactly one
