@@ -236,7 +236,9 @@ export const identitySchema = z
 
 /**
  * One override as written: an identity's replacement limits, for one rule or every rule, optionally temporary;
- * `staticOnly` (seed 003's `static_only`) keeps a dynamic rule from scaling them.
+ * `staticOnly` (seed 003's `static_only`) keeps a dynamic rule from scaling them. Either way it must be able to
+ * apply ({@link checkConfig}): its identity is of the key its rule (or, without `rule`, some unblocked rule)
+ * identifies callers by.
  */
 export const overrideSchema = z
   .object({
@@ -883,7 +885,18 @@ export function checkConfig(value: unknown): PathIssue[] {
     });
   });
 
-  // Overrides.
+  // Overrides. The identity key of every rule, with an id or not (a rule without one is reported apart, and should
+  // not make a rule-less override look dead), and whether it is blocked (overrides never apply to a blocked rule).
+  const identified = rules.flatMap((r) =>
+    isRecord(r)
+      ? [
+          {
+            key: str(r.identity) ?? defaultIdentityKey(Array.isArray(r.match) ? r.match : []),
+            blocked: r.blocked === true,
+          },
+        ]
+      : [],
+  );
   const overrides = Array.isArray(value.overrides) ? value.overrides : [];
   overrides.forEach((o, i) => {
     if (!isRecord(o)) return;
@@ -924,8 +937,22 @@ export function checkConfig(value: unknown): PathIssue[] {
       if (rule.dynamic && !staticOnly)
         checkAlgorithms(o.limits, at("limits"), algorithm, issues, DYNAMIC_NEEDS);
     } else if (identity?.includes(":") === true) {
-      // A rule-less override applies to every rule identifying callers by a key it can be of: each must accept its
-      // limits.
+      // A rule-less override applies to every rule identifying callers by a key it can be of, blocked rules aside.
+      // With no such rule it can never apply (a typo in the key, or the rules of that key gone): refused, as an
+      // override naming a rule of another key is, rather than kept as a statement that silently does nothing.
+      const reachable = identified.filter((rule) => ofKey(rule.key));
+      if (!reachable.some((rule) => !rule.blocked)) {
+        const keys = [...new Set(identified.flatMap((rule) => (rule.key === undefined ? [] : [rule.key])))];
+        issues.push({
+          path: at("identity"),
+          message:
+            reachable.length > 0
+              ? `every rule identifying callers by the key of ${JSON.stringify(identity)} is blocked (it denies everyone), so this override never applies`
+              : `no rule identifies callers by the key of ${JSON.stringify(identity)}, so this override never applies (${keys.length === 0 ? "no rule has an identity entry" : `rules identify callers by ${keys.map((k) => JSON.stringify(k)).join(", ")}`})`,
+        });
+        return;
+      }
+      // Each rule it applies to must accept its limits.
       const needs: [AlgorithmNeed, (rule: RuleFacts) => boolean][] = [
         [DELAY_NEEDS, (rule) => rule.behaviour === "delay"],
         [DYNAMIC_NEEDS, (rule) => rule.dynamic && !rule.unlimited && !staticOnly],

@@ -514,6 +514,43 @@ rules:
     ]);
   });
 
+  it("refuses a rule-less override whose identity key no rule identifies callers by (it never applies)", () => {
+    expect(
+      messages(`rules:
+  - { id: u, domain: d, match: [{ key: user }], limits: [{ limit: 1, period: 1s }] }
+  - { id: k, domain: d, match: [{ key: apikey }, { key: path, value: /x }], limits: [{ limit: 1, period: 1s }] }
+  - { id: s, domain: d, match: [{ key: service, value: billing }], limits: [{ limit: 1, period: 1s }] }
+  - { id: b, domain: d, match: [{ key: ip }], blocked: true }
+overrides:
+  - { identity: "user:42", limits: unlimited }
+  - { identity: "tenant:acme", limits: unlimited }
+  - { identity: "service:billing", limits: [{ limit: 5, period: 1s }] }
+  - { identity: "ip:1.2.3.4", limits: unlimited }
+`),
+    ).toEqual([
+      'c.yaml:8: overrides[1].identity: no rule identifies callers by the key of "tenant:acme", so this override never applies (rules identify callers by "user", "apikey", "ip")',
+      'c.yaml:9: overrides[2].identity: no rule identifies callers by the key of "service:billing", so this override never applies (rules identify callers by "user", "apikey", "ip")',
+      'c.yaml:10: overrides[3].identity: every rule identifying callers by the key of "ip:1.2.3.4" is blocked (it denies everyone), so this override never applies',
+    ]);
+    expect(
+      messages(`rules:
+  - { id: s, domain: d, match: [{ key: service, value: billing }], limits: [{ limit: 1, period: 1s }] }
+overrides:
+  - { identity: "user:42", limits: unlimited }
+`),
+    ).toEqual([
+      'c.yaml:4: overrides[0].identity: no rule identifies callers by the key of "user:42", so this override never applies (no rule has an identity entry)',
+    ]);
+    // A key holding ":" is matched as the engine forms identities (`ns:tenant:acme` is of key "ns:tenant").
+    expect(
+      messages(`rules:
+  - { id: t, domain: d, match: [{ key: "ns:tenant" }], limits: [{ limit: 1, period: 1s }] }
+overrides:
+  - { identity: "ns:tenant:acme", limits: unlimited }
+`),
+    ).toEqual([]);
+  });
+
   it("takes an override's identity key from the rules' keys, which may hold ':', not from its first ':'", () => {
     const rules = `rules:
   - { id: t, domain: d, match: [{ key: "ns:tenant" }], limits: [{ limit: 1, period: 1s }], dynamic: {} }

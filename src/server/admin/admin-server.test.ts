@@ -619,6 +619,22 @@ describe("admin API: identities", () => {
       payload: { limits: "unlimited", rule: "nope" },
     });
     expect(json(unknownRule).errors).toEqual([{ field: "rule", message: 'unknown rule id "nope"' }]);
+    // For every rule, of a key no rule identifies callers by: it would never apply.
+    const noRule = await app.inject({
+      method: "POST",
+      url: "/api/v1/users/team:7/override",
+      headers: OPS,
+      payload: { limits: "unlimited" },
+    });
+    expect(noRule.statusCode).toBe(409);
+    expect(json(noRule).errors).toEqual([
+      {
+        config: "overrides[0].identity",
+        message:
+          'no rule identifies callers by the key of "team:7", so this override never applies (rules identify callers by "user")',
+      },
+    ]);
+    expect(repository.updates).toBe(0);
   });
 
   it("adds a static-only override as given, and refuses a staticOnly that is not a boolean", async () => {
