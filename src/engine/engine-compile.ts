@@ -73,6 +73,7 @@ import {
   type RuleMatch,
   valueKey,
 } from "../rules/matcher.js";
+import { registerPolicyNames } from "../rules/policy-names.js";
 import type { Descriptor, Rule, RuleFailurePolicy, RuleMode, SluiceConfig } from "../rules/rule.js";
 import type { ChoiceConsumer, Store, SyncStore } from "../stores/store.js";
 
@@ -1039,6 +1040,8 @@ export function compileConfig(
     config.defaults.algorithm,
     targetOf({ mode: config.defaults.mode, failurePolicy: config.defaults.failurePolicy }).store,
   );
+  // The names its answers advertise its policies under, once per configuration (and only for one that compiled).
+  registerPolicyNames(config);
   return Object.freeze({
     config,
     rules,

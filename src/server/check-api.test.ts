@@ -314,9 +314,11 @@ describe("checkResponseOf", () => {
       state: "normal",
       replayed: false,
     });
+    // Other rules of the domain have a per-second and a per-minute too: per-user's are named by its rule in every
+    // answer.
     expect(res.policies.map((p) => [p.name, p.limit, p.remaining, p.window_ms])).toEqual([
-      ["per-second", 10, 8, 1000],
-      ["per-minute", 100, 98, 60_000],
+      ["per-user/per-second", 10, 8, 1000],
+      ["per-user/per-minute", 100, 98, 60_000],
     ]);
     expect(res.descriptors).toEqual([
       {
@@ -355,7 +357,7 @@ describe("checkResponseOf", () => {
     expect(res.retry_after).toBe(1);
     expect(res.policies.map((p) => p.name)).toEqual([
       "per-user/per-second",
-      "per-minute",
+      "per-user/per-minute",
       "user-endpoint/per-second",
     ]);
     expect(res.descriptors.map((d) => d.code)).toEqual(["OK", "OVER_LIMIT"]);
@@ -417,11 +419,11 @@ describe("checkResponseOf", () => {
       current_count: 1,
       state: "normal",
     });
-    expect(under.policies.map((p) => p.name)).toEqual(["per-second", "per-minute"]);
+    expect(under.policies.map((p) => p.name)).toEqual(["per-user/per-second", "per-user/per-minute"]);
     expect(under.descriptors[1]).toMatchObject({ rule_id: "trial", limit: 1, remaining: 0, shadowed: false });
     const over = checkResponseOf(engine.checkSync(req), clock.nowMs());
     expect(over).toMatchObject({ allowed: true, remaining: 8, reason: "store" });
-    expect(over.policies.map((p) => p.name)).toEqual(["per-second", "per-minute"]);
+    expect(over.policies.map((p) => p.name)).toEqual(["per-user/per-second", "per-user/per-minute"]);
     expect(over.descriptors[1]).toMatchObject({ rule_id: "trial", shadowed: true });
   });
 

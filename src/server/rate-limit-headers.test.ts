@@ -113,10 +113,11 @@ describe("rateLimitHeaders", () => {
     check([user("1")]);
     clock.advance(400);
     const h = rateLimitHeaders(check([user("1")]));
+    // Rule user-endpoint has a per-second too: per-user's is qualified by its rule id in every answer.
     expect(h).toEqual({
-      "RateLimit-Policy": '"per-second";q=10;w=1, "per-day";q=10000;w=86400',
+      "RateLimit-Policy": '"per-user/per-second";q=10;w=1, "per-day";q=10000;w=86400',
       // Fixed windows align with the epoch: the day ends 6400 s after T0 + 400 ms.
-      RateLimit: '"per-second";r=8;t=1, "per-day";r=9998;t=6400',
+      RateLimit: '"per-user/per-second";r=8;t=1, "per-day";r=9998;t=6400',
       "RateLimit-State": "normal",
     });
   });
@@ -152,7 +153,7 @@ describe("rateLimitHeaders", () => {
     const { check } = setup();
     const a = rateLimitHeaders(check([user("1")]))["RateLimit-Policy"];
     const b = rateLimitHeaders(check([[{ key: "tenant", value: "t" }]]))["RateLimit-Policy"];
-    expect(a).toBe('"per-second";q=10;w=1, "per-day";q=10000;w=86400');
+    expect(a).toBe('"per-user/per-second";q=10;w=1, "per-day";q=10000;w=86400');
     expect(b).toBe('"bytes";q=1000;qu="content-bytes";w=1');
     for (let i = 0; i < 3; i++) {
       expect(rateLimitHeaders(check([user("2")]))["RateLimit-Policy"]).toBe(a);
@@ -179,7 +180,7 @@ describe("rateLimitHeaders", () => {
     const r = check(ds);
     expect(r.allowed).toBe(false);
     const h = rateLimitHeaders(r, { legacy: true });
-    // per-user/per-second and user-endpoint/per-second share a name: prefixed with their rule ids.
+    // per-user/per-second and user-endpoint/per-second share a name: prefixed with their rule ids (as in every answer).
     expect(h["RateLimit-Policy"]).toBe(
       '"per-user/per-second";q=10;w=1, "per-day";q=10000;w=86400, "user-endpoint/per-second";q=2;w=2',
     );
@@ -259,15 +260,29 @@ describe("rateLimitHeaders", () => {
     });
   });
 
-  it("keeps names unique when one rule matches two descriptors", () => {
+  it("names a policy alike in every answer: from the configuration, not from the answer's other policies", () => {
+    const { check } = setup();
+    const endpoint: Descriptor = [...user("n"), { key: "endpoint", value: "/x" }];
+    const names = (ds: Descriptor[]) => appliedPolicies(check(ds)).map((p) => p.name);
+    expect(names([user("n")])).toEqual(["per-user/per-second", "per-day"]);
+    expect(names([endpoint])).toEqual(["user-endpoint/per-second"]);
+    expect(names([user("n"), endpoint])).toEqual([
+      "per-user/per-second",
+      "per-day",
+      "user-endpoint/per-second",
+    ]);
+    // A name no other rule of the domain has is left as is, alone or not.
+    expect(names([[{ key: "tenant", value: "n" }], user("n")])).toEqual([
+      "bytes",
+      "per-user/per-second",
+      "per-day",
+    ]);
+  });
+
+  it("keeps names unique when one rule matches two descriptors: the first keeps the policy's name", () => {
     const { check } = setup();
     const names = appliedPolicies(check([user("1"), user("2")])).map((p) => p.name);
-    expect(names).toEqual([
-      "per-user/per-second#0",
-      "per-user/per-day#0",
-      "per-user/per-second#1",
-      "per-user/per-day#1",
-    ]);
+    expect(names).toEqual(["per-user/per-second", "per-day", "per-user/per-second#1", "per-day#1"]);
     expect(new Set(names).size).toBe(names.length);
   });
 
@@ -283,7 +298,7 @@ describe("rateLimitHeaders", () => {
     expect(appliedPolicies(under).map((p) => p.ruleId)).toEqual(["per-user", "per-user"]);
     const h = rateLimitHeaders(under, { legacy: true });
     expect(h["RateLimit-Policy"]).toBe(alone["RateLimit-Policy"]);
-    expect(h.RateLimit).toBe('"per-second";r=8;t=1, "per-day";r=9998;t=6400');
+    expect(h.RateLimit).toBe('"per-user/per-second";r=8;t=1, "per-day";r=9998;t=6400');
     expect(h["X-RateLimit-Remaining"]).toBe("8");
     expect(h["RateLimit-State"]).toBe("normal");
     // Only shadow rules: nothing to advertise, under the limit as over it.

@@ -47,24 +47,29 @@
  * (`CheckResult.decidedAtMs`); given the answer's `nowMs`, `t` and `Retry-After` are what is left of them then, as
  * the check API's body counts them, so a replay's fields agree with its body.
  *
- * **Policy names.** Each item is named after its limit (`LimitSpec.name`). Names must be unique within a field,
- * so when two applied policies share a name, each of them is prefixed with its rule id (`api-per-user/per-second`),
- * and when that still collides (one rule matched by two descriptors) suffixed with `#<descriptor index>`.
- * Characters outside printable ASCII are percent-encoded (UTF-8), so every name is a valid sf-string; `"` and `\`
- * are backslash-escaped when serialised. The same names appear in the check API's `policies` and in problem
- * details' `violated-policies`.
+ * **Policy names.** Each item is named after its limit (`LimitSpec.name`), by a name derived from the configuration
+ * alone (`rules/policy-names.ts`), so one policy bears one name in every answer: a name several rules of a domain
+ * share is qualified by the rule id (`api-per-user/per-second`) in every answer, whichever other policies the answer
+ * holds. The one case an answer adds to it: one rule matched by two descriptors of a request applies one policy to
+ * two partitions (the draft's `pk`, not sent), and each later one is suffixed with `#<descriptor index>` (the first
+ * keeps the policy's name). Names are printable ASCII, so every name is a valid sf-string; `"` and `\` are
+ * backslash-escaped when serialised. The same names appear in the check API's `policies` and in problem details'
+ * `violated-policies`.
  */
 import type { DecisionReason, PolicyStatus } from "../core/decision.js";
 import type { LimitSpec } from "../core/limit-spec.js";
 import { ceilMs } from "../core/time-math.js";
 import type { CheckResult } from "../engine/engine.js";
+import { advertisedPolicyName, printableName } from "../rules/policy-names.js";
+
+export { printableName };
 
 /** The quota unit of a policy: the draft's registered `qu` values plus Sluice's `records`. */
 export type QuotaUnit = "requests" | "content-bytes" | "concurrent-requests" | "records";
 
 /** One policy that applied to a request, named uniquely within the answer. */
 export interface AppliedPolicy {
-  /** Unique within the answer; printable ASCII only (see the module comment). */
+  /** The policy's name for its configuration, unique within the answer; printable ASCII only (see the module comment). */
   readonly name: string;
   /** The id of the rule it belongs to. */
   readonly ruleId: string;
@@ -142,29 +147,6 @@ function sfInt(n: number): number {
   return n >= SF_INTEGER_MAX ? SF_INTEGER_MAX : Math.floor(n);
 }
 
-/** `s` with every character outside printable ASCII (0x20–0x7E) percent-encoded as UTF-8. */
-export function printableName(s: string): string {
-  let plain = true;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e) {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) return s;
-  let out = "";
-  for (const ch of s) {
-    const c = ch.codePointAt(0) as number;
-    if (c >= 0x20 && c <= 0x7e) out += ch;
-    else {
-      // A lone surrogate has no UTF-8 form: Buffer encodes it as U+FFFD (EF BF BD).
-      for (const b of Buffer.from(ch, "utf8")) out += `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
-    }
-  }
-  return out;
-}
-
 /** Serialises `s` (printable ASCII) as an sf-string: quoted, with `"` and `\` backslash-escaped. */
 export function sfString(s: string): string {
   if (s.indexOf('"') === -1 && s.indexOf("\\") === -1) return `"${s}"`;
@@ -202,7 +184,7 @@ export function appliedPolicies(result: CheckResult): AppliedPolicy[] {
               ? "records"
               : "requests";
       out.push({
-        name: printableName(p.policy),
+        name: advertisedPolicyName(rule, p.policy),
         ruleId: rule.id,
         descriptorIndex: i,
         status: p,
@@ -220,23 +202,36 @@ function specOf(specs: readonly LimitSpec[], name: string, k: number): LimitSpec
   return specs[k];
 }
 
-/** Renames colliding policies: rule id prefix first, then the descriptor index. */
+/**
+ * `list` with names unique within the answer. Names from the configuration are unique within a domain, so a name
+ * repeats only when one rule matched several descriptors (one policy, several partitions): each repeat after the
+ * first is suffixed with its descriptor index (`per-second#1`), then, should that still meet a name (a limit named
+ * `per-second#1`), numbered `~2`, `~3`, …. The same array when no name repeats (the common case).
+ */
 function uniquelyNamed(list: AppliedPolicy[]): AppliedPolicy[] {
-  const rename = (xs: AppliedPolicy[], by: (p: AppliedPolicy) => string): AppliedPolicy[] => {
-    const count = new Map<string, number>();
-    for (const p of xs) count.set(p.name, (count.get(p.name) ?? 0) + 1);
-    if (count.size === xs.length) return xs;
-    return xs.map((p) => ((count.get(p.name) as number) > 1 ? { ...p, name: by(p) } : p));
-  };
-  const once = rename(list, (p) => `${printableName(p.ruleId)}/${p.name}`);
-  const twice = rename(once, (p) => `${p.name}#${p.descriptorIndex}`);
-  // A renamed policy may still meet a literal name equal to its new one: number the later ones.
   const seen = new Set<string>();
-  return twice.map((p) => {
-    let name = p.name;
-    for (let n = 2; seen.has(name); n++) name = `${p.name}~${n}`;
+  let repeats = false;
+  for (const p of list) {
+    if (seen.has(p.name)) {
+      repeats = true;
+      break;
+    }
+    seen.add(p.name);
+  }
+  if (!repeats) return list;
+  seen.clear();
+  const taken = new Set(list.map((p) => p.name));
+  return list.map((p) => {
+    if (!seen.has(p.name)) {
+      seen.add(p.name);
+      return p;
+    }
+    const base = `${p.name}#${p.descriptorIndex}`;
+    let name = base;
+    for (let n = 2; taken.has(name) || seen.has(name); n++) name = `${base}~${n}`;
     seen.add(name);
-    return name === p.name ? p : { ...p, name };
+    taken.add(name);
+    return { ...p, name };
   });
 }
 

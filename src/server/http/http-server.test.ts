@@ -154,8 +154,9 @@ describe("POST /v1/check", () => {
       current_count: 1,
       state: "normal",
     });
-    expect(first.headers["ratelimit-policy"]).toBe('"per-second";q=2;w=1');
-    expect(first.headers.ratelimit).toBe('"per-second";r=1;t=1');
+    // Rule per-tenant of domain api has a per-second too: per-user's is named by its rule in every answer.
+    expect(first.headers["ratelimit-policy"]).toBe('"per-user/per-second";q=2;w=1');
+    expect(first.headers.ratelimit).toBe('"per-user/per-second";r=1;t=1');
     expect(first.headers["ratelimit-state"]).toBe("normal");
     await check(user("1"));
     const denied = await check(user("1"));
@@ -167,6 +168,24 @@ describe("POST /v1/check", () => {
     expect(await metric('sluice_requests_total{api="http_check",code="over_limit"}')).toBe(1);
     expect(await metric('sluice_decisions_total{domain="api",rule="per-user",outcome="denied"}')).toBe(1);
     expect(await metric('sluice_request_duration_seconds_count{api="http_check"}')).toBe(3);
+  });
+
+  it("names a policy alike in every answer, whichever other policies the answer holds", async () => {
+    const { check } = setup();
+    const entries = (key: string, value: string) => ({ entries: [{ key, value }] });
+    const alone = await check({ domain: "api", descriptors: [entries("user", "n")] });
+    const both = await check({ domain: "api", descriptors: [entries("user", "n"), entries("tenant", "n")] });
+    const tenant = await check({ domain: "api", descriptors: [entries("tenant", "n")] });
+    // per-user and per-tenant both have a per-second: each is named by its rule, alone as beside the other.
+    expect(alone.headers["ratelimit-policy"]).toBe('"per-user/per-second";q=2;w=1');
+    expect(tenant.headers["ratelimit-policy"]).toBe('"per-tenant/per-second";q=5;w=1');
+    expect(both.headers["ratelimit-policy"]).toBe(
+      '"per-user/per-second";q=2;w=1, "per-tenant/per-second";q=5;w=1',
+    );
+    expect(both.json().policies.map((p: { name: string }) => p.name)).toEqual([
+      "per-user/per-second",
+      "per-tenant/per-second",
+    ]);
   });
 
   it("answers the same through a store without a synchronous path (checked on the engine's promise)", async () => {
@@ -664,7 +683,8 @@ describe("/v1/auth (forward-auth)", () => {
     expect(banned.json()["violated-policies"]).toEqual(["edge-banned-address"]);
     const ok = await app.inject({ url: "/v1/auth", headers: { "x-real-ip": "198.51.100.1" } });
     expect(ok.statusCode).toBe(200);
-    expect(ok.headers["ratelimit-policy"]).toBe('"per-second";q=50;w=1');
+    // edge-internal-network has a per-second too.
+    expect(ok.headers["ratelimit-policy"]).toBe('"edge-per-ip/per-second";q=50;w=1');
   });
 });
 
@@ -726,7 +746,7 @@ describe("over a real socket (undici)", () => {
       body: JSON.stringify({ ...user("7"), timestamp: TEST_T0_MS }),
     });
     expect(r.statusCode).toBe(200);
-    expect(r.headers.ratelimit).toBe('"per-second";r=1;t=1');
+    expect(r.headers.ratelimit).toBe('"per-user/per-second";r=1;t=1');
     expect(await r.body.json()).toMatchObject({ allowed: true, reset_at_ms: TEST_T0_MS + 1000 });
     clock.advance(1000);
     const a = await request(`${base}/v1/auth`, { headers: { "x-real-ip": "192.0.2.1" } });
