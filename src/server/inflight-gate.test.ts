@@ -72,9 +72,52 @@ describe("createInflightGate", () => {
     expect(gate.tryEnter()).toBe(false);
   });
 
-  it("rejects a cap that is not a whole number >= 1", () => {
+  it("counts waiting requests apart from the in-flight cap, up to maxWaiting", () => {
+    const gate = createInflightGate(1, new ManualClock(), 2);
+    expect(gate.maxWaiting).toBe(2);
+    // A request moves from work to waiting: its in-flight slot is free for another.
+    expect(gate.tryEnter()).toBe(true);
+    expect(gate.tryWait()).toBe(true);
+    gate.leave();
+    expect(gate.tryEnter()).toBe(true);
+    expect(gate.tryWait()).toBe(true);
+    gate.leave();
+    expect([gate.inflight, gate.waiting]).toEqual([0, 2]);
+    expect(gate.tryWait()).toBe(false);
+    gate.leaveWait();
+    expect(gate.tryWait()).toBe(true);
+    // A leaveWait without a tryWait is ignored.
+    gate.leaveWait();
+    gate.leaveWait();
+    gate.leaveWait();
+    expect(gate.waiting).toBe(0);
+    expect(createInflightGate(1, new ManualClock(), 0).tryWait()).toBe(false);
+  });
+
+  it("drains only once no request is in flight or waiting; a waiting one may still be taken while draining", async () => {
+    const clock = new ManualClock();
+    const gate = createInflightGate(4, clock, 4);
+    gate.tryEnter();
+    let settled: boolean | undefined;
+    const done = gate.drain(1000).then((v) => {
+      settled = v;
+    });
+    // The request in flight goes on to wait out its delay: allowed while draining, and the drain waits for it.
+    expect(gate.tryWait()).toBe(true);
+    gate.leave();
+    await Promise.resolve();
+    expect(settled).toBeUndefined();
+    gate.leaveWait();
+    await done;
+    expect(settled).toBe(true);
+  });
+
+  it("rejects a cap that is not a whole number >= 1, and a waiting cap not >= 0", () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) {
       expect(() => createInflightGate(bad)).toThrow(InvalidArgumentError);
+    }
+    for (const bad of [-1, 1.5, Number.NaN]) {
+      expect(() => createInflightGate(1, new ManualClock(), bad)).toThrow(InvalidArgumentError);
     }
   });
 });

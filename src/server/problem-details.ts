@@ -8,6 +8,8 @@
  * - A denial only because the store is unreachable and the rule fails closed is not a quota used up: 503 of the
  *   draft's type `temporary-reduced-capacity`, `violated-policies` naming the policies that could not be asked,
  *   and `retry-after` until the store is tried again.
+ * - A request a `delay` rule would have made wait, refused at once because the server holds its cap of waiting
+ *   requests, is a denial too (`quota-exceeded`, naming the delayed policies): its caller is over the rate.
  * - An invalid request (400) names the offending field in `detail` and in RFC 9457's `invalid-params` extension
  *   (`[{ name, reason }]`).
  * - Everything else (404, 405, 408, 413, 415, 431, 500, 503) is `about:blank` with the status's reason phrase as title.
@@ -117,6 +119,37 @@ export function quotaExceededProblem(
   };
   if (retry !== undefined) body["retry-after"] = retry;
   return body as ProblemDetails;
+}
+
+/**
+ * The `quota-exceeded` problem of a request a `delay` rule admitted after `delayMs` (its caller is over the rate),
+ * answered at once because the server already holds its cap of waiting requests (`maxWaiting`): `violated-policies`
+ * names the policies of the delayed descriptors, `retry-after` the seconds until its slot (at least 1). `status` is
+ * 429, or 403 for proxies that need it.
+ */
+export function delayRefusedProblem(
+  result: CheckResult,
+  maxWaiting: number,
+  status: 429 | 403 = 429,
+  policies: readonly AppliedPolicy[] = appliedPolicies(result),
+): ProblemDetails {
+  const delayed = result.descriptors;
+  const violated = policies.filter((p) => delayed[p.descriptorIndex]?.delayMs > 0).map((p) => p.name);
+  const retry = delayRetryAfterSeconds(result.delayMs);
+  const over = violated.length === 1 ? `policy ${violated[0]}` : `policies ${violated.join(", ")}`;
+  return {
+    type: QUOTA_EXCEEDED_TYPE,
+    title: QUOTA_EXCEEDED_TITLE,
+    status,
+    detail: `Over the rate of ${over}: this request would wait ${Math.ceil(result.delayMs)} ms, and the server already holds its most waiting requests (${maxWaiting}); retry in ${retry} s.`,
+    "violated-policies": violated,
+    "retry-after": retry,
+  };
+}
+
+/** `Retry-After` seconds of a delayed request answered at once: its delay in whole seconds, rounded up, at least 1. */
+export function delayRetryAfterSeconds(delayMs: number): number {
+  return Math.max(1, Math.ceil(delayMs / 1000));
 }
 
 /**

@@ -48,6 +48,12 @@ export interface ServiceMetrics {
 /**
  * A cap on in-flight requests across every API of the process. Beyond it a request is refused at once
  * (`RESOURCE_EXHAUSTED` / 503) instead of queueing, so overload never grows memory or latency without bound.
+ *
+ * **Waiting is not work.** A request that waits out a `delay` rule's delay before it answers (forward-auth, the only
+ * API that waits: `/v1/check`, sluice.v1 and Envoy's API return the delay to the caller, who waits) costs a timer
+ * and an open connection, not CPU: it gives its in-flight slot back and holds a slot of a second, separate pool
+ * instead, capped by `maxWaiting`, so shaped keys cannot use up the in-flight cap and get unrelated clients refused
+ * 503, while the waiting requests (and the memory they hold) stay bounded too.
  */
 export interface InflightGate {
   /** Takes a slot; false when the cap is reached or the service is draining (the caller refuses the request). */
@@ -59,11 +65,26 @@ export interface InflightGate {
   /** The cap. */
   readonly max: number;
   /**
+   * Takes a slot of the waiting pool, for a request about to wait out a delay (it then gives its in-flight slot
+   * back); false when `maxWaiting` requests already wait (the caller answers at once). Not refused while draining:
+   * a request admitted before the drain may finish its wait, and the drain waits for it.
+   */
+  tryWait(): boolean;
+  /** Gives a waiting slot back; call exactly once per successful {@link InflightGate.tryWait}. */
+  leaveWait(): void;
+  /** Requests currently waiting out a delay. */
+  readonly waiting: number;
+  /** The cap on waiting requests (0: none may wait). */
+  readonly maxWaiting: number;
+  /**
    * True once {@link InflightGate.drain} was called: the service is shutting down, so a refusal means "go to
    * another instance" (gRPC `UNAVAILABLE`), not "over the cap" (`RESOURCE_EXHAUSTED`).
    */
   readonly draining: boolean;
-  /** Refuses every later {@link InflightGate.tryEnter}; resolves true when in-flight reaches 0 within `timeoutMs`. */
+  /**
+   * Refuses every later {@link InflightGate.tryEnter}; resolves true when no request is in flight or waiting within
+   * `timeoutMs`.
+   */
   drain(timeoutMs: number): Promise<boolean>;
 }
 

@@ -12,6 +12,7 @@
  * | `sluice_requests_total` | counter | api, code | served requests by outcome (`ok`, `over_limit`, `fail_closed`, `invalid`, `overloaded`, `unavailable`, `error`): `fail_closed` is a check denied only because the store was unreachable and its rule fails closed (HTTP: a 503 on `/v1/auth`, a 200 with `reason: "fail_closed"` on `/v1/check`; gRPC: `CheckRateLimit` with `reason: "fail_closed"`, `ShouldRateLimit` OVER_LIMIT), not a quota used up; the four APIs that check record it alike (`checkOutcome` / `deniedByUnavailableStore`) |
  * | `sluice_request_duration_seconds` | histogram | api | latency of served requests, buckets from 50 µs to 1 s |
  * | `sluice_inflight_requests` | gauge | | requests holding a slot of the in-flight gate (when a gate is given) |
+ * | `sluice_delayed_requests` | gauge | | forward-auth requests waiting out a `delay` rule's delay, outside the in-flight cap (when a gate is given) |
  * | `sluice_config_reloads_total` | counter | result | configuration updates `applied` / `refused` (engine events) |
  * | `sluice_config_version` | gauge | | the engine's configuration version (1 = the first) |
  * | `sluice_store_evictions_total` | counter | | memory store keys evicted while holding usage (when the engine's store is a memory store) |
@@ -42,8 +43,8 @@ export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
 export interface ServiceMetricsOptions {
   /** The registry to register into. @default a new `Registry` */
   readonly registry?: Registry;
-  /** The gate whose in-flight count `sluice_inflight_requests` reports. */
-  readonly gate?: Pick<InflightGate, "inflight">;
+  /** The gate whose counts `sluice_inflight_requests` and `sluice_delayed_requests` report. */
+  readonly gate?: Pick<InflightGate, "inflight" | "waiting">;
   /** Register prom-client's default process metrics (skipped when the registry already has them). @default true */
   readonly defaultMetrics?: boolean;
 }
@@ -258,6 +259,14 @@ export function createServiceMetrics(engine: Engine, options: ServiceMetricsOpti
       registers,
       collect() {
         this.set(gate.inflight);
+      },
+    });
+    new client.Gauge({
+      name: "sluice_delayed_requests",
+      help: "Requests waiting out a delay rule's delay before they answer (outside the in-flight cap).",
+      registers,
+      collect() {
+        this.set(gate.waiting);
       },
     });
   }

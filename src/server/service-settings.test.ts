@@ -66,6 +66,7 @@ describe("the settings table", () => {
       httpPort: 8080,
       defaultDomain: undefined,
       maxInflight: 1024,
+      maxDelayed: 4096,
       maxBodyBytes: 65_536,
       maxBatchItems: 100,
       maxCost: 1_000_000_000,

@@ -93,6 +93,11 @@ export interface ServiceSettings {
   readonly defaultDomain: string | undefined;
   /** Most requests in flight across every API; beyond it requests are refused at once (503 / RESOURCE_EXHAUSTED). */
   readonly maxInflight: number;
+  /**
+   * Most forward-auth requests waiting out a `delay` rule's delay at once (they hold no in-flight slot meanwhile);
+   * beyond it a delayed request is denied at once (429, or the forward-auth deny status).
+   */
+  readonly maxDelayed: number;
   /** Largest request body or gRPC message, bytes. */
   readonly maxBodyBytes: number;
   /** Most items in one batch request. */
@@ -629,6 +634,17 @@ export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
     description:
       "most requests in flight across every API; more are refused at once (503 / RESOURCE_EXHAUSTED)",
     schema: wholeNumber(1, 1_000_000),
+  }),
+  row({
+    key: "maxDelayed",
+    flag: "max-delayed",
+    env: "SLUICE_MAX_DELAYED",
+    kind: "int",
+    arg: "<n>",
+    default: "4096",
+    description:
+      "most forward-auth requests waiting out a delay rule's delay at once, outside --max-inflight; more are denied at once (429 / the deny status)",
+    schema: wholeNumber(0, 1_000_000),
   }),
   row({
     key: "maxBodyBytes",

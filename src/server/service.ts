@@ -296,7 +296,7 @@ export async function startService(
     warnIfAuthDomainEmpty();
     engine.on("config", warnIfAuthDomainEmpty);
 
-    const gate = createInflightGate(settings.maxInflight);
+    const gate = createInflightGate(settings.maxInflight, systemScheduler, settings.maxDelayed);
     const baseMetrics = createServiceMetrics(engine, { gate });
     const tally = admin?.tally;
     const context: ServiceContext = Object.freeze({

@@ -5,7 +5,12 @@
  * one unit against the forward-auth domain and answers:
  * - allowed: 200 with an empty body and the `RateLimit-Policy` / `RateLimit` / `RateLimit-State` headers (nginx
  *   can copy them onto the response with `auth_request_set $rl $upstream_http_ratelimit;`); when a `delay` rule
- *   shapes the request, the 200 is sent after its delay (at most the rule's `maxDelay`), holding its in-flight slot;
+ *   shapes the request, the 200 is sent after its delay (at most the rule's `maxDelay`). The wait costs a timer,
+ *   not work: the request gives its in-flight slot back and holds a slot of the gate's waiting pool instead
+ *   (`InflightGate.tryWait`, capped by `--max-delayed`), so keys over their rate cannot fill the in-flight cap and
+ *   get unrelated clients refused 503. With the waiting pool full, the delayed request is denied at once like an
+ *   over-limit one (429 or the deny status, `quota-exceeded` naming the delayed policies, `Retry-After` its delay
+ *   rounded up): its caller is over the rate, and it stays counted as the engine admitted it;
  * - denied: 429 (or 403 when configured: nginx `auth_request` passes on only 2xx, 401 and 403), with the same
  *   headers, `Retry-After`, and a `quota-exceeded` problem body;
  * - denied only because the store is unreachable and the rule fails closed: 503 (whatever the deny status: no
@@ -45,7 +50,12 @@ import {
   MAX_VALUE_LENGTH,
 } from "../../engine/engine.js";
 import type { Descriptor, DescriptorEntry } from "../../rules/rule.js";
-import { quotaExceededProblem, reducedCapacityProblem } from "../problem-details.js";
+import {
+  delayRefusedProblem,
+  delayRetryAfterSeconds,
+  quotaExceededProblem,
+  reducedCapacityProblem,
+} from "../problem-details.js";
 import {
   appliedPolicies,
   deniedByUnavailableStore,
@@ -53,7 +63,7 @@ import {
   rateLimitHeaders,
 } from "../rate-limit-headers.js";
 import { type ClientAddressOptions, clientAddress } from "./client-address.js";
-import { type RouteKit, sendProblem } from "./http-reply.js";
+import { errorAnswer, type RouteKit, sendProblem } from "./http-reply.js";
 import { normalizeUriPath } from "./uri-path.js";
 
 /** An attribute of the original request a template may name. */
@@ -268,6 +278,23 @@ export function slotCount(templates: readonly (readonly TemplateEntry[])[]): num
   return count;
 }
 
+/**
+ * The headers of a delayed request denied at once (the waiting pool full): its `RateLimit` fields as decided, with
+ * `Retry-After` its delay in whole seconds (rounded up, at least 1) and `RateLimit-State: throttled`, each when sent.
+ */
+function throttledHeaders(
+  headers: Readonly<Record<string, string>>,
+  delayMs: number,
+  kit: RouteKit,
+): Record<string, string> {
+  const out: Record<string, string> = { ...headers };
+  if (kit.headerOptions.retryAfter !== false) {
+    out[HTTP_FIELD_NAMES.retryAfter] = String(delayRetryAfterSeconds(delayMs));
+  }
+  if (out[HTTP_FIELD_NAMES.state] !== undefined) out[HTTP_FIELD_NAMES.state] = "throttled";
+  return out;
+}
+
 /** Registers `/v1/auth` for every method, in a context that reads and ignores any body. */
 export function registerForwardAuthRoute(app: FastifyInstance, kit: RouteKit, setup: ForwardAuthSetup): void {
   const { ctx } = kit;
@@ -297,11 +324,35 @@ export function registerForwardAuthRoute(app: FastifyInstance, kit: RouteKit, se
         reply.code(200).headers(headers).send();
         return undefined;
       }
-      // A `delay` rule shapes: the proxy cannot wait on its own, so the answer waits (at most the rule's maxDelay).
-      return ctx.engine.waitFor(result).then(() => {
-        kit.record("http_auth", "ok", request);
-        reply.code(200).headers(headers).send();
-      });
+      // A `delay` rule shapes: the proxy cannot wait on its own, so the answer waits (at most the rule's maxDelay),
+      // in the waiting pool: the in-flight slot is given back when this returns (see the module comment).
+      if (!ctx.gate.tryWait()) {
+        kit.record("http_auth", "over_limit", request);
+        sendProblem(
+          reply,
+          delayRefusedProblem(result, ctx.gate.maxWaiting, setup.denyStatus, policies),
+          throttledHeaders(headers, result.delayMs, kit),
+        );
+        return undefined;
+      }
+      ctx.engine
+        .waitFor(result)
+        .then(() => {
+          kit.record("http_auth", "ok", request);
+          reply.code(200).headers(headers).send();
+        })
+        .catch((error: unknown) => {
+          // Out of the gated call by now: answer here, and never let a failure escape as an unhandled rejection.
+          try {
+            const failed = errorAnswer(error, ctx.log);
+            kit.record("http_auth", failed.outcome, request);
+            if (!reply.sent) sendProblem(reply, failed.problem);
+          } catch (e) {
+            ctx.log.error({ err: e }, "http: answering a delayed forward-auth request failed");
+          }
+        })
+        .finally(() => ctx.gate.leaveWait());
+      return undefined;
     }
     if (deniedByUnavailableStore(result, policies)) {
       kit.record("http_auth", "fail_closed", request);

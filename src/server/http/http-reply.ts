@@ -114,9 +114,10 @@ export interface RouteKit {
   /**
    * Serves one request holding a slot of the in-flight gate: `prepare` validates it into the engine request to
    * check (undefined: nothing to check), `check` checks that, and `answer` sends the answer from the result
-   * (undefined when nothing was checked) and the prepared request; `answer` returns a promise when it must wait
-   * (e.g. a `delay` rule). When the check is synchronous (memory), `answer` runs at once, in the same turn. The
-   * slot is given back once `answer` has sent (or its promise settled). When the gate refuses, answers 503 at
+   * (undefined when nothing was checked) and the prepared request; `answer` returns a promise when it must work
+   * asynchronously before it sends. When the check is synchronous (memory), `answer` runs at once, in the same turn.
+   * The slot is given back once `answer` has sent (or its promise settled). A mere wait (a `delay` rule's) is not
+   * work: `answer` takes a slot of the gate's waiting pool for it and returns, giving the in-flight slot back. When the gate refuses, answers 503 at
    * once (recorded as `overloaded`). Any error `prepare`, the check or `answer` throws or rejects with is
    * answered as a problem and recorded with its outcome. `prepare` and `answer` are built once per route and
    * take the request as arguments: a check answered from memory costs no closure and no promise.

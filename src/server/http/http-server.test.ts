@@ -621,6 +621,76 @@ describe("/v1/auth (forward-auth)", () => {
     t.clock.advance(1000);
     expect((await second).statusCode).toBe(200);
     expect(t.ctx.gate.inflight).toBe(0);
+    expect(t.ctx.gate.waiting).toBe(0);
+  });
+
+  /** A service whose forward-auth domain `shaped` delays each address to 1 request/s, waiting up to 10 s. */
+  function shapedSetup(ctxOptions: Parameters<typeof testServiceContext>[1]) {
+    const yaml = `${CONFIG}
+  - id: shaped
+    domain: shaped
+    match: [{ key: remote_address }]
+    behaviour: delay
+    maxDelay: 10s
+    limits: [{ name: per-second, algorithm: gcra, limit: 1, period: 1s, burst: 1 }]
+`;
+    const t = testServiceContext(yaml, ctxOptions);
+    const app = createHttpServer(t.ctx, {
+      defaultDomain: undefined,
+      readiness: READY,
+      forwardAuth: { domain: "shaped" },
+    });
+    apps.push(app);
+    const from = (ip: string) => app.inject({ url: "/v1/auth", headers: { "x-real-ip": ip } });
+    /** Lets pending requests run until `n` waits are scheduled on the clock. */
+    const waits = async (n: number) => {
+      while (t.clock.pendingSleeps < n) await new Promise((r) => setImmediate(r));
+    };
+    return { ...t, app, from, waits };
+  }
+
+  it("waits out a delay outside the in-flight cap: delayed keys cannot get other clients refused 503", async () => {
+    const { ctx, clock, from, waits } = shapedSetup({ maxInflight: 2 });
+    expect((await from("192.0.2.1")).statusCode).toBe(200);
+    // Two more from the same address are over its rate: each waits (1 s, 2 s) for its slot.
+    const delayed = [from("192.0.2.1"), from("192.0.2.1")];
+    await waits(2);
+    expect([ctx.gate.inflight, ctx.gate.waiting]).toEqual([0, 2]);
+    // The cap of 2 in flight is free for work: another client is answered at once, not refused 503.
+    const other = await from("192.0.2.2");
+    expect(other.statusCode).toBe(200);
+    clock.advance(2000);
+    expect((await Promise.all(delayed)).map((r) => r.statusCode)).toEqual([200, 200]);
+    expect([ctx.gate.inflight, ctx.gate.waiting]).toEqual([0, 0]);
+  });
+
+  it("denies a delayed request at once when the waiting pool is full (429, Retry-After its delay)", async () => {
+    const { ctx, clock, app, from, waits } = shapedSetup({ maxWaiting: 1 });
+    expect((await from("192.0.2.1")).statusCode).toBe(200);
+    const waiting = from("192.0.2.1");
+    await waits(1);
+    expect(ctx.gate.waiting).toBe(1);
+    // The next one would wait 2 s: no room to wait, so it is denied now, as over its rate.
+    const refused = await from("192.0.2.1");
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers["retry-after"]).toBe("2");
+    expect(refused.headers["ratelimit-state"]).toBe("throttled");
+    expect(refused.headers["ratelimit-policy"]).toBe('"per-second";q=1;w=1');
+    expect(refused.json()).toMatchObject({
+      type: QUOTA_EXCEEDED_TYPE,
+      status: 429,
+      "violated-policies": ["per-second"],
+      "retry-after": 2,
+    });
+    expect(refused.json().detail).toMatch(/most waiting requests \(1\)/);
+    const body = (await app.inject({ url: "/metrics" })).body;
+    expect(body).toContain('sluice_requests_total{api="http_auth",code="over_limit"} 1');
+    expect(body).toContain("sluice_delayed_requests 1");
+    // An address under its rate is not delayed, so it needs no room to wait.
+    expect((await from("192.0.2.9")).statusCode).toBe(200);
+    clock.advance(1000);
+    expect((await waiting).statusCode).toBe(200);
+    expect([ctx.gate.inflight, ctx.gate.waiting]).toEqual([0, 0]);
   });
 
   it("allows without a check when no template has all its attributes", async () => {

@@ -40,6 +40,8 @@ export interface TestServiceContextOptions {
   readonly store?: Store;
   /** The in-flight cap. @default 64 */
   readonly maxInflight?: number;
+  /** The cap on requests waiting out a delay. @default the gate's default */
+  readonly maxWaiting?: number;
   /** Replaces the engine (e.g. a stub that throws); the configuration is then only used for metrics' domains. */
   readonly engine?: (real: Engine) => Engine;
 }
@@ -57,7 +59,7 @@ export function testServiceContext(
     scheduler: clock,
   });
   const engine = options.engine === undefined ? real : options.engine(real);
-  const gate = createInflightGate(options.maxInflight ?? 64, clock);
+  const gate = createInflightGate(options.maxInflight ?? 64, clock, options.maxWaiting);
   const ctx: ServiceContext = {
     engine,
     metrics: createServiceMetrics(engine, { gate, defaultMetrics: false }),
