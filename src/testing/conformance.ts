@@ -2,7 +2,10 @@
  * The conformance suite: replays every trace against a store through a real Limiter, step by step with
  * explicit time, and demands the same decisions as the {@link ReferenceStore} replaying the same trace, field
  * by field (allowed, remaining, resetAfterMs, retryAfterMs, state, policy, per-policy statuses, lease names),
- * plus each trace's hand-written expectations. Framework-agnostic: pass your test runner's `describe`/`it`.
+ * plus each trace's hand-written expectations. A step with items of other limit sets (`Step.with`) is one
+ * `Store.apply` call of all of them; steps sent together (`Step.together`) are all called before any answer is
+ * awaited, so a batching store sends them in one round trip. Framework-agnostic: pass your test runner's
+ * `describe`/`it`.
  *
  * ```ts
  * import { describe, it } from "vitest";
@@ -11,11 +14,12 @@
  * ```
  */
 import { randomUUID } from "node:crypto";
+import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
 import type { Decision, PolicyStatus } from "../core/decision.js";
-import type { LimitSpecInput } from "../core/limit-spec.js";
+import { type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
 import { ManualClock } from "../core/manual-clock.js";
 import { createLimiter, type Lease, type Limiter } from "../engine/limiter.js";
-import type { Store } from "../stores/store.js";
+import type { Store, StoreItem } from "../stores/store.js";
 import { ReferenceStore } from "./reference-store.js";
 import {
   type PolicyExpect,
@@ -175,35 +179,58 @@ export async function replayTrace(
   const namespace = options.namespace ?? `sluice-conformance:${fnv1a(testName)}`;
   const clock = new ManualClock(t0 + (trace.steps[0]?.at ?? 0));
   const reference = options.compare === false ? undefined : new ReferenceStore();
-  const subject = new Runner(store, namespace, clock, trace.limits);
-  const oracle = reference === undefined ? undefined : new Runner(reference, namespace, clock, trace.limits);
+  const subject = new Runner(store, namespace, clock, trace);
+  const oracle = reference === undefined ? undefined : new Runner(reference, namespace, clock, trace);
   const mismatches: string[] = [];
+  const steps = trace.steps;
   try {
-    for (let i = 0; i < trace.steps.length; i++) {
-      const step = trace.steps[i];
-      const nowMs = t0 + step.at;
-      clock.set(nowMs);
-      const where = `${testName} — step ${i} (${describeStep(step)}) at +${step.at} ms (${nowMs})`;
-      if (step.limits !== undefined) {
-        subject.reconfigure(step.limits);
-        oracle?.reconfigure(step.limits);
+    // A run of steps sent together (Step.together) is called whole on the store before any answer is awaited;
+    // the reference then replays it step by step (it answers at once, so in the same order).
+    for (let first = 0; first < steps.length; ) {
+      let end = first + 1;
+      while (end < steps.length && steps[end].together === true) end++;
+      const calls: Promise<Outcome>[] = [];
+      for (let i = first; i < end; i++) {
+        const step = steps[i];
+        clock.set(t0 + step.at);
+        if (step.limits !== undefined) subject.reconfigure(step.limits);
+        calls.push(subject.run(step, t0 + step.at));
       }
-      const got = await subject.run(step, nowMs);
-      const want = oracle === undefined ? undefined : await oracle.run(step, nowMs);
-      if (got.error !== undefined) mismatches.push(`${where}: ${store.name} threw ${errorText(got.error)}`);
-      if (want?.error !== undefined) mismatches.push(`${where}: reference threw ${errorText(want.error)}`);
-      if (got.error !== undefined || want?.error !== undefined) continue;
-      if (want !== undefined) {
-        for (const d of diffDecisions(got.decision, want.decision)) mismatches.push(`${where}: ${d}`);
-      }
-      if (step.expect !== undefined) {
-        if (got.decision === undefined) {
-          mismatches.push(`${where}: the trace expects a decision, but ${step.op} returns none`);
-        } else {
-          for (const d of checkExpect(got.decision, step.expect))
-            mismatches.push(`${where}: ${d} (hand-written)`);
+      const answers = await Promise.all(calls);
+      for (let i = first; i < end; i++) {
+        const step = steps[i];
+        const nowMs = t0 + step.at;
+        clock.set(nowMs);
+        const where = `${testName} — step ${i} (${describeStep(step)}) at +${step.at} ms (${nowMs})`;
+        if (step.limits !== undefined) oracle?.reconfigure(step.limits);
+        const got = answers[i - first];
+        const want = oracle === undefined ? undefined : await oracle.run(step, nowMs);
+        if (got.error !== undefined) mismatches.push(`${where}: ${store.name} threw ${errorText(got.error)}`);
+        if (want?.error !== undefined) mismatches.push(`${where}: reference threw ${errorText(want.error)}`);
+        if (got.error !== undefined || want?.error !== undefined) continue;
+        if (want !== undefined) {
+          for (const d of diffDecisions(got.decision, want.decision)) mismatches.push(`${where}: ${d}`);
+          (step.with ?? []).forEach((it, j) => {
+            for (const d of diffDecisions(got.others?.[j], want.others?.[j]))
+              mismatches.push(`${where}: with[${j}] (${it.set}): ${d}`);
+          });
         }
+        if (step.expect !== undefined) {
+          if (got.decision === undefined) {
+            mismatches.push(`${where}: the trace expects a decision, but ${step.op} returns none`);
+          } else {
+            for (const d of checkExpect(got.decision, step.expect))
+              mismatches.push(`${where}: ${d} (hand-written)`);
+          }
+        }
+        (step.with ?? []).forEach((it, j) => {
+          const d = got.others?.[j];
+          if (it.expect === undefined || d === undefined) return;
+          for (const m of checkExpect(d, it.expect))
+            mismatches.push(`${where}: with[${j}] (${it.set}): ${m} (hand-written)`);
+        });
       }
+      first = end;
     }
   } finally {
     await reference?.close();
@@ -211,28 +238,45 @@ export async function replayTrace(
   return { mismatches };
 }
 
-/** One limiter over a store, with the leases its acquires returned, by name. */
+/** What one step answered: the limiter's item's decision, those of its `with` items, or what it threw. */
+interface Outcome {
+  readonly decision?: Decision;
+  readonly others?: readonly Decision[];
+  readonly error?: unknown;
+}
+
+/** One limiter over a store, with the leases its acquires returned, by name, and the trace's other sets. */
 class Runner {
   #limiter: Limiter;
+  /** The limiter's limits as a set of its namespace, for the store calls of steps with other items. */
+  #set: LimitSet;
+  readonly #sets = new Map<string, LimitSet>();
   readonly #leases = new Map<string, Lease>();
 
   constructor(
     readonly store: Store,
     readonly namespace: string,
     readonly clock: ManualClock,
-    limits: readonly LimitSpecInput[],
+    trace: Trace,
   ) {
-    this.#limiter = this.#create(limits);
+    this.#limiter = this.#create(trace.limits);
+    this.#set = this.#setOf(namespace, trace.limits);
+    for (const [name, limits] of Object.entries(trace.sets ?? {})) {
+      this.#sets.set(name, this.#setOf(`${namespace}/${name}`, limits));
+    }
   }
 
   reconfigure(limits: readonly LimitSpecInput[]): void {
     this.#limiter = this.#create(limits);
+    this.#set = this.#setOf(this.namespace, limits);
   }
 
-  async run(step: Step, nowMs: number): Promise<{ decision?: Decision; error?: unknown }> {
+  /** Starts the step's call at once (before its first `await`), so that steps sent together share a batch. */
+  async run(step: Step, nowMs: number): Promise<Outcome> {
     const key = step.key ?? "k";
     const limiter = this.#limiter;
     try {
+      if (step.with !== undefined) return await this.#several(step, key, nowMs);
       switch (step.op) {
         case "consume":
           return { decision: await limiter.limit(key, { cost: step.cost ?? 1, nowMs }) };
@@ -263,8 +307,31 @@ class Runner {
     }
   }
 
+  /** A step with `with` items: one store call of the limiter's item and theirs. */
+  async #several(step: Step, key: string, nowMs: number): Promise<Outcome> {
+    if (step.op !== "consume" && step.op !== "peek" && step.op !== "refund" && step.op !== "reset") {
+      throw new Error(`trace error: a ${step.op} step cannot have other items`);
+    }
+    const cost = step.op === "reset" ? 0 : (step.cost ?? (step.op === "peek" ? 0 : 1));
+    const items: StoreItem[] = [{ limits: this.#set, key, cost }];
+    for (const it of step.with ?? []) {
+      const limits = this.#sets.get(it.set);
+      if (limits === undefined) throw new Error(`trace error: no set named ${JSON.stringify(it.set)}`);
+      items.push({ limits, key: it.key ?? key, cost: step.op === "reset" ? 0 : (it.cost ?? cost) });
+    }
+    const [decision, ...others] = await this.store.apply(items, step.op, nowMs);
+    return { decision, others };
+  }
+
   #create(limits: readonly LimitSpecInput[]): Limiter {
     return createLimiter({ store: this.store, limits: [...limits], name: this.namespace, clock: this.clock });
+  }
+
+  #setOf(namespace: string, limits: readonly LimitSpecInput[]): LimitSet {
+    return createLimitSet(
+      namespace,
+      limits.map((l) => parseLimitSpec(l)),
+    );
   }
 }
 
@@ -346,6 +413,12 @@ function describeStep(step: Step): string {
   if (step.cost !== undefined) parts.push(`cost=${step.cost}`);
   if (step.lease !== undefined) parts.push(`lease=${step.lease}`);
   if (step.limits !== undefined) parts.push("with new limits");
+  for (const it of step.with ?? []) {
+    parts.push(
+      `+ ${it.set} key=${it.key ?? step.key ?? "k"}${it.cost !== undefined ? ` cost=${it.cost}` : ""}`,
+    );
+  }
+  if (step.together === true) parts.push("sent with the step before");
   return parts.join(" ");
 }
 

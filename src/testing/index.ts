@@ -13,5 +13,13 @@ export type {
 } from "./conformance.js";
 export { replayTrace, runStoreConformance } from "./conformance.js";
 export { ReferenceStore, referenceStore } from "./reference-store.js";
-export type { PolicyExpect, RandomTraceOptions, Step, StepExpect, StepOp, Trace } from "./traces.js";
+export type {
+  PolicyExpect,
+  RandomTraceOptions,
+  Step,
+  StepExpect,
+  StepItem,
+  StepOp,
+  Trace,
+} from "./traces.js";
 export { randomTrace, randomTraces, T0, traceKeys, traces, traceTestName, traceTopic } from "./traces.js";

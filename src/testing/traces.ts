@@ -56,6 +56,32 @@ export interface Step {
   readonly limits?: readonly LimitSpecInput[];
   /** Hand-written expectations on the decision (none for reset and release). */
   readonly expect?: StepExpect;
+  /**
+   * More items of the same store call, after the limiter's own (consume, peek, refund and reset only): one call,
+   * all-or-nothing across every item, as an engine's call for a request several rules match. The call goes to the
+   * store directly (`Store.apply`; a consume may count concurrency limits, as the engine's does). The step's
+   * `expect` is about the limiter's item; every item's decision is compared with the reference's.
+   */
+  readonly with?: readonly StepItem[];
+  /**
+   * Sent with the step before, without waiting for its answer: a run of steps marked so, and the step before
+   * them, are all called before any answer is awaited (in order), so a store that batches calls (Redis) sends
+   * them in one round trip, as it does for concurrent callers. A release in such a run can only name a lease
+   * acquired before the run. @default false
+   */
+  readonly together?: boolean;
+}
+
+/** An item of another limit set in a step's store call (see {@link Step.with}). */
+export interface StepItem {
+  /** The name of the set in the trace's {@link Trace.sets}. */
+  readonly set: string;
+  /** The key. @default the step's key */
+  readonly key?: string;
+  /** Units, as the step's `cost`. @default the step's cost (consume 1, peek 0, refund 1) */
+  readonly cost?: number;
+  /** Hand-written expectations on this item's decision. */
+  readonly expect?: StepExpect;
 }
 
 /** A named, timed sequence of steps against one set of limits. */
@@ -68,6 +94,11 @@ export interface Trace {
   readonly t0?: number;
   /** The limits the limiter starts with. */
   readonly limits: readonly LimitSpecInput[];
+  /**
+   * Other limit sets, by name, for the steps' {@link Step.with} items; each counts in a namespace of its own, the
+   * limiter's name followed by `/<set name>`.
+   */
+  readonly sets?: Readonly<Record<string, readonly LimitSpecInput[]>>;
   /** The steps, in order. */
   readonly steps: readonly Step[];
 }
@@ -84,15 +115,20 @@ export function traceTestName(trace: Trace): string {
   return `${traceTopic(trace)}: ${trace.name}`;
 }
 
-/** The distinct keys a trace touches. */
+/** The distinct keys a trace touches; a key of one of its other sets counts apart, as `<set>/<key>`. */
 export function traceKeys(trace: Trace): string[] {
-  return [...new Set(trace.steps.map((s) => s.key ?? "k"))];
+  const keys = new Set<string>();
+  for (const s of trace.steps) {
+    keys.add(s.key ?? "k");
+    for (const it of s.with ?? []) keys.add(`${it.set}/${it.key ?? s.key ?? "k"}`);
+  }
+  return [...keys];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Builders (private): short names keep the traces readable as tables.
 
-type Extra = Partial<Pick<Step, "key" | "cost" | "lease" | "limits">>;
+type Extra = Partial<Pick<Step, "key" | "cost" | "lease" | "limits" | "with" | "together">>;
 
 function st(at: number, op: StepOp, expect: StepExpect | undefined, extra: Extra | undefined): Step {
   return { at, op, ...extra, ...(expect !== undefined ? { expect } : {}) };
