@@ -1261,6 +1261,68 @@ const crossCutting: Trace[] = [
   },
 ];
 
+// ---------------------------------------------------------------------------------------------------------------
+// Several items in one call (an engine's call for a request several rules match), and calls sent together (which
+// a batching store sends in one round trip): a denied call consumes from none of its items, whatever their state,
+// and the calls after it, in its batch or later, see none of it.
+
+const ringsAndQuota = {
+  limits: [
+    { name: "log", algorithm: "sliding_log" as const, limit: 5, periodMs: 1000 },
+    { name: "buckets", algorithm: "bucketed_window" as const, limit: 5, periodMs: 1000, bucketMs: 100 },
+  ],
+  sets: {
+    inflight: [{ name: "in-flight", algorithm: "concurrency" as const, limit: 5, periodMs: 1000 }],
+    quota: [{ name: "per-minute", algorithm: "fixed_window" as const, limit: 3, periodMs: 60_000 }],
+  },
+};
+/** Allowed by its own limits, in a call another item denied: reported on the unchanged state, as for cost 0. */
+const own = (remaining: number): PolicyExpect => ({ allowed: true, remaining });
+const rings = (e: PolicyExpect): StepExpect => ({ policies: { log: e, buckets: e } });
+
+const severalItems: Trace[] = [
+  {
+    // The denied call finds the warning flags of an idle state to clear, so it writes these keys: what it writes
+    // must be the states as they were.
+    name: "a denied call consumes from none of its items: ring limits whose warning lapsed",
+    topic: "multi-item",
+    ...ringsAndQuota,
+    steps: [
+      consume(0, rings(ok(0, 1000, "warning")), {
+        cost: 5,
+        with: [{ set: "inflight", expect: { ...ok(0, 1000, "warning"), leases: ["in-flight"] } }],
+      }),
+      consume(
+        2000,
+        { allowed: false, ...rings(own(5)) },
+        {
+          with: [
+            { set: "inflight", expect: { allowed: false, leases: [], policies: { "in-flight": own(5) } } },
+            { set: "quota", cost: 9, expect: no(NEVER, 3, 0) },
+          ],
+        },
+      ),
+      peek(2000, rings(ok(5, 0, "normal")), { with: [{ set: "inflight", expect: ok(5, 0, "normal") }] }),
+      consume(2000, rings(ok(4, 1000)), { with: [{ set: "inflight", expect: ok(4, 1000) }] }),
+    ],
+  },
+  {
+    name: "a denied call consumes from none of its items: calls sent with it see none of it",
+    topic: "multi-item",
+    ...ringsAndQuota,
+    steps: [
+      consume(
+        0,
+        { allowed: false, ...rings(own(5)) },
+        { with: [{ set: "inflight" }, { set: "quota", cost: 9 }] },
+      ),
+      consume(0, rings(ok(4, 1000)), { together: true, with: [{ set: "inflight", expect: ok(4, 1000) }] }),
+      consume(0, rings(ok(3, 1000)), { together: true, with: [{ set: "inflight", expect: ok(3, 1000) }] }),
+      peek(0, rings(ok(3, 1000)), { with: [{ set: "inflight", expect: ok(3, 1000) }] }),
+    ],
+  },
+];
+
 /** Every hand-written trace, with expectations on the key steps. */
 export const traces: readonly Trace[] = Object.freeze([
   ...bucketFamily("gcra"),
@@ -1273,6 +1335,7 @@ export const traces: readonly Trace[] = Object.freeze([
   ...concurrency,
   ...limitChanges,
   ...crossCutting,
+  ...severalItems,
 ]);
 
 // ---------------------------------------------------------------------------------------------------------------

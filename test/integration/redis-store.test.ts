@@ -341,6 +341,39 @@ describe("redis store: all-or-nothing", () => {
     }
   });
 
+  it("leaves a denied call's ring states as they were, in Redis and for the calls batched after it", async () => {
+    const rings = set(
+      "rings",
+      { algorithm: "sliding_log", limit: 5, periodMs: 1000 },
+      { algorithm: "bucketed_window", limit: 5, periodMs: 1000, bucketMs: 100 },
+      { algorithm: "concurrency", limit: 5, periodMs: 1000 },
+    );
+    const quota = set("quota", { algorithm: "fixed_window", limit: 3, periodMs: 60_000 });
+    const denied: StoreItem[] = [
+      { limits: rings, key: "u", cost: 1 },
+      { limits: quota, key: "u", cost: 9 }, // above the limit: denies the call
+    ];
+    const s = store({ label: "ring-snapshot", clock: "client" });
+    const keys = s.keysOf(rings, "u");
+    // Every limit used up, so in warning; idle from +1000, when the denied call clears the warning and so writes
+    // each key back: its fields must be the stored ones, only the flags byte's warning bit goes.
+    await s.apply([{ limits: rings, key: "u", cost: 5 }], "consume", T0);
+    const before = await Promise.all(keys.map((k) => client.getBuffer(k)));
+    expect((await s.apply(denied, "consume", T0 + 2000)).map((d) => d.allowed)).toEqual([false, false]);
+    const after = await Promise.all(keys.map((k) => client.getBuffer(k)));
+    keys.forEach((k, i) => {
+      expect(after[i]?.subarray(1), k).toEqual(before[i]?.subarray(1));
+      expect(after[i]?.[0], k).toBe((before[i]?.[0] ?? 0) - 1);
+    });
+    // One batch: the call after the denied one counts from the states as they were.
+    const [, [d]] = await Promise.all([
+      s.apply(denied, "consume", T0 + 3000),
+      s.apply([{ limits: rings, key: "u", cost: 1 }], "consume", T0 + 3000),
+    ]);
+    expect(d.policies.map((p) => p.remaining)).toEqual([4, 4, 4]);
+    await s.close();
+  });
+
   it("applies the items of one call all-or-nothing, exactly as the reference store", async () => {
     const one = set("a", { algorithm: "fixed_window", limit: 2, periodMs: 1000 });
     const two = createLimitSet("b", [

@@ -897,7 +897,8 @@ local function snapshot(e)
   return { e[0], e.w, e[1], e[2] }
 end
 
--- Puts back a snapshot.
+-- Puts back a snapshot: a small state's values into the entry; a ring state's copy itself, which is then the
+-- live state (a step with commit on it would change the snapshot too: see the denied consume's second pass).
 local function restore(e, c)
   if e.s ~= e then
     e.s = c[1]
@@ -1016,7 +1017,9 @@ for _ = 1, ngroups do
       -- verdict on the states its earlier items that pass on their own would leave (each limit's verdict there,
       -- an allowed one re-run for cost 0, as the reference store does): for items on distinct keys the unchanged
       -- states; the second of two items on one key is denied when the first takes what is left. Those items'
-      -- steps are taken on the states and put back at the end: nothing is written.
+      -- steps are taken on the states (a ring state's on a copy: the one put back is its snapshot) and the
+      -- snapshots put back at the end, so the states are as before the call: nothing of it is written (a key
+      -- whose lapsed warning was cleared above is written back as it was), nor seen by the groups after it.
       local snaps = {}
       local done, nd = {}, 0
       local ok = true
@@ -1061,7 +1064,14 @@ for _ = 1, ngroups do
           if pass and i < nitems then
             for j = 1, #set do
               local spec, e = set[j], ents[f + j]
-              if snaps[e] == nil then snaps[e] = snapshot(e) end
+              local c = snaps[e]
+              if c == nil then
+                snaps[e] = snapshot(e)
+              elseif e.s == c[1] then
+                -- A ring state put back above is its snapshot's table: step a copy, so that the restore below
+                -- puts back the state as it was (only this path, a denied call of several items, copies twice).
+                e.s = snapshot(e)[1]
+              end
               spec.k.apply(e.s, now, spec, cost, true)
             end
           end
