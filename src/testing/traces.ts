@@ -1040,6 +1040,27 @@ const limitChanges: Trace[] = [
       acquire(200, "e", ok(0, 1000)),
     ],
   },
+  {
+    // A limiter reconfigured while its calls are in flight: one batch reads the key under limit 5, cuts it to the
+    // first 2 leases under limit 2, and takes a lease under limit 5 again, which must be counted whole.
+    name: "limit lowered, then raised, between calls sent together: the lease taken is counted",
+    limits: [perSecond("concurrency", 5, { name: "in-flight" })],
+    steps: [
+      ...times(4, (i) => acquire(i, `l${i}`, ok(4 - i, 1000))),
+      peek(10, ok(1, 993)),
+      peek(10, ok(0, 991, "warning"), {
+        together: true,
+        limits: [perSecond("concurrency", 2, { name: "in-flight" })],
+      }),
+      acquire(10, "e", ok(2, 1000, "normal"), {
+        together: true,
+        limits: [perSecond("concurrency", 5, { name: "in-flight" })],
+      }),
+      acquire(20, "f", ok(1, 1000)),
+      acquire(20, "g", ok(0, 1000, "warning")),
+      acquire(20, "h", no(980, 0, 1000)),
+    ],
+  },
   // A lengthened period under the same name: window and bucket ids are counted in units of the period (bucket),
   // so the per-second id read as minutes lies millennia ahead. More than one window (a period of buckets) ahead
   // cannot be a clock gone back: the key starts fresh in the new unit rather than staying denied for centuries.

@@ -520,6 +520,30 @@ describe("redis store: batching", () => {
     expect(z[0].remaining).toBe(0);
     await s.close();
   });
+
+  it("stores a lease taken under a raised limit after a lowered one cut the ring, in one batch, as separate calls", async () => {
+    // A limiter reconfigured while its calls are in flight: 5 leases, then 2 (the ring keeps the first 2), then 5.
+    const five = set("cut", { algorithm: "concurrency", limit: 5, periodMs: 60_000 });
+    const two = set("cut", { algorithm: "concurrency", limit: 2, periodMs: 60_000 });
+    const stores = [true, false].map((batch) =>
+      store({ label: `cut-grow-${batch}`, clock: "client", batch }),
+    );
+    for (const s of stores) {
+      for (let i = 0; i < 4; i++) await s.apply([{ limits: five, key: "u", cost: 1 }], "consume", T0 + i);
+      await Promise.all([
+        s.apply([{ limits: five, key: "u", cost: 0 }], "peek", T0 + 10),
+        s.apply([{ limits: two, key: "u", cost: 0 }], "peek", T0 + 10),
+        s.apply([{ limits: five, key: "u", cost: 1 }], "consume", T0 + 10),
+      ]);
+    }
+    const [batched, unbatched] = await Promise.all(
+      stores.map((s) => client.getBuffer(s.keysOf(five, "u")[0])),
+    );
+    expect(batched).toEqual(unbatched);
+    const [d] = await stores[0].apply([{ limits: five, key: "u", cost: 0 }], "peek", T0 + 20);
+    expect(d.remaining).toBe(2); // the 2 leases the cut kept and the new one
+    for (const s of stores) await s.close();
+  });
 });
 
 describe("redis store: a call that cannot be encoded", () => {

@@ -871,9 +871,18 @@ local function load(key, spec, now)
       clear(e, spec)
       if existed then e.dirty = true end -- deleted at the end unless written again
     elseif spec.ring and was.width > spec.width then
+      -- Cut the ring as the TS array is cut: the fields past the new width go, from the table, from S and from
+      -- O (the values decoded before the cut; encode compares a field with O, else with S, else with 0), so a
+      -- field written there again under a wider limit later in this call differs from what S holds and is stored.
       local s = e.s
       for k in pairs(s) do
         if k ~= "S" and k ~= "O" and k >= spec.width then s[k] = nil end
+      end
+      local O = rawget(s, "O")
+      if O then
+        for k in pairs(O) do
+          if k >= spec.width then O[k] = nil end
+        end
       end
       s.S = sub(s.S, 1, 1 + 8 * spec.width)
       if e.exists then
