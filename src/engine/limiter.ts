@@ -72,7 +72,7 @@ export interface Limiter {
   limitSync(key: string, options?: CallOptions): Decision;
   /** Reports what {@link Limiter.limit} would answer for `cost` (default 0), consuming nothing. */
   peek(key: string, options?: CallOptions): Promise<Decision>;
-  /** Gives back `amount` units (settling an over-estimate); never below a fresh key. */
+  /** Gives back `amount` units (settling an over-estimate); never below fresh: an idle key is left as is. */
   refund(key: string, amount: number, options?: Omit<CallOptions, "cost">): Promise<Decision>;
   /** Forgets `key`: it starts fresh. */
   reset(key: string, options?: Omit<CallOptions, "cost">): Promise<void>;

@@ -9,7 +9,9 @@ import type { Decision } from "../core/decision.js";
  * What to do with each item:
  * - `consume`: check and, when every limit of every item allows, take `cost` from all of them (all-or-nothing);
  * - `peek`: report the state as if `cost` were asked for, changing nothing;
- * - `refund`: give `cost` back (settling an over-estimate); never below the fresh state;
+ * - `refund`: give `cost` back (settling an over-estimate); never below the fresh state. A limit whose state is
+ *   idle (`idleAfterMs` 0: back to fresh, or never stored, e.g. a key whose consumes were all denied) has nothing
+ *   in use to give back and is left as it is, so a store that dropped the idle state and one that kept it agree;
  * - `reset`: forget the key (back to fresh).
  */
 export type StoreOp = "consume" | "peek" | "refund" | "reset";

@@ -16,9 +16,11 @@
  * - Warning hysteresis (seed 002) is kept per (namespace, key, limit) and updated only by a committed consume;
  *   a limit whose state is idle (back to fresh, `idleAfterMs` 0) at the time of a touch has no warning, since a
  *   fresh state carries no history (a store may drop an idle key at any time).
- * - `peek` reports the verdict for `cost` without writing; `refund` gives units back to stored limits only and
- *   then reports as a cost-0 peek; `reset` forgets the key (but for what `Algorithm.resetKeep` keeps: a concurrency
- *   limit's last lease id) and reports the fresh state.
+ * - `peek` reports the verdict for `cost` without writing; `refund` gives units back to stored limits whose state
+ *   is not idle (an idle state has none in use: a refund leaves it as it is, as if the store had dropped it, so a
+ *   state that only a denied consume created is never changed by one) and then reports as a cost-0 peek; `reset`
+ *   forgets the key (but for what `Algorithm.resetKeep` keeps: a concurrency limit's last lease id) and reports
+ *   the fresh state.
  * - A limit is identified across reconfiguration by its namespace, key and policy name: a changed number keeps
  *   the state (the kernel clamps on touch; a changed state width keeps the common prefix, as `step` does),
  *   while a changed algorithm starts that limit fresh.
@@ -71,7 +73,9 @@ export class ReferenceStore implements Store {
         return items.map((it) => {
           it.limits.specs.forEach((spec, i) => {
             const cell = this.#cell(it.limits, it.key, i, false);
-            if (cell !== undefined) cell.algorithm.refund(cell.state, 0, nowMs, spec, it.cost);
+            if (cell !== undefined && cell.algorithm.idleAfterMs(cell.state, 0, nowMs, spec) > 0) {
+              cell.algorithm.refund(cell.state, 0, nowMs, spec, it.cost);
+            }
           });
           return this.#peek(it.limits, it.key, 0, nowMs);
         });

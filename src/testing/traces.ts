@@ -1283,6 +1283,55 @@ const crossCutting: Trace[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
+// A refund gives back units in use: a key with none (never stored, e.g. only ever denied; or idle, back to fresh)
+// is left as it is, in every store, whether it kept the idle state or dropped it. Were the refund applied to such a
+// state, it would carry the refund's time to the steps after it: a bucket's last time, a window's id, which a
+// clock that lags then sees (here a key's next consume is 50 ms, or a window, behind the refund).
+
+const idleRefunds: Trace[] = [
+  {
+    name: "refund of a key never stored (its consume was denied) changes nothing",
+    limits: [perSecond("token_bucket", 10, { burst: 4 })], // one unit per 100 ms
+    steps: [
+      consume(0, no(NEVER, 4, 0), { cost: 9 }),
+      refund(100, 1, ok(4, 0)),
+      consume(50, ok(0, 400, "warning"), { cost: 4 }),
+      consume(150, ok(0, 400)), // one unit drained since 50
+    ],
+  },
+  {
+    name: "refund of an idle key changes nothing",
+    limits: [perSecond("token_bucket", 10, { burst: 4 })],
+    steps: [
+      consume(0, ok(3, 100, "normal")),
+      refund(1000, 1, ok(4, 0)), // idle since 100
+      consume(950, ok(0, 400, "warning"), { cost: 4 }),
+      consume(1050, ok(0, 400)),
+    ],
+  },
+  {
+    name: "refund of a key never stored (its consume was denied) changes nothing",
+    limits: [perSecond("fixed_window")],
+    steps: [
+      consume(0, no(NEVER, 5, 0), { cost: 9 }),
+      refund(1000, 1, ok(5, 0)),
+      consume(500, ok(0, 500, "warning"), { cost: 5 }), // counted in the window of 500
+      consume(1000, ok(4, 1000, "normal")),
+    ],
+  },
+  {
+    name: "refund of an idle key changes nothing",
+    limits: [perSecond("fixed_window")],
+    steps: [
+      consume(0, ok(4, 1000, "normal")),
+      refund(2000, 1, ok(5, 0)), // idle since 1000
+      consume(1500, ok(0, 500, "warning"), { cost: 5 }),
+      consume(2000, ok(4, 1000, "normal")),
+    ],
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
 // Several items in one call (an engine's call for a request several rules match), and calls sent together (which
 // a batching store sends in one round trip): a denied call consumes from none of its items, whatever their state,
 // and the calls after it, in its batch or later, see none of it.
@@ -1356,6 +1405,7 @@ export const traces: readonly Trace[] = Object.freeze([
   ...concurrency,
   ...limitChanges,
   ...crossCutting,
+  ...idleRefunds,
   ...severalItems,
 ]);
 

@@ -153,6 +153,20 @@ describe("redis store: keys", () => {
     await s.close();
   });
 
+  it("writes nothing for a refund of a key with nothing in use: never stored, or idle", async () => {
+    const s = store({ label: "idle-refund", clock: "client" });
+    const bucket = set("idle-refund", { algorithm: "token_bucket", limit: 10, periodMs: 1000, burst: 4 });
+    const key = s.keysOf(bucket, "u")[0];
+    expect((await s.apply([{ limits: bucket, key: "u", cost: 9 }], "consume", T0))[0].allowed).toBe(false);
+    await s.apply([{ limits: bucket, key: "u", cost: 1 }], "refund", T0 + 100);
+    expect(await client.exists(key)).toBe(0);
+    await s.apply([{ limits: bucket, key: "u", cost: 1 }], "consume", T0); // stored; idle from +100
+    const stored = await client.getBuffer(key);
+    await s.apply([{ limits: bucket, key: "u", cost: 1 }], "refund", T0 + 1000);
+    expect(await client.getBuffer(key)).toEqual(stored); // its last time stays: a lagging clock sees no refund
+    await s.close();
+  });
+
   it("treats a key written by another algorithm as fresh", async () => {
     const s = store({ label: "algo-change", clock: "client" });
     const a = createLimitSet("n", [

@@ -496,7 +496,10 @@ export class MemoryStore implements SyncStore {
           if (slot !== undefined) {
             for (const l of this.#compiled(it.limits).layout) {
               const [arr, off] = this.#where(slot, l);
-              l.algorithm.refund(arr, off, nowMs, l.spec, it.cost);
+              // An idle state has nothing in use to give back: left as it is (Store.apply's `refund`).
+              if (l.algorithm.idleAfterMs(arr, off, nowMs, l.spec) > 0) {
+                l.algorithm.refund(arr, off, nowMs, l.spec, it.cost);
+              }
             }
           }
           return this.#peek(it.limits, it.key, 0, nowMs);

@@ -10,7 +10,8 @@
  * information (`idleAfterMs` of its algorithm, plus `ttlMarginMs`). A reset deletes it (a concurrency key that handed
  * out a lease keeps its last lease id, with no lease, for the margin); a refund or release that
  * leaves it idle keeps it for the margin only, since an idle state still matters to a clock that lags (a bucket's
- * last time, the last lease id), exactly as the reference store keeps it.
+ * last time, the last lease id), exactly as the reference store keeps it. A refund of a key that is missing or
+ * idle changes nothing: it has no units in use to give back (the shared convention, `Store.apply`).
  *
  * Time: by default the script reads the server clock (`TIME`), so processes with skewed clocks agree; with
  * `clock: "client"` it decides at the `nowMs` the caller passes (the conformance suite, replays).

@@ -81,8 +81,9 @@
 -- ttl = ceil(idleAfterMs as of its last change, under the limit it was changed with) + ttlMarginMs, or DEL after
 -- a reset (but for a concurrency key that handed out a lease: its last lease id stays, with no lease, for the
 -- margin). So a call that fails on a key (a Cluster node that no longer serves it) has written nothing. A denied
--- consume writes nothing (except a warning flag cleared on an idle state). So each key's TTL is the time after
--- which it holds no information, plus the margin: what separate calls would have left.
+-- consume writes nothing (except a warning flag cleared on an idle state), nor does a refund of a state with no
+-- units in use (missing, or idle: as in every store). So each key's TTL is the time after which it holds no
+-- information, plus the margin: what separate calls would have left.
 --
 -- Idempotency (consume once, op 6): one Store.applyOnce call. Checked and recorded in this same call, so two
 -- retries with one record serialize in Redis (whichever processes send them) and only the first counts:
@@ -1108,7 +1109,9 @@ for _ = 1, ngroups do
       if op == REFUND then
         for j = 1, #set do
           local spec, e = set[j], ents[f + j]
-          if e.exists and spec.k.refund then
+          -- Only a stored state that is not idle has units to give back: a refund of an idle one (or of a key
+          -- never written, such as one whose consumes were all denied) changes nothing, in every store.
+          if e.exists and spec.k.refund and spec.k.idle(e.s, now, spec) > 0 then
             spec.k.refund(e.s, now, spec, cost)
             e.exists, e.dirty, e.now, e.at = true, true, now, e.spec
           end

@@ -23,7 +23,7 @@
 --     spec     { limit, period, burst, bucket, t = period / limit } (ARGV numbers of this limit)
 --     cost     units asked for (0: report only)
 --     commit   whether an allowed step writes its next state
---   refund(s, now, spec, amount)      gives back up to amount units (apply.lua calls it on stored states only)
+--   refund(s, now, spec, amount)      gives back up to amount units (apply.lua calls it on stored, non-idle states only)
 --   idle(s, now, spec) -> ms          time until the state is indistinguishable from fresh (sets the key's TTL)
 
 -- Reports remaining = floor((tau - ahead + tol) / T) and resetAfterMs = ceil_ms(ahead).
