@@ -1261,6 +1261,18 @@ const crossCutting: Trace[] = [
     ],
   },
   {
+    // A denial changes no state, but a state back to fresh has no history: the flag goes at that touch, so a clock
+    // then gone back into the hysteresis band (3 left: not above `leave`) reads normal, not a warning kept.
+    name: "a denial of a state back to fresh drops its warning",
+    topic: "warning",
+    limits: [{ name: "per-second", algorithm: "gcra", limit: 10, periodMs: 1000 }],
+    steps: [
+      consume(1000, ok(1, 900, "warning"), { cost: 9 }),
+      consume(1950, no(NEVER, 10, 0), { cost: 11 }),
+      consume(1300, ok(3, 700, "normal")),
+    ],
+  },
+  {
     name: "per-policy states: one limit in warning, another normal",
     topic: "warning",
     limits: [

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { createStepOut } from "../../algorithms/algorithm.js";
+import { algorithms } from "../../algorithms/index.js";
 import { createLimitSet } from "../../algorithms/limit-set.js";
 import type { Decision } from "../../core/decision.js";
 import { type AlgorithmId, parseLimitSpec } from "../../core/limit-spec.js";
@@ -645,6 +647,79 @@ describe("MemoryStore", () => {
         }
       });
     }
+
+    it("drops the warning flag of a state back to fresh on a denial, as the reference store does", () => {
+      // Warning at T+1000 (1 left; GCRA's TAT T+1900), then a cost above the burst once the state is back to
+      // fresh: denied, and the flag goes with the history. A clock then back in the hysteresis band (3 left) reads
+      // "normal"; a kept flag read "warning".
+      const steps = [
+        { at: 1000, cost: 9 },
+        { at: 1950, cost: 11 },
+        { at: 1300, cost: 1 },
+      ];
+      const paths = {
+        bindSync: (set: ReturnType<typeof gcraSet>, store: MemoryStore) => store.bindSync(set),
+        consumeSync:
+          (set: ReturnType<typeof gcraSet>, store: MemoryStore) => (k: string, c: number, n: number) =>
+            store.consumeSync(set, k, c, n),
+        bindChoiceSync: (set: ReturnType<typeof gcraSet>, store: MemoryStore) => {
+          const chooser = store.bindChoiceSync([set], () => 0);
+          if (chooser === undefined) throw new Error("the set qualifies");
+          return (k: string, c: number, n: number) => chooser.consume(k, c, n);
+        },
+      };
+      for (const [name, bind] of Object.entries(paths)) {
+        const set = gcraSet(10, "warn");
+        const store = new MemoryStore({ capacity: 4 });
+        const reference = new ReferenceStore();
+        const consume = bind(set, store);
+        for (const { at, cost } of steps) {
+          const got = consume("k", cost, T0 + at);
+          const want = reference.applySync([{ limits: set, key: "k", cost }], "consume", T0 + at)[0];
+          expect(fields(got), `${name} at +${at}`).toEqual(fields(want));
+        }
+      }
+    });
+
+    it("relies on a state back to fresh denying only a cost no state admits (retry never)", () => {
+      // stepSingle asks whether a denied state is back to fresh only when the denial's retryAfterMs is Infinity.
+      const out = createStepOut();
+      for (const algorithm of algorithmsUnderTest) {
+        for (const input of [
+          { limit: 10, periodMs: 1000 },
+          { limit: 3, periodMs: 1000, burst: 7 },
+          { limit: 1, periodMs: 60_000 },
+        ]) {
+          const { burst, ...rest } = input;
+          const bucket = algorithm === "gcra" || algorithm === "token_bucket" || algorithm === "leaky_bucket";
+          const spec = parseLimitSpec({
+            name: "p",
+            algorithm,
+            ...rest,
+            ...(bucket && burst ? { burst } : {}),
+          });
+          const { apply, idleAfterMs, width } = algorithms[algorithm];
+          const s = new Float64Array(width(spec));
+          const next = random(input.limit * 31 + algorithm.length);
+          let now = T0;
+          for (let i = 0; i < 5000; i++) {
+            const r = next();
+            now +=
+              r < 0.05
+                ? 5000
+                : r < 0.1
+                  ? -Math.floor(next() * 300)
+                  : r < 0.12
+                    ? next()
+                    : Math.floor(next() * 60);
+            const cost = Math.floor(next() * (input.limit + (burst ?? 0) + 3));
+            const fresh = idleAfterMs(s, 0, now, spec) <= 0;
+            apply(s, 0, now, spec, cost, true, out);
+            if (fresh && !out.allowed) expect(out.retryAfterMs, `${algorithm} ${i}`).toBe(Infinity);
+          }
+        }
+      }
+    });
 
     it("agrees with consumeSync and with the all-or-nothing path, warning included", () => {
       const set = () =>

@@ -1236,7 +1236,12 @@ function stepSingle(
   const allowed = out.allowed;
   const remaining = out.remaining;
   // A grant moves the flag with the remaining units, as nextWarning does: up below `enter`, down above `leave`.
-  const warning = allowed ? remaining < enter || (remaining <= leave && warned) : warned;
+  // A denial keeps it, unless the state was back to fresh (it carries no history, as on a grant above). A state
+  // back to fresh denies only a cost no state admits (retry never: `retryAfterMs` Infinity), so only such a denial
+  // of a flagged key asks; the grant's arm is unchanged.
+  const warning = allowed
+    ? remaining < enter || (remaining <= leave && warned)
+    : warned && (out.retryAfterMs !== Infinity || !(idleAfterMs(data, off, nowMs, spec) <= 0));
   flags[slot] = warning ? before | warnBit : before & ~warnBit;
   return new StoreDecision(spec, out, allowed, allowed ? (warning ? "warning" : "normal") : "throttled");
 }
