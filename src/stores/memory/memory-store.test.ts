@@ -67,6 +67,28 @@ describe("MemoryStore", () => {
     }
   });
 
+  it("still judges a key under every set of its namespace's shape after the namespace was re-laid and back", () => {
+    // Two limiters of one name and shape, one per second and one per hour, share each key's state; a third of
+    // another algorithm re-lays the namespace in between. Only the set that rebinds after it (the per-second one)
+    // went through the store again: the per-hour one's consumer finds the shape it knows and never rebinds, but
+    // its keys still hold an hour's usage, so they must not be reclaimed as idle a few seconds later.
+    const set = (algorithm: AlgorithmId, limit: number, periodMs: number) =>
+      createLimitSet("n", [parseLimitSpec({ name: "x", algorithm, limit, periodMs })]);
+    const store = new MemoryStore({ capacity: 2 });
+    const perSecond = store.bindSync(set("fixed_window", 10, 1000));
+    const perHour = store.bindSync(set("fixed_window", 3, 3_600_000));
+    const other = store.bindSync(set("gcra", 5, 1000));
+    const t = T0 + 12 * 3_600_000;
+    other("o", 1, t);
+    perSecond("warm", 1, t); // re-lays the namespace back to the fixed windows' shape
+    const admitted = () => [0, 1, 2, 3, 4].filter(() => perHour("k", 1, t + 10).allowed).length;
+    expect(admitted()).toBe(3);
+    perHour("a", 1, t + 5000); // the store is full: making room sweeps
+    perHour("b", 1, t + 5000);
+    expect(perHour("k", 1, t + 6000).allowed).toBe(false);
+    expect(store.stats).toMatchObject({ reclaimed: 1, evicted: 1 }); // "warm" is idle under both; "k" is not
+  });
+
   it("evicts the least recently used live key first (CLOCK)", () => {
     const store = new MemoryStore({ capacity: 3 });
     const set = gcraSet(100);

@@ -28,6 +28,9 @@
  * (its common prefix, when the width changed; the kernels clamp the rest on touch) and its warning flag, a name that
  * is new or whose algorithm changed starts fresh, and when no limit carries over the keys are dropped. Limits the new
  * set no longer has are dropped with the re-lay (coming back to them starts fresh), as when a key is evicted.
+ * A key is reclaimed as idle only when idle under every set of the bound shape that may have stepped it: each
+ * table remembers the sets bound to it, and a re-lay to a shape judges under all of them, those bound before an
+ * excursion to another shape included (their consumers step the shape they know without binding again).
  *
  * A consume of cost 0 (a quota read) of a key the store does not hold never makes room for it: a quota read must not
  * reclaim or evict a live key (flooding reads of new identities would otherwise readmit used-up ones). When no slot
@@ -121,6 +124,8 @@ interface CompiledSet {
    */
   readonly shape: object | undefined;
   readonly zeros: Float64Array;
+  /** Its {@link idleKeyOf}. */
+  readonly idleKey: string;
 }
 
 interface Table {
@@ -162,6 +167,17 @@ interface Table {
   readonly idleKeys: Set<string>;
   /** More than {@link MAX_IDLE_SETS} sets were bound: no key of the table is ever judged idle (it may be evicted). */
   neverIdle: boolean;
+  /**
+   * Every set bound to the table (or to a choice consumer of it), of any shape, up to {@link MAX_NOTED_SETS}: a
+   * re-lay to a shape makes `idleSets` those of that shape. A consumer whose set has the shape the table is bound
+   * to steps keys without binding again (the fast path reads no more than the shape), so a set noted before a
+   * re-lay to another shape and back must be noted again without its consumer's help.
+   */
+  readonly noted: CompiledSet[];
+  /** The {@link idleKeyOf} of each of `noted`. */
+  readonly notedKeys: Set<string>;
+  /** A set was bound past {@link MAX_NOTED_SETS}: after a re-lay, no key of the table is ever judged idle. */
+  forgetful: boolean;
 }
 
 /**
@@ -170,11 +186,25 @@ interface Table {
  */
 const MAX_IDLE_SETS = 16;
 
-/** What a set's idleness depends on: per limit, its algorithm and numbers (not its name). */
-function idleKeyOf(c: CompiledSet): string {
-  return c.layout
-    .map((l) => `${l.algorithm.id}/${l.spec.limit}/${l.spec.periodMs}/${l.spec.burst}/${l.spec.bucketMs}`)
-    .join(",");
+/** Most sets a table remembers across re-lays ({@link Table.noted}). */
+const MAX_NOTED_SETS = 64;
+
+/**
+ * What a set's idleness depends on, per limit: its place in the layout (name, algorithm, width) and its numbers.
+ * Sets of one shape differ only in their numbers.
+ */
+function idleKeyOf(layout: readonly LimitLayout[]): string {
+  return JSON.stringify(
+    layout.map((l) => [
+      l.spec.name,
+      l.algorithm.id,
+      l.width,
+      l.spec.limit,
+      l.spec.periodMs,
+      l.spec.burst,
+      l.spec.bucketMs,
+    ]),
+  );
 }
 
 /** The shared array of small states: slot `s` holds its limits' states at `data[s · stride + offset]`. */
@@ -960,6 +990,7 @@ export class MemoryStore implements SyncStore {
         only,
         shape: only === undefined ? undefined : this.#shapeOf(only),
         zeros: new Float64Array(Math.max(small, big, 1)),
+        idleKey: idleKeyOf(layout),
       };
       this.#compiledSets.set(set, c);
     }
@@ -987,17 +1018,19 @@ export class MemoryStore implements SyncStore {
     this.#assertOpen();
     const c = this.#compiled(set);
     let t = this.#tablesByNamespace.get(set.namespace);
-    if (t !== undefined && !sameShape(t.layout, c.layout)) {
+    const relaid = t !== undefined && !sameShape(t.layout, c.layout);
+    if (t !== undefined && relaid) {
       const from = carriedFrom(t.layout, c.layout);
       if (from.some((i) => i !== -1)) {
         this.#migrate(t, c.layout, c.small, c.big, from); // kept limits: keep state, the kernels clamp on touch
       } else {
         for (const slot of this.#slotsOf(t)) this.#release(slot);
       }
-      // The states are re-laid (or gone): the sets of the old layout no longer read them.
+      // The states are re-laid (or gone): the sets of the old layout no longer read them; those of the new one
+      // are noted again below.
       t.idleSets = [];
       t.idleKeys.clear();
-      t.neverIdle = false;
+      t.neverIdle = t.forgetful;
     }
     if (t === undefined) {
       const id = this.#tablesBySlotOwner.length;
@@ -1022,6 +1055,9 @@ export class MemoryStore implements SyncStore {
         idleSets: [],
         idleKeys: new Set(),
         neverIdle: false,
+        noted: [],
+        notedKeys: new Set(),
+        forgetful: false,
       };
       this.#tablesBySlotOwner.push(t);
       this.#tablesByNamespace.set(set.namespace, t);
@@ -1037,14 +1073,31 @@ export class MemoryStore implements SyncStore {
     t.consumeOne = c.only === undefined ? undefined : this.#consumerOf(t, set, c.only);
     if (c.small > this.#slab.stride) this.#widen(c.small);
     this.#tables.set(set, t);
+    if (relaid) {
+      for (const n of t.noted) if (sameShape(n.layout, c.layout)) this.#addIdleSet(t, n);
+    }
     this.#noteIdleSet(t, c);
     return t;
   }
 
-  /** Adds `c` to the sets `t`'s keys are judged idle under ({@link Table.idleSets}). */
+  /**
+   * Notes that `c`, of the shape `t` is bound to, may step `t`'s keys: remembered across re-lays
+   * ({@link Table.noted}), and one of the sets they are judged idle under ({@link Table.idleSets}).
+   */
   #noteIdleSet(t: Table, c: CompiledSet): void {
+    if (!t.notedKeys.has(c.idleKey)) {
+      if (t.noted.length < MAX_NOTED_SETS) {
+        t.noted.push(c);
+        t.notedKeys.add(c.idleKey);
+      } else t.forgetful = true;
+    }
+    this.#addIdleSet(t, c);
+  }
+
+  /** Adds `c` to the sets `t`'s keys are judged idle under ({@link Table.idleSets}). */
+  #addIdleSet(t: Table, c: CompiledSet): void {
     if (t.neverIdle) return;
-    const key = idleKeyOf(c);
+    const key = c.idleKey;
     if (t.idleKeys.has(key)) return;
     if (t.idleSets.length >= MAX_IDLE_SETS) {
       t.neverIdle = true;
