@@ -8,6 +8,7 @@ import {
   ReferenceStore,
   randomTraces,
   runStoreConformance,
+  type Trace,
   traceKeys,
   traces,
   traceTestName,
@@ -23,6 +24,43 @@ runStoreConformance({
       reason: "capacity 1 evicts between keys",
       tests: [...traces, ...randomTraces].filter((t) => traceKeys(t).length > 1).map(traceTestName),
     },
+  ],
+  test: { describe, it },
+});
+
+// A full store (capacity 2, both keys used up for the day): requests of new keys that their fresh state denies (a
+// cost above the limit) must neither take a slot nor make room, so the used-up keys stay denied, as in the reference.
+const DAY = 86_400_000;
+const deniedFlood = (name: string, limits: Trace["limits"]): Trace => ({
+  name,
+  topic: "full store",
+  limits,
+  steps: [
+    { at: 0, op: "consume", key: "a", cost: 1 },
+    { at: 0, op: "consume", key: "b", cost: 1 },
+    ...Array.from({ length: 10 }, (_, i) => ({
+      at: 1 + i,
+      op: "consume" as const,
+      key: `new${i}`,
+      cost: 2,
+      expect: { allowed: false, retryAfterMs: Number.POSITIVE_INFINITY },
+    })),
+    { at: 20, op: "consume", key: "a", cost: 1, expect: { allowed: false } },
+    { at: 20, op: "consume", key: "b", cost: 1, expect: { allowed: false } },
+    { at: 20, op: "consume", key: "new3", cost: 1, expect: { allowed: true } }, // stored now, evicting one
+  ],
+});
+runStoreConformance({
+  name: "memory (capacity 2, full)",
+  createStore: () => memoryStore({ capacity: 2 }),
+  traces: [
+    deniedFlood("denied requests of new keys take no slot", [
+      { name: "day", algorithm: "fixed_window", limit: 1, periodMs: DAY },
+    ]),
+    deniedFlood("denied requests of new keys take no slot, several limits", [
+      { name: "rate", algorithm: "gcra", limit: 1, periodMs: 1000 },
+      { name: "day", algorithm: "sliding_log", limit: 1, periodMs: DAY },
+    ]),
   ],
   test: { describe, it },
 });

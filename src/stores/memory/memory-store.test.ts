@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createStepOut } from "../../algorithms/algorithm.js";
 import { algorithms } from "../../algorithms/index.js";
-import { createLimitSet } from "../../algorithms/limit-set.js";
+import { createLimitSet, type LimitSet } from "../../algorithms/limit-set.js";
 import type { Decision } from "../../core/decision.js";
 import { type AlgorithmId, parseLimitSpec } from "../../core/limit-spec.js";
 import { ReferenceStore } from "../../testing/reference-store.js";
@@ -414,6 +414,142 @@ describe("MemoryStore", () => {
       for (const k of ["p", "r", "s", "t"]) {
         expect(store.applySync([{ limits: window, key: k, cost: 0 }], "peek", T0 + 4)[0].remaining).toBe(3);
       }
+    });
+  });
+
+  describe("a denied consume of a key the store does not hold", () => {
+    const fields = (d: Decision) => ({ ...d, policies: d.policies.map((p) => ({ ...p })) });
+    const DAY = 86_400_000;
+    const one = (name: string, algorithm: AlgorithmId, limit: number, namespace = "d") =>
+      createLimitSet(namespace, [parseLimitSpec({ name, algorithm, limit, periodMs: DAY })]);
+    const window = one("w", "fixed_window", 1);
+    const tierOf = one("w", "fixed_window", 3); // a tier of window's shape: admits a cost of 2
+    const two = createLimitSet("d2", [
+      parseLimitSpec({ name: "a", algorithm: "gcra", limit: 4, periodMs: 1000 }),
+      parseLimitSpec({ name: "b", algorithm: "sliding_log", limit: 1, periodMs: 60_000 }),
+    ]);
+    const big = one("log", "sliding_log", 1, "d3");
+
+    /** A full store of used-up keys (one a day, used), and the reference with the same history. */
+    function full(capacity = 64) {
+      const store = new MemoryStore({ capacity });
+      const reference = new ReferenceStore();
+      for (let i = 0; i < capacity; i++) {
+        for (const s of [store, reference])
+          s.applySync([{ limits: window, key: `v${i}`, cost: 1 }], "consume", T0);
+      }
+      return { store, reference };
+    }
+    /** Every victim is still held and used up: nothing was evicted, reclaimed nor stored. */
+    function untouched(store: MemoryStore, capacity: number, ctx: string) {
+      expect(store.stats, ctx).toMatchObject({ size: capacity, reclaimed: 0, evicted: 0 });
+      for (let i = 0; i < capacity; i++) {
+        expect(store.consumeSync(window, `v${i}`, 0, T0 + 10).remaining, `${ctx}: v${i}`).toBe(0);
+      }
+    }
+
+    type Path = (store: MemoryStore, key: string, nowMs: number) => Decision;
+    const paths: Record<string, { limits: LimitSet; consume: Path }> = {
+      consumeSync: { limits: window, consume: (st, k, now) => st.consumeSync(window, k, 2, now) },
+      bindSync: { limits: window, consume: (st, k, now) => st.bindSync(window)(k, 2, now) },
+      bindChoiceSync: {
+        limits: window,
+        consume: (st, k, now) => {
+          // the key's chosen set (window) denies a cost of 2; the other tier would admit it
+          const chooser = st.bindChoiceSync([tierOf, window], () => 1);
+          expect(chooser).toBeDefined();
+          return (chooser as NonNullable<typeof chooser>).consume(k, 2, now);
+        },
+      },
+      "consumeSync, several limits": { limits: two, consume: (st, k, now) => st.consumeSync(two, k, 2, now) },
+      "consumeSync, a large state": { limits: big, consume: (st, k, now) => st.consumeSync(big, k, 2, now) },
+      "applySync, one item": {
+        limits: window,
+        consume: (st, k, now) => st.applySync([{ limits: window, key: k, cost: 2 }], "consume", now)[0],
+      },
+    };
+
+    for (const [name, { limits, consume }] of Object.entries(paths)) {
+      it(`stores nothing and evicts nothing, answering as a fresh state (${name})`, () => {
+        const { store, reference } = full();
+        for (let i = 0; i < 90; i++) {
+          const now = T0 + 1 + i;
+          const got = consume(store, `flood${i}`, now);
+          const want = reference.applySync([{ limits, key: `flood${i}`, cost: 2 }], "consume", now)[0];
+          expect(fields(got), `${name}: flood ${i}`).toEqual(fields(want));
+          expect(got.allowed).toBe(false);
+        }
+        untouched(store, 64, name);
+      });
+    }
+
+    it("stores none of a denied call's keys not held; an allowed call stores them", () => {
+      const { store, reference } = full(8);
+      const call = (items: StoreItem[], nowMs: number) => {
+        const got = store.applySync(items, "consume", nowMs);
+        expect(got.map(fields)).toEqual(reference.applySync(items, "consume", nowMs).map(fields));
+        return got;
+      };
+      const fresh = (key: string): StoreItem[] => [
+        { limits: two, key, cost: 1 },
+        { limits: big, key, cost: 1 },
+        { limits: window, key, cost: 1 },
+      ];
+      // denied by a used-up key, each new key passing on its own: all reported on fresh states, none stored
+      for (let i = 0; i < 20; i++) {
+        const denied = call(
+          [...fresh(`a${i}`), { limits: window, key: "v3", cost: 1 }, ...fresh(`b${i}`)],
+          T0 + i,
+        );
+        expect(denied.every((d) => !d.allowed)).toBe(true);
+      }
+      untouched(store, 8, "denied calls");
+      // a new key named twice, its second item denied after its first: stored as any other (exact either way)
+      call(
+        [
+          { limits: window, key: "n", cost: 1 },
+          { limits: window, key: "n", cost: 1 },
+        ],
+        T0 + 30,
+      );
+      // allowed: the new keys are stored, each evicting a used-up key (the store is full)
+      const allowed = call([...fresh("c"), { limits: tierOf, key: "v4", cost: 0 }], T0 + 40);
+      expect(allowed.every((d) => d.allowed)).toBe(true);
+      expect(store.consumeSync(window, "c", 1, T0 + 50).allowed).toBe(false);
+      expect(store.stats.evicted).toBeGreaterThan(0);
+    });
+
+    it("never evicts a key a call holds to make room for another key of the call", () => {
+      const store = new MemoryStore({ capacity: 2 });
+      const set = one("w", "fixed_window", 5);
+      store.consumeSync(set, "held", 1, T0);
+      store.consumeSync(set, "other", 1, T0);
+      const [fresh, held] = store.applySync(
+        [
+          { limits: set, key: "new", cost: 1 },
+          { limits: set, key: "held", cost: 1 },
+        ],
+        "consume",
+        T0,
+      );
+      expect(fresh).toMatchObject({ allowed: true, remaining: 4 });
+      expect(held).toMatchObject({ allowed: true, remaining: 3 });
+      expect(store.stats).toMatchObject({ size: 2, evicted: 1 });
+    });
+
+    it("reclaims keys a quota read stored (they hold nothing) before evicting a live key, wherever the hand is", () => {
+      const capacity = 1600; // a sweep at most every 100 inserts
+      const { store } = full(capacity);
+      // 50 new keys: the first sweeps (nothing idle), then CLOCK evicts v0 … v49, the hand moving past them
+      for (let i = 0; i < 50; i++) store.consumeSync(window, `x${i}`, 1, T0 + 1);
+      expect(store.stats).toMatchObject({ evicted: 50, reclaimed: 0 });
+      // 20 slots behind the hand freed, then taken by quota reads of new keys: stored, holding nothing
+      for (let i = 10; i < 30; i++)
+        store.applySync([{ limits: window, key: `x${i}`, cost: 0 }], "reset", T0 + 2);
+      for (let i = 0; i < 20; i++) store.consumeSync(window, `read${i}`, 0, T0 + 3);
+      // 20 more new keys: the 20 read keys make room, not 20 more used-up keys
+      for (let i = 0; i < 20; i++) store.consumeSync(window, `y${i}`, 1, T0 + 4);
+      expect(store.stats).toMatchObject({ size: capacity, evicted: 50, reclaimed: 20 });
     });
   });
 

@@ -14,11 +14,11 @@
  *   `flags[slot]` (bit 0: recently used, for CLOCK eviction; bit i+1: limit i is in the warning state).
  *
  * When no slot is free: first reclaim slots whose state carries no information (every limit back to fresh:
- * a full bucket, an expired window) — a full pass, amortised to at most 16 slot checks per insert — and
- * otherwise evict by CLOCK (second chance, an approximation of least-recently-used), still preferring an idle
- * slot the hand passes. Evicting a key forgets its usage, so it can only ever over-admit; both reclaims and
- * evictions are counted in {@link MemoryStore.stats}. A flood of distinct keys therefore never grows memory
- * past the capacity.
+ * a full bucket, an expired window) — the keys a quota read stored (below: they hold nothing from the start),
+ * wherever they are, then a full pass, amortised to at most 16 slot checks per insert — and otherwise evict by
+ * CLOCK (second chance, an approximation of least-recently-used), still preferring an idle slot the hand passes.
+ * Evicting a key forgets its usage, so it can only ever over-admit; both reclaims and evictions are counted in
+ * {@link MemoryStore.stats}. A flood of distinct keys therefore never grows memory past the capacity.
  *
  * Reconfiguration: limits are grouped by their set's `namespace`, one layout bound per namespace at a time, and a
  * limit is identified across sets by its name, as in the reference store. Binding a set whose limits have the same
@@ -36,14 +36,23 @@
  * reclaim or evict a live key (flooding reads of new identities would otherwise readmit used-up ones). When no slot
  * is free it stores nothing and is answered as for a fresh state (as `peek` answers an absent key), stepped on the
  * *scratch slot*, slot C (every per-slot array has C + 1 entries). While a slot is free the key is stored as any
- * other (its state is idle, so reclaimed first when room is needed): the step may still leave information that the
- * reference store keeps and reads back (GCRA's cost-0 step records `now`, which a clock that goes back then sees),
- * and a store with room answers exactly as the reference; a full one answers so up to dropping that idle state,
- * which the shared conventions allow at any time. The scratch slot is never on the free list, never owned by a
- * table nor in the index, and never swept, reclaimed or evicted (those scan slots 0 … C − 1); its state, flags
- * and tag are zeroed (its large state sized for the set) before each use, so nothing written there outlives the
- * step, and a call of several such items zeroes it before each item (and never saves or restores it). The checks
- * of the cost and of a free slot are on the miss path only: a hit, whatever its cost, is not slowed.
+ * other (its state is idle, so reclaimed first when room is needed, wherever the hand is): the step may still leave
+ * information that the reference store keeps and reads back (GCRA's cost-0 step records `now`, which a clock that
+ * goes back then sees), and a store with room answers exactly as the reference; a full one answers so up to
+ * dropping that idle state, which the shared conventions allow at any time. The scratch slot is never on the free
+ * list, never owned by a table nor in the index, and never swept, reclaimed or evicted (those scan slots
+ * 0 … C − 1); its state, flags and tag are zeroed (its large state sized for the set) before each use, so nothing
+ * written there outlives the step, and a call of several such items zeroes it before each item (and never saves or
+ * restores it).
+ *
+ * A consume of a key the store does not hold that its fresh state denies (a cost above what the limit ever admits
+ * at once, or a call of several items denied by another) stores nothing either, on a full store or not: a denial
+ * writes nothing, so the state would stay fresh, and storing it would take a slot, evicting a live key on a full
+ * store (a flood of such requests for new identities would readmit used-up ones). It is decided on a fresh state,
+ * the scratch slot, as the reference store decides it. A call of several items first decides with its keys not
+ * held read as fresh, and stores them only when allowed (unless a key not held is named twice: then they are
+ * stored first, as before). The checks of the cost, of a free slot and of a fresh state's verdict (one step of
+ * each limit on zeros) are on the miss path only: a hit, whatever its cost, is not slowed.
  *
  * The common call, one key against a set of one small limit, has its own path: `bindSync` hands out a consumer
  * made once per set ({@link singleLimitConsumer}) that goes from the index lookup through the kernel to the decision
@@ -254,6 +263,16 @@ export class MemoryStore implements SyncStore {
   #hand = 0;
   #insertsSinceSweep = 0;
   /**
+   * Slots stored by a quota read (a consume of cost 0 of a key not held, stored while a slot was free): they hold
+   * nothing, so making room reclaims them first, wherever the CLOCK hand is. A ring of the last `capacity` such
+   * slots, newest taken first (an entry may be stale: checked when taken); allocated on the first.
+   */
+  #idleRing: Int32Array | undefined;
+  /** Where the next entry of {@link MemoryStore.#idleRing} goes. */
+  #idleNext = 0;
+  /** Entries in {@link MemoryStore.#idleRing}. */
+  #idleCount = 0;
+  /**
    * The slots a multi-item consume has taken so far: making room for its next key must not reclaim or evict them (a
    * fresh slot counts as idle), or two of its keys would share one slot. Empty outside such a call.
    */
@@ -360,7 +379,8 @@ export class MemoryStore implements SyncStore {
       for (const slot of this.#slotsOf(t)) this.#tags[slot] = 0;
     }
     const id = ++t.choiceId;
-    for (const s of sets) this.#noteIdleSet(t, this.#compiled(s));
+    const compiled = sets.map((s) => this.#compiled(s));
+    for (const c of compiled) this.#noteIdleSet(t, c);
     const only = first.only;
     const shape = first.shape as object; // a set of one small limit has one (see #compiled)
     const limits = this.#choiceLimitsOf(sets.map((s) => (this.#compiled(s).only as LimitLayout).spec));
@@ -378,6 +398,8 @@ export class MemoryStore implements SyncStore {
       };
       this.#choiceCores.set(shape, core);
     }
+    const epoch = t.choiceEpoch;
+    const mark = id * 256 + 1;
     return new SlotChoice(
       t,
       shape,
@@ -387,8 +409,39 @@ export class MemoryStore implements SyncStore {
       this.#tags,
       core,
       choose,
-      outOfLine((key: string, cost: number, nowMs: number) => this.#slotOf(t, sets[0], key, cost, nowMs)),
+      outOfLine((key: string, cost: number, nowMs: number) =>
+        this.#slotOfChoice(t, sets, compiled, mark, epoch, choose, key, cost, nowMs),
+      ),
     );
+  }
+
+  /**
+   * The slow path of a {@link SlotChoice} (its table `t` bound to another shape since, or `key` not held): the slot
+   * of `key` as {@link MemoryStore.#slotOf} finds it, under the set chosen for the key, whose limit decides whether a
+   * key not held is stored (a cost its fresh state denies is not). A key not held gets its choice in its slot's tag
+   * here (`mark` + choice, while `t` is in the consumer's `epoch`), so the consumer does not ask again.
+   */
+  #slotOfChoice(
+    t: Table,
+    sets: readonly LimitSet[],
+    compiled: readonly CompiledSet[],
+    mark: number,
+    epoch: number,
+    choose: (key: string) => number,
+    key: string,
+    cost: number,
+    nowMs: number,
+  ): number {
+    const shape = compiled[0].shape;
+    const bound = t.shape === shape ? t : this.#bind(sets[0]);
+    const held = this.#index.get(bound.id, key);
+    if (held !== -1) return held;
+    const c = choose(key);
+    if (!(c >= 0 && c < sets.length))
+      throw new InvalidArgumentError(`memoryStore: choice ${c} is not one of the ${sets.length} sets bound`);
+    const slot = this.#slotFor(bound, compiled[c], key, cost, nowMs);
+    if (t.choiceEpoch === epoch && t.shape === shape) (this.#tags as Int32Array)[slot] = mark + c;
+    return slot;
   }
 
   /**
@@ -420,38 +473,55 @@ export class MemoryStore implements SyncStore {
   /** One consume of one key: a set of one small limit takes its single-limit consumer. */
   #consumeIn(t: Table, limits: LimitSet, key: string, cost: number, nowMs: number): Decision {
     if (t.set !== limits) t = this.#bind(limits); // another set of this namespace was used since
-    const slot = this.#slotFor(t, key, cost, nowMs);
-    // Finds `slot` now (or, for cost 0 of a key not held on a full store, zeroes the scratch slot again and steps it).
     if (t.consumeOne !== undefined) return t.consumeOne(key, cost, nowMs);
+    const slot = this.#slotFor(t, this.#compiled(limits), key, cost, nowMs);
     this.#flags[slot] |= 1;
     return this.#consumeItems([{ limits, key, cost }], [slot], nowMs)[0];
   }
 
   /**
    * The slot of `key` in table `t` for `set` (the slow path of {@link singleLimitConsumer}, whose `set` is of one
-   * small limit): rebinds `set` when the set bound since has another shape, and stores the key when it is new (for
-   * cost 0 on a full store, the zeroed scratch slot instead). A set of the same shape (one small limit, same name,
+   * small limit): rebinds `set` when the set bound since has another shape, and stores the key when it is new (or
+   * hands out the zeroed scratch slot: see {@link MemoryStore.#slotFor}). A set of the same shape (one small limit, same name,
    * algorithm and width: e.g. the engine's tiers of a rule's shape, used in turn) shares the state as is (see
    * `#bind`): the consumer steps it with its own limit and does not come here.
    */
   #slotOf(t: Table, set: LimitSet, key: string, cost: number, nowMs: number): number {
-    if (t.shape !== this.#compiled(set).shape) t = this.#bind(set);
-    return this.#slotFor(t, key, cost, nowMs);
+    const c = this.#compiled(set);
+    if (t.shape !== c.shape) t = this.#bind(set);
+    return this.#slotFor(t, c, key, cost, nowMs);
   }
 
   /**
-   * The slot of `key` in table `t`, storing the key when it is new; a consume of cost 0 of a key not held, on a store
-   * with no free slot, gets the scratch slot, zeroed for `t`'s set, and stores nothing (see the module comment).
+   * The slot of `key` in table `t` for a consume of `cost` under set `c` (of `t`'s shape). A key not held is stored,
+   * unless its step would leave nothing to keep: then it gets the scratch slot, zeroed for `c`, and the store is left
+   * as it was (see the module comment) — a cost of 0 on a store with no free slot, or a cost its fresh state denies
+   * (a denial writes nothing). A key stored by a cost of 0 holds nothing: it is reclaimed first when room is needed.
    */
-  #slotFor(t: Table, key: string, cost: number, nowMs: number): number {
+  #slotFor(t: Table, c: CompiledSet, key: string, cost: number, nowMs: number): number {
     const slot = this.#index.get(t.id, key);
     if (slot !== -1) return slot;
-    return cost === 0 && this.#freeTop === 0 ? this.#scratch(t.bigWidth) : this.#insert(t, key, nowMs);
+    if (cost === 0) return this.#freeTop === 0 ? this.#scratch(c.big) : this.#insert(t, key, nowMs, true);
+    return this.#deniedFresh(c, cost, nowMs) ? this.#scratch(c.big) : this.#insert(t, key, nowMs, false);
+  }
+
+  /**
+   * Whether a fresh state denies `cost` under set `c`: one of its limits does (each decides alone on a fresh state),
+   * without writing. The verdict of every item of a call whose keys are all fresh, as the reference store gives it.
+   */
+  #deniedFresh(c: CompiledSet, cost: number, nowMs: number): boolean {
+    const out = this.#out;
+    for (const l of c.layout) {
+      l.algorithm.apply(c.zeros, 0, nowMs, l.spec, cost, false, out);
+      if (!out.allowed) return true;
+    }
+    return false;
   }
 
   /**
    * The scratch slot (`capacity`, see the module comment), its state, flags and tag zeroed and its large state
-   * sized to `bigWidth` floats: a fresh state to step a cost-0 consume of a key not held on. Throws on a closed store.
+   * sized to `bigWidth` floats: a fresh state to step a consume of a key not held on, storing nothing (a cost of 0 on a
+   * full store, a denial). Throws on a closed store.
    */
   #scratch(bigWidth: number): number {
     this.#assertOpen();
@@ -497,25 +567,7 @@ export class MemoryStore implements SyncStore {
     switch (op) {
       case "consume": {
         if (items.length > 1) this.#checkLayouts(items);
-        const pinned = this.#pinned;
-        const many = items.length > 1;
-        let slots: number[];
-        try {
-          slots = items.map((it) => {
-            const t = this.#table(it.limits);
-            let slot = this.#index.get(t.id, it.key);
-            if (slot === -1) {
-              // A cost-0 item of a key not held, no slot free: decided on a fresh state (the scratch slot), not stored.
-              if (it.cost === 0 && this.#freeTop === 0) return this.#capacity;
-              slot = this.#insert(t, it.key, nowMs);
-            } else this.#flags[slot] |= 1;
-            if (many) pinned.push(slot);
-            return slot;
-          });
-        } finally {
-          pinned.length = 0;
-        }
-        return this.#consumeItems(items, slots, nowMs);
+        return this.#consumeItems(items, this.#consumeSlots(items, nowMs), nowMs);
       }
       case "peek":
         return items.map((it) => this.#peek(it.limits, it.key, it.cost, nowMs));
@@ -542,6 +594,72 @@ export class MemoryStore implements SyncStore {
           return this.#peek(it.limits, it.key, 0, nowMs);
         });
     }
+  }
+
+  /**
+   * The slots of the items of a consume: each held key's first, then the keys not held, stored or not as
+   * {@link MemoryStore.#slotFor} does for one. Making room for a key of the call never takes a slot another key of
+   * the call holds (they are pinned). When several items name keys not held, none of them is stored if the call is
+   * denied with each of those keys read as a fresh state (the scratch slot): exact when no key not held is named
+   * twice; a key that is is stored, as any other.
+   */
+  #consumeSlots(items: readonly StoreItem[], nowMs: number): number[] {
+    const slots: number[] = [];
+    const pinned = this.#pinned;
+    const many = items.length > 1;
+    let absent = 0;
+    try {
+      for (const it of items) {
+        const slot = this.#index.get(this.#table(it.limits).id, it.key);
+        if (slot === -1) absent++;
+        else {
+          this.#flags[slot] |= 1;
+          if (many) pinned.push(slot);
+        }
+        slots.push(slot);
+      }
+      if (absent === 0) return slots;
+      if (!many) {
+        const it = items[0];
+        slots[0] = this.#slotFor(this.#table(it.limits), this.#compiled(it.limits), it.key, it.cost, nowMs);
+        return slots;
+      }
+      if (absent === 1 || this.#absentOnce(items, slots)) {
+        const probe = slots.map((s) => (s === -1 ? this.#capacity : s));
+        const allowed = hasDuplicates(probe)
+          ? this.#trialRun(items, probe, nowMs)
+          : this.#dryRun(items, probe, nowMs);
+        if (!allowed) return probe;
+      }
+      for (let i = 0; i < items.length; i++) {
+        if (slots[i] !== -1) continue;
+        const it = items[i];
+        const t = this.#table(it.limits);
+        let slot = this.#index.get(t.id, it.key); // stored by an earlier item of the call
+        if (slot === -1) {
+          // A cost-0 item of a key not held, no slot free: decided on a fresh state (the scratch slot), not stored.
+          if (it.cost === 0 && this.#freeTop === 0) slot = this.#capacity;
+          else slot = this.#insert(t, it.key, nowMs, it.cost === 0);
+        }
+        pinned.push(slot);
+        slots[i] = slot;
+      }
+      return slots;
+    } finally {
+      pinned.length = 0;
+    }
+  }
+
+  /** Whether the keys not held (`slots[i]` -1) of `items` are each named once (by namespace and key). */
+  #absentOnce(items: readonly StoreItem[], slots: readonly number[]): boolean {
+    const seen = new Set<string>();
+    for (let i = 0; i < items.length; i++) {
+      if (slots[i] !== -1) continue;
+      const name = JSON.stringify([items[i].limits.namespace, items[i].key]);
+      if (seen.has(name)) return false;
+      seen.add(name);
+    }
+    return true;
   }
 
   /** Applies `op` to every item; see {@link Store.apply}. Memory is always all-or-nothing across items. */
@@ -588,6 +706,7 @@ export class MemoryStore implements SyncStore {
     }
     this.#reclaimed += freed;
     this.#insertsSinceSweep = 0;
+    this.#idleCount = 0; // every idle key is gone
     return freed;
   }
 
@@ -824,11 +943,21 @@ export class MemoryStore implements SyncStore {
     return [this.#slab.data, slot * this.#slab.stride + l.offset];
   }
 
-  #insert(t: Table, key: string, nowMs: number): number {
+  /**
+   * Stores `key` in table `t` (a free slot, or one {@link MemoryStore.#makeRoom} frees), its state fresh, and returns
+   * its slot. `idle`: the call stepping it leaves it holding nothing (a cost of 0), to be reclaimed first.
+   */
+  #insert(t: Table, key: string, nowMs: number, idle: boolean): number {
     if (this.#closed) throw new SluiceError("ERR_SLUICE_STORE_CLOSED", "memoryStore: used after close()");
     let slot: number;
     if (this.#freeTop > 0) slot = this.#free[--this.#freeTop];
     else slot = this.#makeRoom(nowMs);
+    if (idle) {
+      this.#idleRing ??= new Int32Array(this.#capacity);
+      this.#idleRing[this.#idleNext] = slot;
+      this.#idleNext = this.#idleNext + 1 === this.#capacity ? 0 : this.#idleNext + 1;
+      if (this.#idleCount < this.#capacity) this.#idleCount++;
+    }
     this.#insertsSinceSweep++;
     this.#keys[slot] = key;
     this.#owner[slot] = t.id;
@@ -884,13 +1013,27 @@ export class MemoryStore implements SyncStore {
     return slots;
   }
 
-  /** Frees a slot when none is free: reclaim idle keys first, else evict by CLOCK. Returns a free slot. */
+  /**
+   * Frees a slot when none is free: reclaim idle keys first (those a quota read stored, then any a sweep finds,
+   * amortised to at most 16 slot checks per insert), else evict by CLOCK. Returns a free slot.
+   */
   #makeRoom(nowMs: number): number {
-    if (this.#insertsSinceSweep * 16 >= this.#capacity && this.sweep(nowMs) > 0)
-      return this.#free[--this.#freeTop];
     const owner = this.#owner;
     const flags = this.#flags;
     const pinned = this.#pinned;
+    const ring = this.#idleRing;
+    while (this.#idleCount > 0 && ring !== undefined) {
+      this.#idleNext = (this.#idleNext === 0 ? this.#capacity : this.#idleNext) - 1;
+      this.#idleCount--;
+      const slot = ring[this.#idleNext];
+      if (owner[slot] !== 0 && !pinned.includes(slot) && this.#isIdle(slot, nowMs)) {
+        this.#reclaimed++;
+        this.#release(slot);
+        return this.#free[--this.#freeTop];
+      }
+    }
+    if (this.#insertsSinceSweep * 16 >= this.#capacity && this.sweep(nowMs) > 0)
+      return this.#free[--this.#freeTop];
     for (let seen = 0; ; seen++) {
       const slot = this.#hand;
       this.#hand = slot + 1 === this.#capacity ? 0 : slot + 1;
@@ -1168,8 +1311,8 @@ export class MemoryStore implements SyncStore {
  * It has one exit, the decision it builds: a caller that inlines the path and only reads the decision's fields
  * (`allowed`, `retryAfterMs`) then sees where the object comes from and need not allocate it at all. So a key not
  * stored yet, or a set of another shape bound in the namespace since, does not return from elsewhere: `slotOf` (the
- * slow path) stores or rebinds and hands back the slot (for a cost of 0 on a full store, the zeroed scratch slot),
- * and the step continues here. It throws on a closed store.
+ * slow path) stores or rebinds and hands back the slot (for a key it does not store, a cost of 0 on a full store
+ * or a denial of a fresh state, the zeroed scratch slot), and the step continues here. It throws on a closed store.
  * `shape` is the set's {@link CompiledSet.shape}: while the table's bound set has it, the slot's state is this
  * limit's to step, whichever set of the shape was bound.
  */
