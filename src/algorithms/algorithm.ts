@@ -61,6 +61,14 @@ export interface Algorithm {
   refund(s: Float64Array, o: number, nowMs: number, spec: LimitSpec, amount: number): void;
   /** Milliseconds from `nowMs` after which the state is indistinguishable from fresh (0: already is). */
   idleAfterMs(s: Float64Array, o: number, nowMs: number, spec: LimitSpec): number;
+  /**
+   * States of O(limit) fields only (sliding_log, bucketed_window, concurrency): how many floats from `o` the next
+   * call of any method on this state may read, or write with anything but zeros — at most `width(spec)`. A store
+   * may hold just that prefix of a state, the rest being zeros as in a fresh state: the state then behaves exactly
+   * as at full width. It reads only the state's first 3 floats; a fresh state's extent is at most 6. Without it a
+   * store holds the full width.
+   */
+  extent?(s: Float64Array, o: number, spec: LimitSpec): number;
   /** Concurrency only: ends lease `leaseId`; returns whether it was held. */
   release?(s: Float64Array, o: number, nowMs: number, spec: LimitSpec, leaseId: number): boolean;
   /**

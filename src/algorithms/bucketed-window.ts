@@ -35,7 +35,7 @@
  */
 import { ceilMs, floorCount, TIME_TOLERANCE_MS } from "../core/time-math.js";
 import type { Algorithm } from "./algorithm.js";
-import { HEAD, RING, ringRefund, ringRetryMs, SIZE, TOTAL } from "./ring.js";
+import { HEAD, RING, ringExtent, ringRefund, ringRetryMs, SIZE, TOTAL } from "./ring.js";
 
 /** The bucketed sliding window of seed 001: a ring of (bucket id, count) per key. */
 export const bucketedWindow: Algorithm = {
@@ -146,5 +146,9 @@ export const bucketedWindow: Algorithm = {
     if (newestId > Math.floor((nowMs + TIME_TOLERANCE_MS) / spec.bucketMs) + cap) return 0; // as in apply
     const ahead = newestId * spec.bucketMs + spec.periodMs - nowMs;
     return ahead > 0 ? ahead : 0;
+  },
+
+  extent(s, o, spec): number {
+    return ringExtent(s, o, spec.periodMs / spec.bucketMs);
   },
 };

@@ -149,6 +149,12 @@ export const concurrency: Algorithm = {
     return latest - nowMs;
   },
 
+  extent(s, o, spec): number {
+    // Leases fill slots 0 … size − 1; a new one goes in slot size at most (after expired ones are compacted away).
+    const size = storedSize(s, o, spec.limit);
+    return LEASES + STRIDE * (size < spec.limit ? size + 1 : spec.limit);
+  },
+
   resetKeep(s, o, spec): boolean {
     const next = s[o + NEXT_ID];
     s.fill(0, o, o + LEASES + STRIDE * spec.limit);

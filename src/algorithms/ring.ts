@@ -46,6 +46,21 @@ export function ringRetryMs(
   return fallbackMs;
 }
 
+/**
+ * The floats from `o` a step may touch in a ring of capacity `cap` (see {@link Algorithm.extent}): the header and
+ * entries `head … head + size` (the live ones, read from the head, and the one an admission appends), all `cap`
+ * when they wrap round its end. `head` and `size` are clamped as the kernels clamp them.
+ */
+export function ringExtent(s: Float64Array, o: number, cap: number): number {
+  let head = s[o + HEAD];
+  let size = s[o + SIZE];
+  if (!(head >= 0 && head < cap)) head = 0;
+  if (!(size > 0)) size = 0;
+  else if (size > cap) size = cap;
+  const end = head + size + 1;
+  return RING + 2 * (end > cap ? cap : end);
+}
+
 /** Gives back up to `amount` units, taking them from the newest entries first; never below empty. */
 export function ringRefund(s: Float64Array, o: number, cap: number, amount: number): void {
   if (!(amount > 0)) return;

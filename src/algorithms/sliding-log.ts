@@ -27,7 +27,7 @@
  */
 import { ceilMs, floorCount, TIME_TOLERANCE_MS } from "../core/time-math.js";
 import type { Algorithm } from "./algorithm.js";
-import { HEAD, RING, ringRefund, ringRetryMs, SIZE, TOTAL } from "./ring.js";
+import { HEAD, RING, ringExtent, ringRefund, ringRetryMs, SIZE, TOTAL } from "./ring.js";
 
 /** The exact sliding window log over a ring of (timestamp, cost) entries per key. */
 export const slidingLog: Algorithm = {
@@ -120,5 +120,9 @@ export const slidingLog: Algorithm = {
     if (size > cap) size = cap;
     const ahead = s[o + RING + 2 * ((head + size - 1) % cap)] + spec.periodMs - nowMs;
     return ahead > 0 ? ahead : 0;
+  },
+
+  extent(s, o, spec): number {
+    return ringExtent(s, o, spec.limit);
   },
 };

@@ -634,7 +634,7 @@ describe("engine — a quota read (cost 0) of identities the store does not hold
           q.descriptors.map((d) => d.decision?.limit),
         );
       }
-      expect(store.stats).toEqual({ size: 4, capacity: 4, reclaimed: 0, evicted: 0 });
+      expect(store.stats).toEqual({ size: 4, capacity: 4, reclaimed: 0, evicted: 0, largeStateBytes: 0 });
       for (const d of victims) expect(check({ descriptors: [d] }).allowed).toBe(false);
     });
   }

@@ -1531,6 +1531,19 @@ export const randomTraces: readonly Trace[] = Object.freeze([
       seed: 702,
     },
   ),
+  // Large states a store may hold as a growing prefix (the memory store starts a key at 16 floats): logs, queues
+  // and leases long enough to grow, wrap round and shrink back.
+  randomTrace([perSecond("sliding_log", 40)], { seed: 603, steps: 600, keys: 2 }),
+  randomTrace([{ name: "per-3s", algorithm: "bucketed_window", limit: 25, periodMs: 3000, bucketMs: 100 }], {
+    seed: 703,
+    steps: 600,
+    keys: 2,
+  }),
+  randomTrace([{ name: "in-flight", algorithm: "concurrency", limit: 12, periodMs: 1000 }], {
+    seed: 803,
+    steps: 600,
+    keys: 2,
+  }),
   randomTrace([{ name: "in-flight", algorithm: "concurrency", limit: 3, periodMs: 1000 }], { seed: 801 }),
   randomTrace([{ name: "mutex", algorithm: "concurrency", limit: 1, periodMs: 500 }], { seed: 802 }),
   randomTrace(
@@ -1547,5 +1560,12 @@ export const randomTraces: readonly Trace[] = Object.freeze([
       { name: "rate", algorithm: "token_bucket", limit: 4, periodMs: 1000 },
     ],
     { seed: 902, name: "random concurrency + token_bucket (seed 902, 300 steps)" },
+  ),
+  randomTrace(
+    [
+      { name: "log", algorithm: "sliding_log", limit: 30, periodMs: 2000 },
+      { name: "in-flight", algorithm: "concurrency", limit: 9, periodMs: 1000 },
+    ],
+    { seed: 903, steps: 600, keys: 2, name: "random sliding_log + concurrency (seed 903, 600 steps)" },
   ),
 ]);

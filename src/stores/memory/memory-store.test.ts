@@ -5,7 +5,7 @@ import { createLimitSet, type LimitSet } from "../../algorithms/limit-set.js";
 import type { Decision } from "../../core/decision.js";
 import { type AlgorithmId, parseLimitSpec } from "../../core/limit-spec.js";
 import { ReferenceStore } from "../../testing/reference-store.js";
-import type { StoreItem } from "../store.js";
+import type { StoreItem, StoreOp } from "../store.js";
 import { MemoryStore } from "./memory-store.js";
 
 const T0 = 1_700_000_000_000;
@@ -309,7 +309,13 @@ describe("MemoryStore", () => {
     }
     /** The victims are still held, used up: nothing was evicted, reclaimed nor stored. */
     function untouched(store: MemoryStore, ctx: string) {
-      expect(store.stats, ctx).toEqual({ size: 4, capacity: 4, reclaimed: 0, evicted: 0 });
+      expect(store.stats, ctx).toEqual({
+        size: 4,
+        capacity: 4,
+        reclaimed: 0,
+        evicted: 0,
+        largeStateBytes: 0,
+      });
       for (const k of ["v0", "v1", "v2", "v3"]) {
         expect(store.consumeSync(window, k, 1, T0 + 10).allowed, `${ctx}: ${k}`).toBe(false);
       }
@@ -371,7 +377,7 @@ describe("MemoryStore", () => {
       );
       for (let i = 0; i < 20; i++) store.consumeSync(gcra, `r${i}`, 0, T0 + 1000);
       // one more key took the last free slot; the others were answered without one: nothing reclaimed or evicted
-      expect(store.stats).toEqual({ size: 4, capacity: 4, reclaimed: 0, evicted: 0 });
+      expect(store.stats).toEqual({ size: 4, capacity: 4, reclaimed: 0, evicted: 0, largeStateBytes: 0 });
       for (const k of ["v0", "v1"]) expect(store.consumeSync(window, k, 1, T0 + 1000).allowed).toBe(false);
     });
 
@@ -550,6 +556,173 @@ describe("MemoryStore", () => {
       // 20 more new keys: the 20 read keys make room, not 20 more used-up keys
       for (let i = 0; i < 20; i++) store.consumeSync(window, `y${i}`, 1, T0 + 4);
       expect(store.stats).toMatchObject({ size: capacity, evicted: 50, reclaimed: 20 });
+    });
+  });
+
+  describe("large states (sliding_log, bucketed_window, concurrency)", () => {
+    const fields = (d: Decision) => ({ ...d, policies: d.policies.map((p) => ({ ...p })) });
+    /** mulberry32, so that a failure replays. */
+    function random(seed: number): () => number {
+      let a = seed;
+      return () => {
+        a = (a + 0x6d2b79f5) | 0;
+        let t = Math.imul(a ^ (a >>> 15), 1 | a);
+        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+      };
+    }
+
+    it("hold memory for what a key uses, not for its limit", () => {
+      // A sliding_log of 100,000 keeps up to 100,000 entries per key (1.6 MB at full width): 150 keys each asked
+      // once (half of them quota reads) used to take ~229 MiB.
+      const store = new MemoryStore();
+      const set = createLimitSet("big", [
+        parseLimitSpec({ name: "log", algorithm: "sliding_log", limit: 100_000, periodMs: 60_000 }),
+      ]);
+      const before = process.memoryUsage().arrayBuffers;
+      for (let i = 0; i < 150; i++) store.consumeSync(set, `ip-${i}`, i % 2, T0);
+      const grown = process.memoryUsage().arrayBuffers - before;
+      expect(grown).toBeLessThan(8 * 2 ** 20);
+      expect(store.stats.largeStateBytes).toBe(150 * 16 * 8);
+      // a key grows as it admits: 1,000 admissions take ~2,000 floats (the ring doubled as it filled)
+      for (let i = 0; i < 1000; i++) store.consumeSync(set, "busy", 1, T0 + i);
+      expect(store.stats.largeStateBytes - 150 * 128).toBeLessThanOrEqual(2 * (3 + 2 * 1001) * 8);
+      expect(store.consumeSync(set, "busy", 0, T0 + 1000)).toMatchObject({ remaining: 99_000 });
+    });
+
+    const specsOf = (size: number) => ({
+      log: { name: "log", algorithm: "sliding_log" as const, limit: size, periodMs: 1000 },
+      queue: {
+        name: "queue",
+        algorithm: "bucketed_window" as const,
+        limit: size,
+        periodMs: 50 * size,
+        bucketMs: 50,
+      },
+      leases: { name: "leases", algorithm: "concurrency" as const, limit: size, periodMs: 1000 },
+    });
+
+    for (const kind of ["log", "queue", "leases", "all"] as const) {
+      it(`answer as at full width while they grow, wrap round and are re-laid under other limits (${kind})`, () => {
+        const setOf = (size: number) => {
+          const s = specsOf(size);
+          const specs = kind === "all" ? [s.log, s.queue, s.leases] : [s[kind]];
+          return createLimitSet(
+            "grow",
+            specs.map((x) => parseLimitSpec(x)),
+          );
+        };
+        // Limits changed under the same name mid-run (the ring re-laid by prefix, raised and lowered).
+        const sizes = [40, 40, 64, 25, 40];
+        const store = new MemoryStore({ capacity: 3 });
+        const reference = new ReferenceStore();
+        const next = random(kind.length * 101 + 7);
+        let now = T0;
+        let reachedFull = false;
+        for (let i = 0; i < 6000; i++) {
+          const set = setOf(sizes[Math.floor(i / 1200)]);
+          const r = next();
+          now += r < 0.01 ? 5000 : r < 0.05 ? -Math.floor(next() * 200) : Math.floor(next() * 25);
+          const key = `k${Math.floor(next() * 2)}`;
+          const o = next();
+          let items: StoreItem[];
+          let op: StoreOp = "consume";
+          if (o < 0.75) {
+            const c = next();
+            items = [{ limits: set, key, cost: c < 0.8 ? 1 : c < 0.9 ? 0 : Math.floor(next() * 70) }];
+          } else if (o < 0.85) {
+            // a key named twice, and another key: all-or-nothing on growing states
+            items = [
+              { limits: set, key, cost: 1 },
+              { limits: set, key: "k9", cost: 2 },
+              { limits: set, key, cost: Math.floor(next() * 5) },
+            ];
+          } else if (o < 0.93) {
+            items = [{ limits: set, key, cost: Math.floor(next() * 3) }];
+            op = "peek";
+          } else if (o < 0.995) {
+            items = [{ limits: set, key, cost: 1 + Math.floor(next() * 3) }];
+            op = "refund";
+          } else {
+            items = [{ limits: set, key, cost: 0 }];
+            op = "reset";
+          }
+          const got = store.applySync(items, op, now);
+          const want = reference.applySync(items, op, now);
+          expect(
+            got.map(fields),
+            `step ${i}: ${op} ${JSON.stringify(items.map((x) => [x.key, x.cost]))}`,
+          ).toEqual(want.map(fields));
+          const full = set.specs.reduce((n, s, j) => n + set.algorithms[j].width(s), 0) * 8;
+          if (store.stats.largeStateBytes >= full) reachedFull = true;
+        }
+        expect(reachedFull).toBe(true); // some key's states grew to their full width (and wrapped round)
+      });
+    }
+
+    it("keep their bytes within maxLargeStateBytes: idle keys reclaimed first, then the least recently used evicted", () => {
+      const full = (3 + 2 * 100) * 8; // a sliding_log of 100 holding 100 entries (one per admission)
+      const store = new MemoryStore({ capacity: 100, maxLargeStateBytes: 4 * full });
+      const set = createLimitSet("budget", [
+        parseLimitSpec({ name: "log", algorithm: "sliding_log", limit: 100, periodMs: 1000 }),
+      ]);
+      /** 100 admissions of one unit: the key's log full, its state at full width. */
+      const useUp = (key: string, nowMs: number) => {
+        for (let i = 0; i < 100; i++) expect(store.consumeSync(set, key, 1, nowMs).allowed).toBe(true);
+      };
+      for (const k of ["a", "b", "c", "d"]) useUp(k, T0);
+      expect(store.stats).toMatchObject({ size: 4, largeStateBytes: 4 * full, reclaimed: 0, evicted: 0 });
+      // a fifth used-up key: one of the four goes (none is idle), counted as evicted; the others stay used up
+      useUp("e", T0);
+      expect(store.stats).toMatchObject({ size: 4, largeStateBytes: 4 * full, evicted: 1 });
+      const remaining = (k: string) =>
+        store.applySync([{ limits: set, key: k, cost: 0 }], "peek", T0)[0].remaining;
+      expect(["a", "b", "c", "d", "e"].filter((k) => remaining(k) === 0)).toHaveLength(4);
+      // quota reads of new keys are stored (there is room) with small states, taking room from no used-up key
+      for (let i = 0; i < 20; i++) store.consumeSync(set, `read${i}`, 0, T0);
+      expect(["a", "b", "c", "d", "e"].filter((k) => remaining(k) === 0)).toHaveLength(4);
+      expect(store.stats).toMatchObject({ evicted: 1 });
+      // a second later the four are idle: a sixth key takes an idle one's room, evicting none
+      useUp("f", T0 + 1000);
+      expect(store.stats).toMatchObject({ size: 4, evicted: 1 });
+      expect(store.stats.largeStateBytes).toBeLessThanOrEqual(4 * full);
+      // a budget of bytes, not keys: keys whose logs hold one entry take 128 bytes each, 50 of them fit in it
+      for (let i = 0; i < 90; i++) store.consumeSync(set, `small${i}`, 1, T0 + 1000);
+      expect(store.stats).toMatchObject({ size: 50, largeStateBytes: 50 * 128 });
+    });
+
+    it("grow a key's ring to its full width once it wraps round, answering as the reference throughout", () => {
+      const set = createLimitSet("wrap", [
+        parseLimitSpec({ name: "log", algorithm: "sliding_log", limit: 40, periodMs: 1000 }),
+      ]);
+      const store = new MemoryStore({ capacity: 4 });
+      const reference = new ReferenceStore();
+      const sizes: number[] = [];
+      for (let i = 0; i < 200; i++) {
+        const items = [{ limits: set, key: "k", cost: 1 }];
+        const now = T0 + 30 * i; // ~33 entries live: the ring's head goes round
+        expect(store.applySync(items, "consume", now).map(fields)).toEqual(
+          reference.applySync(items, "consume", now).map(fields),
+        );
+        sizes.push(store.stats.largeStateBytes / 8);
+      }
+      expect([...new Set(sizes)]).toEqual([16, 32, 64, 83]); // 3 + 2 · 40 floats at full width
+    });
+
+    it("reject a set one key of which could hold more than maxLargeStateBytes, naming the option", () => {
+      expect(() => new MemoryStore({ maxLargeStateBytes: 0 })).toThrow(/maxLargeStateBytes must be/);
+      expect(() => new MemoryStore({ maxLargeStateBytes: Number.NaN })).toThrow(/maxLargeStateBytes/);
+      const store = new MemoryStore({ maxLargeStateBytes: 1_000_000 });
+      const set = createLimitSet("huge", [
+        parseLimitSpec({ name: "log", algorithm: "sliding_log", limit: 100_000, periodMs: 1000 }),
+      ]);
+      expect(() => store.consumeSync(set, "k", 1, T0)).toThrow(
+        /1600024 bytes .*maxLargeStateBytes \(1000000\)/,
+      );
+      expect(
+        new MemoryStore({ maxLargeStateBytes: Number.POSITIVE_INFINITY }).consumeSync(set, "k", 1, T0)
+          .allowed,
+      ).toBe(true);
     });
   });
 

@@ -7,8 +7,8 @@
  * Layout, for a capacity C:
  * - `data: Float64Array(C · stride)` — the small states (width ≤ {@link SMALL_STATE_MAX_WIDTH}) of a slot's
  *   limits side by side at `slot · stride + offset`; `stride` is the widest group seen (gcra alone: 1 float).
- * - `big[slot]: Float64Array` — large states (sliding_log, bucketed_window, concurrency), one array per key,
- *   allocated when the key is first stored.
+ * - `big[slot]: Float64Array[]` — large states (sliding_log, bucketed_window, concurrency: O(limit) floats), one
+ *   array per limit of a key, each holding a prefix of its state that grows as the key uses it (below).
  * - `keys[slot]` (the key, confirming index matches and unmapping it on eviction), `owner[slot]` (its table,
  *   0 = free),
  *   `flags[slot]` (bit 0: recently used, for CLOCK eviction; bit i+1: limit i is in the warning state).
@@ -19,6 +19,19 @@
  * CLOCK (second chance, an approximation of least-recently-used), still preferring an idle slot the hand passes.
  * Evicting a key forgets its usage, so it can only ever over-admit; both reclaims and evictions are counted in
  * {@link MemoryStore.stats}. A flood of distinct keys therefore never grows memory past the capacity.
+ *
+ * Large states: a key's sliding_log holds one entry per admission in its window (up to the limit), a concurrency
+ * limit one per lease, a bucketed_window one per bucket: at full width that is 3 + 2L or 3 + 3L floats (1.6 MB for a
+ * sliding_log of 100,000), which a flood of distinct keys each asking once would allocate in full. A key's large
+ * state therefore starts at {@link LARGE_STATE_INITIAL_FLOATS} floats and holds a prefix of the state: the floats past
+ * it are zeros, as in a fresh state. Before each step the kernel's {@link Algorithm.extent} names how many floats the
+ * step may touch (the header and the ring's entries up to where an admission would go); past the prefix, the array
+ * grows to the larger of that and twice its size, up to its full width, so a state behaves exactly as at full width
+ * and a key's memory follows what it holds (a ring that has gone round its end is at full width; a state never
+ * shrinks but when its key is dropped). Their bytes are bounded too ({@link MemoryStoreOptions.maxLargeStateBytes},
+ * 256 MiB by default; {@link MemoryStore.stats} counts them): past it, once the call is over, the keys a quota read
+ * stored, then a CLOCK over the slots holding large states, reclaim idle keys and evict others (counted as the
+ * capacity's evictions). A set one key of which could exceed the budget on its own is refused when bound.
  *
  * Reconfiguration: limits are grouped by their set's `namespace`, one layout bound per namespace at a time, and a
  * limit is identified across sets by its name, as in the reference store. Binding a set whose limits have the same
@@ -98,7 +111,25 @@ export interface MemoryStoreOptions {
   readonly sweepIntervalMs?: number;
   /** Clock for the sweep timer. @default systemClock */
   readonly clock?: Clock;
+  /**
+   * Most bytes of large states (sliding_log, bucketed_window, concurrency: O(limit) floats per key, grown as a key
+   * uses them) held at once; past it, keys holding them are reclaimed when idle and otherwise evicted, as when the
+   * capacity is full. `Infinity`: bounded by the capacity alone. @default 268_435_456 (256 MiB)
+   */
+  readonly maxLargeStateBytes?: number;
 }
+
+/** The default {@link MemoryStoreOptions.maxLargeStateBytes}: 256 MiB. */
+export const DEFAULT_MAX_LARGE_STATE_BYTES = 256 * 2 ** 20;
+
+/**
+ * Floats a key's large state starts with (its full width when smaller): a header and a few entries; it doubles as
+ * its {@link Algorithm.extent} asks for more, up to its full width.
+ */
+const LARGE_STATE_INITIAL_FLOATS = 16;
+
+/** A fresh state's header (zeros), for {@link Algorithm.extent} to size a new key's large state. */
+const ZERO_HEADER = new Float64Array(LARGE_STATE_INITIAL_FLOATS);
 
 /** Counters of a {@link MemoryStore}. */
 export interface MemoryStoreStats {
@@ -110,8 +141,15 @@ export interface MemoryStoreStats {
   readonly reclaimed: number;
   /** Keys dropped while still holding usage, to make room (each may over-admit later). */
   readonly evicted: number;
+  /** Bytes of large states held now (see {@link MemoryStoreOptions.maxLargeStateBytes}). */
+  readonly largeStateBytes: number;
 }
 
+/**
+ * Where one limit of a set keeps its state in a slot. A small state sits in the shared array at
+ * `slot · stride + offset`; a large one is the slot's `offset`-th large state, an array of its own holding a prefix
+ * of the state (at least {@link LimitLayout.initial} floats, at most `width`; see the module comment).
+ */
 interface LimitLayout {
   readonly algorithm: Algorithm;
   readonly spec: LimitSpec;
@@ -119,13 +157,19 @@ interface LimitLayout {
   readonly offset: number;
   readonly width: number;
   readonly warnBit: number;
+  /** Large states: the floats a new key's state starts with. */
+  readonly initial: number;
 }
 
 /** One set's layout, computed once. */
 interface CompiledSet {
   readonly layout: LimitLayout[];
+  /** Floats of its small states side by side. */
   readonly small: number;
+  /** Floats of its large states at their full widths (the most one key can hold). */
   readonly big: number;
+  /** Its large states (the number of arrays a slot holds for it). */
+  readonly bigCount: number;
   readonly only: LimitLayout | undefined;
   /**
    * `only`'s shape (algorithm, width and name), one object per shape: sets of one shape share a slot's state as
@@ -152,13 +196,11 @@ interface Table {
   hi: number;
   set: LimitSet;
   layout: LimitLayout[];
-  smallWidth: number;
-  bigWidth: number;
   /** The single small limit when the set has exactly one limit and it is small (the fast path), else undefined. */
   only: LimitLayout | undefined;
   /** The shape of `only` ({@link CompiledSet.shape}), compared by single-limit consumers of any set. */
   shape: object | undefined;
-  /** Zeros of the widest state, read (never written) when peeking a key that is not stored. */
+  /** Zeros of the widest small state or initial large one, read (never written) for a key that is not stored. */
   zeros: Float64Array;
   /** The single-limit consumer of `set` when `only` is defined. */
   consumeOne: Consumer | undefined;
@@ -246,7 +288,20 @@ export class MemoryStore implements SyncStore {
   readonly #capacity: number;
   /** The shared array of small states and its per-slot stride (replaced together when a wider set arrives). */
   readonly #slab: Slab;
-  readonly #big: (Float64Array | undefined)[];
+  /** Per slot, its large states (see {@link LimitLayout}), or undefined; the scratch slot's are reused. */
+  readonly #big: (Float64Array[] | undefined)[];
+  /** Bytes of the large states of slots 0 … C − 1 (not the scratch slot's). */
+  #largeBytes = 0;
+  readonly #maxLargeBytes: number;
+  /**
+   * The slots holding large states, densely (`#largeCount` of them), for the CLOCK that keeps their bytes within
+   * {@link MemoryStoreOptions.maxLargeStateBytes}; `#largeAt[slot]` is a slot's place in it + 1 (0: absent).
+   * Allocated with the first large state.
+   */
+  #largeSlots: Int32Array | undefined;
+  #largeAt: Int32Array | undefined;
+  #largeCount = 0;
+  #largeHand = 0;
   readonly #keys: (string | undefined)[];
   readonly #owner: Uint16Array;
   readonly #flags: Uint8Array;
@@ -326,6 +381,13 @@ export class MemoryStore implements SyncStore {
     this.#free = new Int32Array(capacity);
     for (let i = 0; i < capacity; i++) this.#free[i] = capacity - 1 - i;
     this.#freeTop = capacity;
+    const maxLarge = options.maxLargeStateBytes ?? DEFAULT_MAX_LARGE_STATE_BYTES;
+    if (typeof maxLarge !== "number" || !(maxLarge > 0)) {
+      throw new InvalidArgumentError(
+        `memoryStore: maxLargeStateBytes must be a number of bytes > 0 (Infinity: no bound but the capacity), got ${maxLarge}`,
+      );
+    }
+    this.#maxLargeBytes = maxLarge;
     const sweepMs = options.sweepIntervalMs ?? 0;
     if (!(sweepMs >= 0))
       throw new InvalidArgumentError(`memoryStore: sweepIntervalMs must be >= 0, got ${sweepMs}`);
@@ -343,6 +405,7 @@ export class MemoryStore implements SyncStore {
       capacity: this.#capacity,
       reclaimed: this.#reclaimed,
       evicted: this.#evicted,
+      largeStateBytes: this.#largeBytes,
     };
   }
 
@@ -476,7 +539,9 @@ export class MemoryStore implements SyncStore {
     if (t.consumeOne !== undefined) return t.consumeOne(key, cost, nowMs);
     const slot = this.#slotFor(t, this.#compiled(limits), key, cost, nowMs);
     this.#flags[slot] |= 1;
-    return this.#consumeItems([{ limits, key, cost }], [slot], nowMs)[0];
+    const decision = this.#consumeItems([{ limits, key, cost }], [slot], nowMs)[0];
+    if (this.#largeBytes > this.#maxLargeBytes) this.#trimLarge(nowMs);
+    return decision;
   }
 
   /**
@@ -501,8 +566,8 @@ export class MemoryStore implements SyncStore {
   #slotFor(t: Table, c: CompiledSet, key: string, cost: number, nowMs: number): number {
     const slot = this.#index.get(t.id, key);
     if (slot !== -1) return slot;
-    if (cost === 0) return this.#freeTop === 0 ? this.#scratch(c.big) : this.#insert(t, key, nowMs, true);
-    return this.#deniedFresh(c, cost, nowMs) ? this.#scratch(c.big) : this.#insert(t, key, nowMs, false);
+    if (cost === 0) return this.#freeTop === 0 ? this.#scratch(c) : this.#insert(t, key, nowMs, true);
+    return this.#deniedFresh(c, cost, nowMs) ? this.#scratch(c) : this.#insert(t, key, nowMs, false);
   }
 
   /**
@@ -519,27 +584,37 @@ export class MemoryStore implements SyncStore {
   }
 
   /**
-   * The scratch slot (`capacity`, see the module comment), its state, flags and tag zeroed and its large state
-   * sized to `bigWidth` floats: a fresh state to step a consume of a key not held on, storing nothing (a cost of 0 on a
-   * full store, a denial). Throws on a closed store.
+   * The scratch slot (`capacity`, see the module comment), its state, flags and tag zeroed and its large states
+   * (reused) zeroed for set `c`: a fresh state to step a consume of a key not held on, storing nothing (a cost of 0
+   * on a full store, a denial). Throws on a closed store.
    */
-  #scratch(bigWidth: number): number {
+  #scratch(c: CompiledSet): number {
     this.#assertOpen();
     const slot = this.#capacity;
     const base = slot * this.#slab.stride;
     this.#slab.data.fill(0, base, base + this.#slab.stride);
     this.#flags[slot] = 0;
     if (this.#tags !== undefined) this.#tags[slot] = 0;
-    const big = this.#big[slot];
-    if (bigWidth === 0) this.#big[slot] = undefined;
-    else if (big !== undefined && big.length === bigWidth) big.fill(0);
-    else this.#big[slot] = new Float64Array(bigWidth);
+    if (c.bigCount > 0) {
+      let states = this.#big[slot];
+      if (states === undefined) {
+        states = [];
+        this.#big[slot] = states;
+      }
+      for (const l of c.layout) {
+        if (!l.big) continue;
+        const state = states[l.offset];
+        // A longer array is a longer prefix of the same fresh state: zeros past `initial` read as the kernel expects.
+        if (state !== undefined && state.length >= l.initial) state.fill(0);
+        else states[l.offset] = new Float64Array(l.initial);
+      }
+    }
     return slot;
   }
 
   /** `slot` for an item of set `c`: the scratch slot is zeroed for it first (each item of a call steps it afresh). */
   #use(slot: number, c: CompiledSet): number {
-    return slot === this.#capacity ? this.#scratch(c.big) : slot;
+    return slot === this.#capacity ? this.#scratch(c) : slot;
   }
 
   /** The single-limit consumer of `set` in table `t` ({@link singleLimitConsumer}), made once per set. */
@@ -564,6 +639,13 @@ export class MemoryStore implements SyncStore {
   /** Synchronous {@link MemoryStore.apply}. */
   applySync(items: readonly StoreItem[], op: StoreOp, nowMs: number): Decision[] {
     this.#assertOpen();
+    const decisions = this.#applyOp(items, op, nowMs);
+    if (this.#largeBytes > this.#maxLargeBytes) this.#trimLarge(nowMs);
+    return decisions;
+  }
+
+  /** {@link MemoryStore.applySync} but for keeping large states within their bytes. */
+  #applyOp(items: readonly StoreItem[], op: StoreOp, nowMs: number): Decision[] {
     switch (op) {
       case "consume": {
         if (items.length > 1) this.#checkLayouts(items);
@@ -715,6 +797,9 @@ export class MemoryStore implements SyncStore {
     if (this.#timer) clearInterval(this.#timer);
     this.#closed = true;
     this.#index.clear();
+    this.#big.length = 0;
+    this.#largeBytes = 0;
+    this.#largeCount = 0;
     for (const t of this.#tablesByNamespace.values()) this.#emptied(t);
     return Promise.resolve();
   }
@@ -862,23 +947,38 @@ export class MemoryStore implements SyncStore {
    * Copies of the states of `slots` (each once), for {@link MemoryStore.#restore}; not of the scratch slot, zeroed
    * before each use instead.
    */
-  #save(slots: readonly number[]): Map<number, [Float64Array, Float64Array | undefined]> {
+  #save(slots: readonly number[]): Map<number, [Float64Array, Float64Array[] | undefined]> {
     const stride = this.#slab.stride;
-    const saved = new Map<number, [Float64Array, Float64Array | undefined]>();
+    const saved = new Map<number, [Float64Array, Float64Array[] | undefined]>();
     for (const slot of slots) {
       if (saved.has(slot) || slot === this.#capacity) continue;
       const big = this.#big[slot];
-      saved.set(slot, [this.#slab.data.slice(slot * stride, slot * stride + stride), big?.slice()]);
+      saved.set(slot, [
+        this.#slab.data.slice(slot * stride, slot * stride + stride),
+        big?.map((state) => state.slice()),
+      ]);
     }
     return saved;
   }
 
-  /** Puts back the states {@link MemoryStore.#save} copied. */
-  #restore(saved: Map<number, [Float64Array, Float64Array | undefined]>): void {
+  /**
+   * Puts back the states {@link MemoryStore.#save} copied: a large state grown since is replaced by its copy, so
+   * that nothing the trial wrote past the copied prefix stays.
+   */
+  #restore(saved: Map<number, [Float64Array, Float64Array[] | undefined]>): void {
     const stride = this.#slab.stride;
     for (const [slot, [data, big]] of saved) {
       this.#slab.data.set(data, slot * stride);
-      if (big !== undefined) this.#big[slot]?.set(big);
+      const states = this.#big[slot];
+      if (big === undefined || states === undefined) continue;
+      big.forEach((copy, i) => {
+        const state = states[i];
+        if (state.length === copy.length) state.set(copy);
+        else {
+          this.#largeBytes += (copy.length - state.length) * 8;
+          states[i] = copy;
+        }
+      });
     }
   }
 
@@ -937,10 +1037,93 @@ export class MemoryStore implements SyncStore {
     return next;
   }
 
-  /** Where limit `l` of `slot` keeps its state: the array and the offset in it. */
+  /**
+   * Where limit `l` of `slot` keeps its state: the array and the offset in it. A large state is first grown to what
+   * its next step may touch ({@link Algorithm.extent}), so any call on it may follow.
+   */
   #where(slot: number, l: LimitLayout): [Float64Array, number] {
-    if (l.big) return [this.#big[slot]!, l.offset];
+    if (l.big) return [this.#large(slot, l), 0];
     return [this.#slab.data, slot * this.#slab.stride + l.offset];
+  }
+
+  /**
+   * Large state `l` of `slot`, grown when its next step may touch floats past the prefix held: to the larger of that
+   * and twice the prefix, at most the full width (the new floats zero, as in a full-width state). Its bytes are
+   * counted, and kept within the budget once the call is over ({@link MemoryStore.#trimLarge}).
+   */
+  #large(slot: number, l: LimitLayout): Float64Array {
+    const states = this.#big[slot] as Float64Array[];
+    const state = states[l.offset];
+    if (state.length === l.width) return state;
+    const need = l.algorithm.extent === undefined ? l.width : l.algorithm.extent(state, 0, l.spec);
+    if (need <= state.length) return state;
+    const grown = new Float64Array(Math.min(l.width, Math.max(need, 2 * state.length)));
+    grown.set(state);
+    states[l.offset] = grown;
+    if (slot !== this.#capacity) this.#largeBytes += (grown.length - state.length) * 8;
+    return grown;
+  }
+
+  /**
+   * Gives `slot` the large states of `layout`, each `lengths[i]` floats (the initial size by default), dropping those
+   * it held; keeps the count of their bytes and the slot's place among the slots holding some.
+   */
+  #setLarge(slot: number, layout: readonly LimitLayout[], lengths?: readonly number[]): void {
+    this.#dropLarge(slot);
+    const states: Float64Array[] = [];
+    for (let i = 0; i < layout.length; i++) {
+      const l = layout[i];
+      if (!l.big) continue;
+      const state = new Float64Array(lengths?.[i] ?? l.initial);
+      states[l.offset] = state;
+      this.#largeBytes += state.length * 8;
+    }
+    if (states.length === 0) return;
+    this.#big[slot] = states;
+    this.#largeSlots ??= new Int32Array(this.#capacity);
+    this.#largeAt ??= new Int32Array(this.#capacity);
+    this.#largeSlots[this.#largeCount] = slot;
+    this.#largeAt[slot] = ++this.#largeCount;
+  }
+
+  /** Drops the large states of `slot` (of slots 0 … C − 1), if any. */
+  #dropLarge(slot: number): void {
+    const states = this.#big[slot];
+    if (states === undefined) return;
+    for (const state of states) this.#largeBytes -= state.length * 8;
+    this.#big[slot] = undefined;
+    const list = this.#largeSlots as Int32Array;
+    const at = this.#largeAt as Int32Array;
+    const last = list[--this.#largeCount];
+    list[at[slot] - 1] = last;
+    at[last] = at[slot];
+    at[slot] = 0;
+  }
+
+  /**
+   * Brings the bytes of large states back within {@link MemoryStoreOptions.maxLargeStateBytes}, after a call: first
+   * the keys a quota read stored (they hold nothing), then a CLOCK over the slots holding large states, reclaiming an
+   * idle one, else giving a recently used one a second chance, else evicting it (counted as the capacity's CLOCK
+   * counts). Never in the middle of a call, which may hold any slot.
+   */
+  #trimLarge(nowMs: number): void {
+    const list = this.#largeSlots as Int32Array;
+    const flags = this.#flags;
+    while (this.#largeBytes > this.#maxLargeBytes && this.#reclaimStoredByRead(nowMs)) {}
+    while (this.#largeBytes > this.#maxLargeBytes && this.#largeCount > 0) {
+      if (this.#largeHand >= this.#largeCount) this.#largeHand = 0;
+      const slot = list[this.#largeHand];
+      if (this.#isIdle(slot, nowMs)) {
+        this.#reclaimed++;
+        this.#release(slot); // the last slot of the list takes its place under the hand
+      } else if ((flags[slot] & 1) !== 0) {
+        flags[slot] &= ~1;
+        this.#largeHand++;
+      } else {
+        this.#evicted++;
+        this.#release(slot);
+      }
+    }
   }
 
   /**
@@ -969,7 +1152,7 @@ export class MemoryStore implements SyncStore {
     if (this.#tags !== undefined) this.#tags[slot] = 0;
     const base = slot * this.#slab.stride;
     this.#slab.data.fill(0, base, base + this.#slab.stride);
-    if (t.bigWidth > 0) this.#big[slot] = new Float64Array(t.bigWidth);
+    this.#setLarge(slot, t.layout);
     return slot;
   }
 
@@ -1021,17 +1204,7 @@ export class MemoryStore implements SyncStore {
     const owner = this.#owner;
     const flags = this.#flags;
     const pinned = this.#pinned;
-    const ring = this.#idleRing;
-    while (this.#idleCount > 0 && ring !== undefined) {
-      this.#idleNext = (this.#idleNext === 0 ? this.#capacity : this.#idleNext) - 1;
-      this.#idleCount--;
-      const slot = ring[this.#idleNext];
-      if (owner[slot] !== 0 && !pinned.includes(slot) && this.#isIdle(slot, nowMs)) {
-        this.#reclaimed++;
-        this.#release(slot);
-        return this.#free[--this.#freeTop];
-      }
-    }
+    if (this.#reclaimStoredByRead(nowMs)) return this.#free[--this.#freeTop];
     if (this.#insertsSinceSweep * 16 >= this.#capacity && this.sweep(nowMs) > 0)
       return this.#free[--this.#freeTop];
     for (let seen = 0; ; seen++) {
@@ -1063,6 +1236,25 @@ export class MemoryStore implements SyncStore {
   }
 
   /**
+   * Reclaims the newest key a quota read stored that is still held, idle and not pinned ({@link
+   * MemoryStore.#idleRing}; the entries passed on the way are stale, and dropped). False when there is none.
+   */
+  #reclaimStoredByRead(nowMs: number): boolean {
+    const ring = this.#idleRing;
+    while (this.#idleCount > 0 && ring !== undefined) {
+      this.#idleNext = (this.#idleNext === 0 ? this.#capacity : this.#idleNext) - 1;
+      this.#idleCount--;
+      const slot = ring[this.#idleNext];
+      if (this.#owner[slot] !== 0 && !this.#pinned.includes(slot) && this.#isIdle(slot, nowMs)) {
+        this.#reclaimed++;
+        this.#release(slot);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * Whether `slot`'s state carries no information: idle under every set bound to its table since the state last
    * started fresh (a key may have been written under any of them), never when there were too many.
    */
@@ -1086,7 +1278,7 @@ export class MemoryStore implements SyncStore {
       if (--t.size === 0) this.#emptied(t);
     }
     this.#keys[slot] = undefined;
-    this.#big[slot] = undefined;
+    this.#dropLarge(slot);
     this.#owner[slot] = 0;
     this.#flags[slot] = 0;
     if (this.#tags !== undefined) this.#tags[slot] = 0;
@@ -1106,20 +1298,32 @@ export class MemoryStore implements SyncStore {
       const layout: LimitLayout[] = [];
       let small = 0;
       let big = 0;
+      let bigCount = 0;
+      let initials = 0;
       set.specs.forEach((spec, i) => {
         const algorithm = set.algorithms[i];
         const width = algorithm.width(spec);
         const isBig = width > SMALL_STATE_MAX_WIDTH;
+        // A large state starts small when its algorithm says how much of it a step touches; else at its full width.
+        const initial = !isBig
+          ? width
+          : algorithm.extent === undefined
+            ? width
+            : Math.min(width, Math.max(LARGE_STATE_INITIAL_FLOATS, algorithm.extent(ZERO_HEADER, 0, spec)));
         layout.push({
           algorithm,
           spec,
           big: isBig,
-          offset: isBig ? big : small,
+          offset: isBig ? bigCount : small,
           width,
           warnBit: 1 << (i + 1),
+          initial,
         });
-        if (isBig) big += width;
-        else small += width;
+        if (isBig) {
+          big += width;
+          bigCount++;
+          initials = Math.max(initials, initial);
+        } else small += width;
       });
       // The single-limit fast path returns no leases, so concurrency limits never take it.
       const only =
@@ -1130,9 +1334,10 @@ export class MemoryStore implements SyncStore {
         layout,
         small,
         big,
+        bigCount,
         only,
         shape: only === undefined ? undefined : this.#shapeOf(only),
-        zeros: new Float64Array(Math.max(small, big, 1)),
+        zeros: new Float64Array(Math.max(small, initials, 1)),
         idleKey: idleKeyOf(layout),
       };
       this.#compiledSets.set(set, c);
@@ -1160,12 +1365,20 @@ export class MemoryStore implements SyncStore {
   #bind(set: LimitSet): Table {
     this.#assertOpen();
     const c = this.#compiled(set);
+    if (c.big * 8 > this.#maxLargeBytes) {
+      throw new InvalidArgumentError(
+        `memoryStore: one key of limits ${JSON.stringify(set.namespace)} may hold ${c.big * 8} bytes of large states (${c.layout
+          .filter((l) => l.big)
+          .map((l) => `${l.spec.name}: ${l.spec.algorithm}`)
+          .join(", ")}), more than maxLargeStateBytes (${this.#maxLargeBytes})`,
+      );
+    }
     let t = this.#tablesByNamespace.get(set.namespace);
     const relaid = t !== undefined && !sameShape(t.layout, c.layout);
     if (t !== undefined && relaid) {
       const from = carriedFrom(t.layout, c.layout);
       if (from.some((i) => i !== -1)) {
-        this.#migrate(t, c.layout, c.small, c.big, from); // kept limits: keep state, the kernels clamp on touch
+        this.#migrate(t, c.layout, c.small, from); // kept limits: keep state, the kernels clamp on touch
       } else {
         for (const slot of this.#slotsOf(t)) this.#release(slot);
       }
@@ -1187,8 +1400,6 @@ export class MemoryStore implements SyncStore {
         hi: -1,
         set,
         layout: c.layout,
-        smallWidth: c.small,
-        bigWidth: c.big,
         only: c.only,
         shape: c.shape,
         zeros: c.zeros,
@@ -1207,8 +1418,6 @@ export class MemoryStore implements SyncStore {
     }
     t.set = set;
     t.layout = c.layout;
-    t.smallWidth = c.small;
-    t.bigWidth = c.big;
     t.only = c.only;
     if (t.shape !== c.shape) this.#tableVersion.version++;
     t.shape = c.shape;
@@ -1258,23 +1467,24 @@ export class MemoryStore implements SyncStore {
    * the width changed (a changed limit of sliding_log or concurrency, a changed period of bucketed_window), as
    * {@link step} does; the kernels clamp the rest on touch. Each limit's warning flag moves with its state.
    */
-  #migrate(
-    t: Table,
-    layout: readonly LimitLayout[],
-    small: number,
-    big: number,
-    from: readonly number[],
-  ): void {
+  #migrate(t: Table, layout: readonly LimitLayout[], small: number, from: readonly number[]): void {
     if (small > this.#slab.stride) this.#widen(small);
     const old = t.layout;
     for (const slot of this.#slotsOf(t)) {
+      // A large state held as a prefix: the floats past it are zeros, and its copy keeps the prefix as held.
       const saved = old.map((l) => {
         const [arr, off] = this.#where(slot, l);
         return arr.slice(off, off + l.width);
       });
       const base = slot * this.#slab.stride;
       this.#slab.data.fill(0, base, base + this.#slab.stride);
-      this.#big[slot] = big > 0 ? new Float64Array(big) : undefined;
+      this.#setLarge(
+        slot,
+        layout,
+        layout.map((l, i) =>
+          Math.min(l.width, Math.max(l.initial, from[i] === -1 ? 0 : saved[from[i]].length)),
+        ),
+      );
       const flags = this.#flags[slot];
       let next = flags & 1; // recently used
       layout.forEach((l, i) => {
