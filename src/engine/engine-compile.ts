@@ -23,9 +23,9 @@
  *   has it. The counter key already holds the identity, so identities never share a count there; what must not
  *   happen is two shapes in one namespace (the memory store re-lays a namespace's keys whenever sets of different
  *   layouts alternate in it, cutting every other identity's state). The number of such namespaces is bounded by the
- *   distinct shapes of the configuration, not by its identities: the memory store holds at most 65,535 namespaces
- *   and never frees one, and a namespace per overridden identity (as before) made the check of the 65,536th such
- *   identity throw. In Redis the namespace is part of each limit's key (the identity too), so the shape's text is
+ *   distinct shapes of the configuration, not by its identities: the memory store holds keys of at most 65,535
+ *   namespaces at once (it once never freed one, and a namespace per overridden identity, as before, made the
+ *   check of the 65,536th such identity throw; it now reuses those holding no key, each a table to rebind). In Redis the namespace is part of each limit's key (the identity too), so the shape's text is
  *   written in full: it is stable across processes. Identities whose overrides have equal limits also share one
  *   set (see `entryFor`), so checks going round them do not rebind the store's table on every call. State cannot
  *   move between shapes: such a change starts the identity's count afresh;

@@ -726,6 +726,59 @@ describe("MemoryStore", () => {
     });
   });
 
+  it("takes new namespaces for the life of the process, reusing those that hold no key", () => {
+    // A namespace's table id is 16 bits: the store used to refuse the 65,536th namespace it ever saw, forever.
+    const store = new MemoryStore({ capacity: 1000 });
+    const set = (namespace: string, limit = 2) =>
+      createLimitSet(namespace, [
+        parseLimitSpec({ name: "s", algorithm: "fixed_window", limit, periodMs: 60_000 }),
+      ]);
+    const a = set("a");
+    const holding = store.bindSync(a);
+    holding("k", 2, T0); // used up: its table holds a key
+    for (let i = 0; i < 65_532; i++) store.bindSync(set(`tenant-${i}`));
+    // the last two ids: namespaces whose keys are gone (reset here; reclaimed or evicted alike)
+    const b = set("b", 3);
+    const c = set("c", 3);
+    const emptied = store.bindSync(b);
+    const choice = store.bindChoiceSync([c], () => 0);
+    if (choice === undefined) throw new Error("the set qualifies");
+    emptied("k", 1, T0);
+    choice.consume("k", 1, T0);
+    store.applySync([{ limits: b, key: "k", cost: 0 }], "reset", T0);
+    store.applySync([{ limits: c, key: "k", cost: 0 }], "reset", T0);
+    // 100 new namespaces: the ids of tables holding no key are reused (b's and c's among the first)
+    for (let i = 0; i < 100; i++) {
+      const next = store.bindSync(set(`late-${i}`, 1));
+      expect(next("k", 1, T0).allowed).toBe(true); // each holds "k", used up
+      expect(next("k", 1, T0).allowed).toBe(false);
+    }
+    // every consumer made before keeps counting its own namespace, never a key of the one that took its id
+    expect(holding("k", 1, T0)).toMatchObject({ allowed: false, remaining: 0 });
+    for (const consume of [emptied, (k: string, n: number, now: number) => choice.consume(k, n, now)]) {
+      expect(consume("k", 1, T0)).toMatchObject({ allowed: true, remaining: 2 });
+      expect(consume("k", 2, T0)).toMatchObject({ allowed: true, remaining: 0 });
+      expect(consume("k", 1, T0).allowed).toBe(false);
+    }
+    expect(store.bindSync(b)("k", 0, T0)).toMatchObject({ remaining: 0 });
+    expect(store.bindSync(set("late-0", 1))("k", 0, T0)).toMatchObject({ remaining: 0 });
+    expect(store.stats.size).toBe(103);
+  });
+
+  it("refuses a new namespace, naming it, only while 65,535 namespaces hold keys", () => {
+    const store = new MemoryStore({ capacity: 65_536 });
+    const set = (namespace: string) =>
+      createLimitSet(namespace, [
+        parseLimitSpec({ name: "s", algorithm: "gcra", limit: 2, periodMs: 60_000 }),
+      ]);
+    for (let i = 0; i < 65_535; i++) store.consumeSync(set(`n${i}`), "k", 1, T0);
+    expect(() => store.consumeSync(set("one more"), "k", 1, T0)).toThrow(
+      /namespace "one more": the store holds keys of 65535 namespaces/,
+    );
+    store.applySync([{ limits: set("n7"), key: "k", cost: 0 }], "reset", T0);
+    expect(store.consumeSync(set("one more"), "k", 1, T0).allowed).toBe(true);
+  });
+
   it("forgets every key on close() and refuses further use", async () => {
     const store = new MemoryStore({ capacity: 4 });
     const set = gcraSet(2);

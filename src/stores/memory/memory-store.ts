@@ -44,6 +44,9 @@
  * A key is reclaimed as idle only when idle under every set of the bound shape that may have stepped it: each
  * table remembers the sets bound to it, and a re-lay to a shape judges under all of them, those bound before an
  * excursion to another shape included (their consumers step the shape they know without binding again).
+ * A namespace's table has a 16-bit id (a slot's owner): when a new namespace finds none left, the tables holding no
+ * key are recycled, their ids reused; whatever still holds such a table (a bound consumer, a set) binds again on its
+ * next call, to a new table (see `#recycleTables`). Only 65,535 namespaces holding keys at once are refused.
  *
  * A consume of cost 0 (a quota read) of a key the store does not hold never makes room for it: a quota read must not
  * reclaim or evict a live key (flooding reads of new identities would otherwise readmit used-up ones). When no slot
@@ -267,7 +270,23 @@ interface Slab {
 /** A single-limit consumer: `(key, cost, nowMs) → Decision`. */
 type Consumer = (key: string, cost: number, nowMs: number) => Decision;
 
+/** Most tables (namespaces) holding keys at once: a table's id is a slot's `owner`, 16 bits (0: free). */
 const MAX_TABLES = 0xffff;
+
+/**
+ * The `set` of a recycled table (see {@link MemoryStore.#recycleTables}): no set is it, so every path holding the
+ * table finds it unbound and binds its set again, to a live table.
+ */
+const RECYCLED_SET: LimitSet = Object.freeze({
+  id: 0,
+  namespace: "",
+  specs: Object.freeze([]),
+  algorithms: Object.freeze([]),
+  hasConcurrency: false,
+});
+
+/** The `shape` of a recycled table: no consumer's, so a single-limit consumer of it takes its slow path. */
+const RECYCLED_SHAPE = Object.freeze({ name: "recycled" });
 
 /**
  * Most sets of one {@link MemoryStore.bindChoiceSync} consumer: a slot's choice tag is `id · 256 + choice + 1`, the
@@ -354,8 +373,10 @@ export class MemoryStore implements SyncStore {
    * entries; past that, a consumer keeps its own.
    */
   readonly #choiceLimits = new Map<string, ChoiceLimits>();
-  /** The single-limit consumer of each set of one small limit, made on first use. */
-  readonly #consumers = new WeakMap<LimitSet, Consumer>();
+  /** The single-limit consumer of each set of one small limit, made on first use, and the table it was made for. */
+  readonly #consumers = new WeakMap<LimitSet, { table: Table; consume: Consumer }>();
+  /** Ids of recycled tables, free for new ones (see {@link MemoryStore.#recycleTables}). */
+  readonly #freeTableIds: number[] = [];
   readonly #tablesByNamespace = new Map<string, Table>();
   readonly #tablesBySlotOwner: (Table | undefined)[] = [undefined];
   readonly #out: StepOut = createStepOut();
@@ -496,7 +517,7 @@ export class MemoryStore implements SyncStore {
     nowMs: number,
   ): number {
     const shape = compiled[0].shape;
-    const bound = t.shape === shape ? t : this.#bind(sets[0]);
+    const bound = t.shape === shape ? t : this.#table(sets[0]);
     const held = this.#index.get(bound.id, key);
     if (held !== -1) return held;
     const c = choose(key);
@@ -535,7 +556,7 @@ export class MemoryStore implements SyncStore {
 
   /** One consume of one key: a set of one small limit takes its single-limit consumer. */
   #consumeIn(t: Table, limits: LimitSet, key: string, cost: number, nowMs: number): Decision {
-    if (t.set !== limits) t = this.#bind(limits); // another set of this namespace was used since
+    if (t.set !== limits) t = this.#table(limits); // another set of this namespace was used since, or recycled
     if (t.consumeOne !== undefined) return t.consumeOne(key, cost, nowMs);
     const slot = this.#slotFor(t, this.#compiled(limits), key, cost, nowMs);
     this.#flags[slot] |= 1;
@@ -553,7 +574,7 @@ export class MemoryStore implements SyncStore {
    */
   #slotOf(t: Table, set: LimitSet, key: string, cost: number, nowMs: number): number {
     const c = this.#compiled(set);
-    if (t.shape !== c.shape) t = this.#bind(set);
+    if (t.shape !== c.shape) t = this.#table(set); // binds `set`, unless bound already (`t` was recycled)
     return this.#slotFor(t, c, key, cost, nowMs);
   }
 
@@ -617,22 +638,24 @@ export class MemoryStore implements SyncStore {
     return slot === this.#capacity ? this.#scratch(c) : slot;
   }
 
-  /** The single-limit consumer of `set` in table `t` ({@link singleLimitConsumer}), made once per set. */
+  /**
+   * The single-limit consumer of `set` in table `t` ({@link singleLimitConsumer}), made once per set (and again when
+   * the set's namespace has a new table: the one made for a recycled table only ever takes its slow path).
+   */
   #consumerOf(t: Table, set: LimitSet, only: LimitLayout): Consumer {
-    let consume = this.#consumers.get(set);
-    if (consume === undefined) {
-      consume = singleLimitConsumer(
-        t,
-        this.#compiled(set).shape,
-        only,
-        this.#index,
-        this.#slab,
-        this.#flags,
-        this.#out,
-        outOfLine((key: string, cost: number, nowMs: number) => this.#slotOf(t, set, key, cost, nowMs)),
-      );
-      this.#consumers.set(set, consume);
-    }
+    const made = this.#consumers.get(set);
+    if (made !== undefined && made.table === t) return made.consume;
+    const consume = singleLimitConsumer(
+      t,
+      this.#compiled(set).shape,
+      only,
+      this.#index,
+      this.#slab,
+      this.#flags,
+      this.#out,
+      outOfLine((key: string, cost: number, nowMs: number) => this.#slotOf(t, set, key, cost, nowMs)),
+    );
+    this.#consumers.set(set, { table: t, consume });
     return consume;
   }
 
@@ -1389,9 +1412,16 @@ export class MemoryStore implements SyncStore {
       t.neverIdle = t.forgetful;
     }
     if (t === undefined) {
-      const id = this.#tablesBySlotOwner.length;
-      if (id > MAX_TABLES)
-        throw new InvalidArgumentError(`memoryStore: more than ${MAX_TABLES} limit namespaces`);
+      let id = this.#freeTableIds.pop() ?? this.#tablesBySlotOwner.length;
+      if (id > MAX_TABLES) {
+        this.#recycleTables();
+        id = this.#freeTableIds.pop() ?? id;
+        if (id > MAX_TABLES) {
+          throw new InvalidArgumentError(
+            `memoryStore: ${set.namespace === "" ? "a new namespace" : `namespace ${JSON.stringify(set.namespace)}`}: the store holds keys of ${MAX_TABLES} namespaces, the most it can at once`,
+          );
+        }
+      }
       t = {
         id,
         namespace: set.namespace,
@@ -1413,7 +1443,7 @@ export class MemoryStore implements SyncStore {
         notedKeys: new Set(),
         forgetful: false,
       };
-      this.#tablesBySlotOwner.push(t);
+      this.#tablesBySlotOwner[id] = t;
       this.#tablesByNamespace.set(set.namespace, t);
     }
     t.set = set;
@@ -1444,6 +1474,31 @@ export class MemoryStore implements SyncStore {
       } else t.forgetful = true;
     }
     this.#addIdleSet(t, c);
+  }
+
+  /**
+   * Frees the ids of every table holding no key, when no id is left for a new namespace: a table's id is 16 bits, and
+   * namespaces come and go over a process's life (tenants, reloaded rules). A recycled table is unbound for good (its
+   * set and shape are no set's, its choice epoch no consumer's), so whatever still holds it — a set's entry, a bound
+   * consumer, a choice consumer — finds it unbound on its next call and binds its set again, to a new table (the id
+   * it holds may be another namespace's by then; it is never used to read a key but beside that check). Such a
+   * consumer keeps working, on its slow path; binding the set again gives a fast one. O(tables), once per 65,535
+   * tables created at most, unless nearly all of them hold keys.
+   */
+  #recycleTables(): void {
+    const tables = this.#tablesBySlotOwner;
+    for (let id = tables.length - 1; id >= 1; id--) {
+      const t = tables[id];
+      if (t === undefined || t.size !== 0) continue;
+      if (this.#tablesByNamespace.get(t.namespace) === t) this.#tablesByNamespace.delete(t.namespace);
+      tables[id] = undefined;
+      t.set = RECYCLED_SET;
+      t.shape = RECYCLED_SHAPE;
+      t.choiceEpoch = -1;
+      t.consumeOne = undefined;
+      this.#freeTableIds.push(id);
+    }
+    this.#tableVersion.version++;
   }
 
   /** Adds `c` to the sets `t`'s keys are judged idle under ({@link Table.idleSets}). */
