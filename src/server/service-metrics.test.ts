@@ -121,6 +121,7 @@ describe("createServiceMetrics", () => {
     expect(sampleValue(s, "sluice_config_version")).toBe(2);
     expect(sampleValue(s, "sluice_store_evictions_total")).toBeGreaterThanOrEqual(1);
     expect(sampleValue(s, "sluice_store_keys")).toBeLessThanOrEqual(2);
+    expect(sampleValue(s, "sluice_store_large_state_bytes")).toBe(0); // gcra only: no large state
     expect(sampleValue(s, "process_cpu_user_seconds_total")).toBeGreaterThanOrEqual(0);
   });
 

@@ -17,6 +17,7 @@
  * | `sluice_config_version` | gauge | | the engine's configuration version (1 = the first) |
  * | `sluice_store_evictions_total` | counter | | memory store keys evicted while holding usage (when the engine's store is a memory store) |
  * | `sluice_store_keys` | gauge | | keys a memory store holds |
+ * | `sluice_store_large_state_bytes` | gauge | | bytes a memory store's large states hold (sliding_log, bucketed_window, concurrency; bounded by its `maxLargeStateBytes`) |
  * | `sluice_store_calls_total`, `sluice_store_errors_total`, `sluice_store_timeouts_total`, `sluice_store_queue_timeouts_total`, `sluice_store_short_circuited_total`, `sluice_store_breaker_opened_total` | counter | policy | the traffic of the engine's failure wrappers around a shared store, one per failure policy in use (`Engine.failureStores`) |
  * | `sluice_store_breaker_open` | gauge | policy | 1 while that wrapper's breaker is open or half-open |
  * | process_*, nodejs_* | | | prom-client's default metrics |
@@ -287,6 +288,14 @@ export function createServiceMetrics(engine: Engine, options: ServiceMetricsOpti
       registers,
       collect() {
         this.set(store.stats.size);
+      },
+    });
+    new client.Gauge({
+      name: "sluice_store_large_state_bytes",
+      help: "Bytes the memory store's large states (sliding_log, bucketed_window, concurrency) hold, bounded by its maxLargeStateBytes.",
+      registers,
+      collect() {
+        this.set(store.stats.largeStateBytes);
       },
     });
   }
