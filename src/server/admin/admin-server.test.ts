@@ -704,6 +704,64 @@ describe("admin API: identities", () => {
     ]);
   });
 
+  it("replaces and deletes every override of an identity and rule when the configuration holds two", async () => {
+    const perMinute = (limit: number) => [
+      { name: "per-minute", algorithm: "fixed_window" as const, limit, period: "1m" },
+    ];
+    await app.close();
+    await engine.close();
+    // Two overrides of one identity and rule: the later one is in force (effective-limits.ts).
+    repository = new MemoryRepository({
+      ...DOC,
+      overrides: [
+        { identity: "user:42", rule: "api-per-user", limits: perMinute(100) },
+        { identity: "user:9", limits: "unlimited" },
+        { identity: "user:42", rule: "api-per-user", limits: perMinute(200) },
+      ],
+    });
+    engine = createEngine({ config: (await repository.load()).config, clock });
+    app = build();
+    await app.ready();
+    expect(await checkUser("42")).toMatchObject({ limit: 200, source: "override" });
+    const url = "/api/v1/users/user:42/override";
+    const replaced = await app.inject({
+      method: "POST",
+      url,
+      headers: { ...OPS, "if-match": (await app.inject({ url })).headers.etag as string },
+      payload: { rule: "api-per-user", limits: perMinute(5) },
+    });
+    expect(replaced.statusCode).toBe(200);
+    expect(json(replaced).overrides).toEqual([
+      { identity: "user:42", rule: "api-per-user", limits: perMinute(5) },
+    ]);
+    expect(await checkUser("42")).toMatchObject({ limit: 5, source: "override" });
+    expect((await repository.load()).document.overrides).toEqual([
+      { identity: "user:42", rule: "api-per-user", limits: perMinute(5) },
+      { identity: "user:9", limits: "unlimited" },
+    ]);
+
+    await app.close();
+    await engine.close();
+    repository = new MemoryRepository({
+      ...DOC,
+      overrides: [
+        { identity: "user:42", rule: "api-per-user", limits: perMinute(100) },
+        { identity: "user:42", rule: "api-per-user", limits: perMinute(200) },
+      ],
+    });
+    engine = createEngine({ config: (await repository.load()).config, clock });
+    app = build();
+    await app.ready();
+    const del = await app.inject({
+      method: "DELETE",
+      url: `${url}?rule=api-per-user`,
+      headers: { ...OPS, "if-match": (await app.inject({ url })).headers.etag as string },
+    });
+    expect(del.statusCode).toBe(204);
+    expect(json(await app.inject({ url })).overrides).toEqual([]);
+    expect(await checkUser("42")).toMatchObject({ limit: 3, source: "rule" });
+  });
+
   it("shows no usage when the store is unreachable: the failure policy's numbers are not the shared counter's", async () => {
     await app.close();
     await engine.close();

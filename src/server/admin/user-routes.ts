@@ -13,6 +13,11 @@
  *   of that rule (every rule when `rule` is left out), answering 201; replacing an existing one for the same rule
  *   answers 200 and requires `If-Match` (the list's `ETag`). `DELETE` (optionally `?rule=`) removes the override of
  *   that rule (or the rule-less one) and requires `If-Match`.
+ *
+ * **Several overrides of one identity and rule.** The configuration may hold more than one (the later in force
+ * wins: a temporary one over a permanent one, say), and the loader accepts that. The API's unit is the pair
+ * (identity, rule): a POST leaves exactly the override given for it (in the place of the first, so its comments
+ * stay), and a DELETE removes every one, so what the engine enforces afterwards is what the request said.
  */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
@@ -85,6 +90,11 @@ function overridesOf(doc: NativeConfigInput, identity: string): OverrideDocument
 
 function sameRule(o: OverrideDocument, rule: string | undefined): boolean {
   return (o as { rule?: string }).rule === rule;
+}
+
+/** Whether `o` is an override of `identity` for `rule` (the rule-less one when `rule` is undefined). */
+function isOverrideOf(o: OverrideDocument, identity: string, rule: string | undefined): boolean {
+  return (o as { identity?: unknown }).identity === identity && sameRule(o, rule);
 }
 
 /** Registers the identity routes on `app` (under the `/api/v1` prefix). */
@@ -194,18 +204,18 @@ export function registerUserRoutes(app: FastifyInstance, ctx: AdminContext): voi
       read: (doc) => ({ identity, overrides: overridesOf(doc, identity) }),
       requireIfMatch: (before) => before?.overrides.some((o) => sameRule(o, body.rule)) === true,
       change: (draft) => {
-        draft.overrides ??= [];
-        const list = draft.overrides;
-        const at = list.findIndex(
-          (o) => (o as { identity?: unknown }).identity === identity && sameRule(o, body.rule),
-        );
-        replaced = at !== -1;
-        if (at === -1) list.push(copyOf(override));
-        else list[at] = copyOf(override);
+        // Every override of the pair goes; the one given takes the place of the first (see the module comment).
+        const list = draft.overrides ?? [];
+        const first = list.findIndex((o) => isOverrideOf(o, identity, body.rule));
+        replaced = first !== -1;
+        const kept = list.filter((o) => !isOverrideOf(o, identity, body.rule));
+        const at = first === -1 ? kept.length : first;
+        kept.splice(at, 0, copyOf(override));
+        draft.overrides = kept;
         return {
           after: { identity, overrides: overridesOf(draft, identity) },
           body: {
-            at: ["overrides", at === -1 ? list.length - 1 : at],
+            at: ["overrides", at],
             // The identity is the path's, not a body field: its issues are reported as configuration paths.
             field: (rest) =>
               rest[0] === "identity"
@@ -234,11 +244,8 @@ export function registerUserRoutes(app: FastifyInstance, ctx: AdminContext): voi
         }
       },
       change: (draft) => {
-        const list = draft.overrides ?? [];
-        const at = list.findIndex(
-          (o) => (o as { identity?: unknown }).identity === identity && sameRule(o, rule),
-        );
-        list.splice(at, 1);
+        // Every override of the pair: one left behind would still be in force (see the module comment).
+        draft.overrides = (draft.overrides ?? []).filter((o) => !isOverrideOf(o, identity, rule));
         return { after: { identity, overrides: overridesOf(draft, identity) } };
       },
     });
