@@ -953,6 +953,36 @@ describe("admin API: reset by identity", () => {
     expect(audit.entries.at(-1)?.after).toMatchObject({ counters: 2, rules: ["vip-42", "search"] });
   });
 
+  it("neither resets nor reports as an identity's own a counter its shared identity entry gives many", async () => {
+    await app.close();
+    await engine.close();
+    repository = new MemoryRepository({
+      version: 1,
+      rules: [
+        {
+          id: "internal-network",
+          domain: "edge",
+          match: [{ key: "remote_address", prefix: "10.", shared: true }],
+          limits: [{ algorithm: "fixed_window", limit: 100, period: "1h" }],
+        },
+      ],
+    });
+    engine = createEngine({ config: (await repository.load()).config, clock });
+    app = build();
+    await app.ready();
+    const from = (address: string) =>
+      engine.check({ domain: "edge", descriptors: [[{ key: "remote_address", value: address }]] });
+    for (let i = 0; i < 30; i++) await from("10.9.9.9");
+    const reason =
+      'the rule\'s "remote_address" entry (the prefix "10.") is shared: every matching remote_address counts one counter, not remote_address:10.0.0.1 alone';
+    const view = json(await app.inject({ url: "/api/v1/users/remote_address%3A10.0.0.1/limits" }));
+    expect((view.rules as { usage: unknown }[])[0].usage).toEqual({ available: false, reason });
+    const res = await reset("remote_address:10.0.0.1");
+    expect(json(res)).toEqual({ counters: 0, rules: [], skipped: [{ rule: "internal-network", reason }] });
+    // The network's count is untouched: 30 used, this check is the 31st.
+    expect((await from("10.9.9.9")).decision.remaining).toBe(69);
+  });
+
   it("audits and reports what was reset when the store fails part-way (503 naming what was not)", async () => {
     for (let i = 0; i < 5; i++) await use("7");
     await use("7", "/search");

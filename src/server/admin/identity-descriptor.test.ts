@@ -17,6 +17,12 @@ const config = configFromValue({
       match: [{ key: "user", prefix: "beta-" }],
       limits: [{ limit: 1, period: "1s" }],
     },
+    {
+      id: "network",
+      domain: "d",
+      match: [{ key: "addr", prefix: "10.", shared: true }],
+      limits: [{ limit: 1, period: "1s" }],
+    },
     { id: "vip", domain: "d", match: [{ key: "user", value: "42" }], limits: [{ limit: 1, period: "1s" }] },
     {
       id: "with-prefix",
@@ -64,6 +70,20 @@ describe("identity descriptor", () => {
     expect(identityDescriptor(rule("beta"), "user:beta-7")).toEqual({
       ok: true,
       descriptor: [{ key: "user", value: "beta-7" }],
+    });
+  });
+
+  it("refuses an identity whose entry is shared: the counter is every matching value's, not the identity's", () => {
+    expect(reachesIdentity(rule("network"), "addr:10.0.0.1")).toBe(true);
+    expect(identityDescriptor(rule("network"), "addr:10.0.0.1")).toEqual({
+      ok: false,
+      reason:
+        'the rule\'s "addr" entry (the prefix "10.") is shared: every matching addr counts one counter, not addr:10.0.0.1 alone',
+    });
+    // Not matched at all: that comes first.
+    expect(identityDescriptor(rule("network"), "addr:192.168.0.1")).toEqual({
+      ok: false,
+      reason: 'addr:192.168.0.1 does not match the rule\'s "addr" entry (the prefix "10.")',
     });
   });
 

@@ -5,7 +5,11 @@
  * does not say which counter a request uses (one per value, or a shared one reached by many values), so there
  * is no single descriptor and the answer says why. The identity's value must itself match the identity entry's
  * pattern (`user:7` is not under a rule for the prefix `beta-`): otherwise the descriptor would be counted by
- * some other rule, and the answer says so instead. The admin API uses it to peek an identity's usage (a check
+ * some other rule, and the answer says so instead. When the identity entry itself is `shared` (a non-exact pattern
+ * whose matching values all count one counter, such as `{ key: remote_address, prefix: "10.", shared: true }`),
+ * the counter is not the identity's own but every matching value's: there is no descriptor of the identity alone
+ * either, and the answer says why (a reset would wipe the others' counts, a usage peek would show their use as
+ * the identity's). The admin API uses it to peek an identity's usage (a check
  * of cost 0) and to reset an identity's counters.
  *
  * A rule **reaches** an identity `key:value` when it identifies callers by `key`, or when it has no identity
@@ -14,7 +18,7 @@
  * another one: {@link notCountedReason} says so, in the same words for every route.
  */
 import { compileRules } from "../../rules/matcher.js";
-import type { Descriptor, DescriptorEntry, Rule, ValuePattern } from "../../rules/rule.js";
+import type { Descriptor, DescriptorEntry, EntryMatcher, Rule, ValuePattern } from "../../rules/rule.js";
 
 /** A descriptor for the identity under the rule, or why there is none. */
 export type IdentityDescriptor =
@@ -62,11 +66,11 @@ export function identityDescriptor(rule: Rule, identity: string): IdentityDescri
     };
   }
   const entries: DescriptorEntry[] = [];
-  let placed: ValuePattern | undefined;
+  let placed: EntryMatcher | undefined;
   for (const m of rule.match) {
     if (placed === undefined && m.key === key) {
       entries.push({ key, value });
-      placed = m.value;
+      placed = m;
     } else if (m.value.kind === "exact") {
       entries.push({ key: m.key, value: m.value.value });
     } else {
@@ -81,7 +85,14 @@ export function identityDescriptor(rule: Rule, identity: string): IdentityDescri
   if (placed !== undefined && compileRules([rule]).match(rule.domain, entries) === undefined) {
     return {
       ok: false,
-      reason: `${identity} does not match the rule's "${key}" entry (${describePattern(placed)})`,
+      reason: `${identity} does not match the rule's "${key}" entry (${describePattern(placed.value)})`,
+    };
+  }
+  // A shared identity entry (the matcher shares only non-exact patterns): one counter for every matching value.
+  if (placed?.shared && placed.value.kind !== "exact") {
+    return {
+      ok: false,
+      reason: `the rule's "${key}" entry (${describePattern(placed.value)}) is shared: every matching ${key} counts one counter, not ${identity} alone`,
     };
   }
   return { ok: true, descriptor: entries };

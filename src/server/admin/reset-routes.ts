@@ -5,8 +5,9 @@
  *   exact patterns), each with the descriptor built from the rule's match entries. The engine forgets the counter
  *   of the rule that *counts* each descriptor (the most specific match), so several rules' descriptors may land on
  *   one counter, or on another rule's: each distinct descriptor is reset once, and a rule whose descriptor is
- *   counted elsewhere, not matched by the identity, not counted at all (unlimited, blocked), or not expressible
- *   (another entry is not exact) goes to `skipped` with the reason;
+ *   counted elsewhere, not matched by the identity, not counted at all (unlimited, blocked), not expressible
+ *   (another entry is not exact), or not the identity's own (its identity entry is `shared`: one counter for every
+ *   matching value, which a reset of one identity must not wipe) goes to `skipped` with the reason;
  * - `{ "domain": "api", "descriptors": [[{ "key": "user", "value": "42" }]] }`: forgets the counters those
  *   descriptors would count.
  * Answers `{ counters, rules, skipped }`: `rules` is exactly the rules whose counters were forgotten (whatever
