@@ -189,10 +189,16 @@ export const tierNameSchema = z
   .string()
   .regex(ID_PATTERN, 'must contain only letters, digits, "_", "." and "-"');
 
+/** Longest rule id. */
+export const MAX_RULE_ID_LENGTH = 128;
+
 /** One rule as written. */
 export const ruleSchema = z
   .object({
-    id: z.string().max(128).regex(ID_PATTERN, 'must contain only letters, digits, "_", "." and "-"'),
+    id: z
+      .string()
+      .max(MAX_RULE_ID_LENGTH)
+      .regex(ID_PATTERN, 'must contain only letters, digits, "_", "." and "-"'),
     name: z.string().min(1).max(200).optional(),
     domain: nonEmpty,
     match: z.array(entryMatcherSchema).min(1),

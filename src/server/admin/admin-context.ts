@@ -10,6 +10,11 @@
  * between the check and the write. The new snapshot is applied to the engine before the answer is sent (so a
  * check right after sees it), then the change is appended to the audit log with its before and after.
  *
+ * **Audit.** An admin change that cannot be audited is not made: the entry's actor, action and resource are checked
+ * against the audit log's bounds ({@link checkAuditable}) before anything is changed (the routes bound identities,
+ * rule ids and domains so that every valid one fits). Only the log's own failure to store an entry, after the
+ * change, cannot be foreseen: it is logged as an error.
+ *
  * A write that leaves the document as it was (a PUT of the resource as it is, removing a tier nobody has) is no
  * change: the repository writes nothing and answers the snapshot the edit was given (same version), and nothing
  * is audited or logged as a change; the route still answers as for a write (idempotent requests).
@@ -24,7 +29,7 @@ import { configFromValue } from "../../rules/load-config.js";
 import type { SluiceConfig } from "../../rules/rule.js";
 import { memoryStore } from "../../stores/memory/memory-store.js";
 import { AdminProblem, issuesDetail, type ProblemIssue } from "./admin-problem.js";
-import type { AuditLog } from "./audit-log.js";
+import { AUDIT_MAX_RESOURCE_LENGTH, AUDIT_MAX_TEXT_LENGTH, type AuditLog, auditText } from "./audit-log.js";
 import type { ConfigRepository, ConfigSnapshot } from "./config-repository.js";
 import type { DecisionTally } from "./decision-tally.js";
 import { checkIfMatch } from "./resource-etag.js";
@@ -155,6 +160,23 @@ function checkEnforceable(draft: NativeConfigInput): void {
   void probe.close();
 }
 
+/**
+ * Throws a 500 (nothing is changed) when an entry of `action` on `resource` by `actor` could not be appended to the
+ * audit log: a change that cannot be audited must not be made. The routes bound what goes into a resource so that
+ * this never happens; it guards that invariant.
+ */
+export function checkAuditable(actor: string, action: string, resource: string): void {
+  try {
+    auditText("actor", actor, AUDIT_MAX_TEXT_LENGTH);
+    auditText("action", action, AUDIT_MAX_TEXT_LENGTH);
+    auditText("resource", resource, AUDIT_MAX_RESOURCE_LENGTH);
+  } catch (error) {
+    throw new AdminProblem(500, "internal", {
+      detail: `the change could not be audited, so it was not made: ${(error as Error).message}`,
+    });
+  }
+}
+
 /** The JSON copy of a value read from the (frozen) document, safe to keep while the draft changes. */
 export function copyOf<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
@@ -196,6 +218,12 @@ export function createAdminContext(options: AdminContextOptions): AdminContext {
     async write<T>(request: FastifyRequest, spec: WriteSpec<T>): Promise<WriteOutcome<T>> {
       const actor = actors.get(request);
       if (actor === undefined) throw new AdminProblem(401, "unauthorized");
+      // The action may depend on the resource before (its check needs only one of its short constants).
+      checkAuditable(
+        actor,
+        typeof spec.action === "string" ? spec.action : spec.action(undefined),
+        spec.resource,
+      );
       const ifMatch = headerValue(request.headers["if-match"]);
       let before: T | undefined;
       let result: ChangeResult<T> | undefined;

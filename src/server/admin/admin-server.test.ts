@@ -8,7 +8,7 @@ import { deepFreeze, type NativeConfigInput } from "../../rules/config-schema.js
 import { configFromValue } from "../../rules/load-config.js";
 import { createAdminServer } from "./admin-server.js";
 import { adminTokens, parseAdminTokens } from "./admin-tokens.js";
-import type { AuditEntry, AuditLog, AuditPage } from "./audit-log.js";
+import { type AuditEntry, type AuditLog, type AuditPage, auditFields } from "./audit-log.js";
 import type { ConfigEdit, ConfigRepository, ConfigSnapshot } from "./config-repository.js";
 import { createDecisionTally } from "./decision-tally.js";
 
@@ -62,13 +62,17 @@ class MemoryRepository implements ConfigRepository {
   async close(): Promise<void> {}
 }
 
-/** An in-memory AuditLog: ids are zero-padded sequence numbers, listed newest first. */
+/** An in-memory AuditLog: ids are zero-padded sequence numbers, listed newest first; entries checked as the real ones. */
 class MemoryAuditLog implements AuditLog {
   readonly entries: AuditEntry[] = [];
   constructor(private readonly clock: ManualClock) {}
 
   async append(entry: Omit<AuditEntry, "id" | "atMs">): Promise<AuditEntry> {
-    const full = { ...entry, id: String(this.entries.length + 1).padStart(8, "0"), atMs: this.clock.nowMs() };
+    const full = {
+      ...auditFields(entry),
+      id: String(this.entries.length + 1).padStart(8, "0"),
+      atMs: this.clock.nowMs(),
+    };
     this.entries.push(JSON.parse(JSON.stringify(full)));
     return full;
   }
@@ -870,6 +874,76 @@ describe("admin API: audit and reset", () => {
       (await app.inject({ method: "POST", url: "/api/v1/limits/reset", payload: { identity: "user:42" } }))
         .statusCode,
     ).toBe(401);
+  });
+});
+
+describe("admin API: long identities", () => {
+  // The longest identity the engine can form: a 256-character key and a 1024-character value, here of characters
+  // URL-encoding makes 6 or 9 characters long.
+  const longest = `${"k".repeat(256)}:${"é".repeat(1000)}${"€".repeat(24)}`;
+  const longUser = `user:${"é".repeat(1024)}`;
+  const path = (identity: string) => `/api/v1/users/${encodeURIComponent(identity)}`;
+
+  it("manages and audits an identity as long as the engine's longest key and value", async () => {
+    const tier = await app.inject({
+      method: "PUT",
+      url: `${path(longest)}/tier`,
+      headers: OPS,
+      payload: { tier: "premium" },
+    });
+    expect(tier.statusCode).toBe(200);
+    expect(json(await app.inject({ url: `${path(longest)}/tier` }))).toEqual({
+      identity: longest,
+      tier: "premium",
+    });
+    const override = await app.inject({
+      method: "POST",
+      url: `${path(longUser)}/override`,
+      headers: OPS,
+      payload: { rule: "api-per-user", limits: "unlimited" },
+    });
+    expect(override.statusCode).toBe(201);
+    const reset = await app.inject({
+      method: "POST",
+      url: "/api/v1/limits/reset",
+      headers: OPS,
+      payload: { identity: longest },
+    });
+    expect(reset.statusCode).toBe(200);
+    expect(audit.entries.map((e) => [e.action, e.resource])).toEqual([
+      ["tier.set", `users/${longest}/tier`],
+      ["override.create", `users/${longUser}/override/api-per-user`],
+      ["limits.reset", `limits/${longest}`],
+    ]);
+    expect(logged.filter((l) => l.level === "error")).toEqual([]);
+  });
+
+  it("refuses an identity beyond the engine's bounds, naming the field, and changes nothing", async () => {
+    const tooLong = `user:${"v".repeat(1025)}`;
+    const tier = await app.inject({
+      method: "PUT",
+      url: `${path(tooLong)}/tier`,
+      headers: OPS,
+      payload: { tier: "premium" },
+    });
+    expect(tier.statusCode).toBe(400);
+    expect(json(tier).errors).toEqual([
+      {
+        parameter: "id",
+        message:
+          'its value (after the first ":") must be at most 1024 characters, as a request\'s entry value, got 1025',
+      },
+    ]);
+    const reset = await app.inject({
+      method: "POST",
+      url: "/api/v1/limits/reset",
+      headers: OPS,
+      payload: { identity: `${"k".repeat(257)}:1` },
+    });
+    expect(reset.statusCode).toBe(400);
+    expect(json(reset).errors).toMatchObject([{ field: "identity" }]);
+    expect(repository.updates).toBe(0);
+    expect(audit.entries).toEqual([]);
   });
 });
 

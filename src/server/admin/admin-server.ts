@@ -30,6 +30,7 @@ import type { Engine } from "../../engine/engine.js";
 import { type AdminContext, type AdminLogger, configProblem, createAdminContext } from "./admin-context.js";
 import { AdminProblem, type ProblemKind } from "./admin-problem.js";
 import { type AdminLimits, createAdminRateLimiter } from "./admin-rate-limit.js";
+import { MAX_IDENTITY_PARAM_LENGTH } from "./admin-request.js";
 import { type AdminTokens, BEARER_TOKEN_CHARS } from "./admin-tokens.js";
 import type { AuditLog } from "./audit-log.js";
 import { registerAuditRoutes } from "./audit-routes.js";
@@ -118,7 +119,12 @@ export function createAdminServer(options: AdminServerOptions): FastifyInstance 
     ...(options.log !== undefined ? { log: options.log } : {}),
   });
   const log = options.log;
-  const app = Fastify({ logger: false, bodyLimit: options.bodyLimitBytes ?? 262_144 });
+  // Every identity the API accepts fits a path parameter URL-encoded (Fastify's default, 100, answered 414).
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimitBytes ?? 262_144,
+    maxParamLength: MAX_IDENTITY_PARAM_LENGTH,
+  });
 
   const unwatch = options.repository.watch((snapshot) => ctx.apply(snapshot));
   app.addHook("onReady", async () => {

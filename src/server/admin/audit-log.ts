@@ -61,6 +61,14 @@ export const AUDIT_MAX_ENTRIES = 100_000;
 export const AUDIT_DEFAULT_PAGE = 50;
 /** Largest page size. */
 export const AUDIT_MAX_PAGE = 1000;
+/** Longest `actor` and `action`. */
+export const AUDIT_MAX_TEXT_LENGTH = 1024;
+/**
+ * Longest `resource`. It must hold every admin resource of every identity and rule the admin API accepts, or a
+ * change of a long identity would be made and not audited: the longest is `users/<identity>/override/<rule>`,
+ * 6 + 1,281 (`MAX_IDENTITY_LENGTH`, `admin-request.ts`) + 10 + 128 (a rule id) = 1,425 characters.
+ */
+export const AUDIT_MAX_RESOURCE_LENGTH = 2048;
 
 /** The page size asked for, checked: a whole number from 1 to {@link AUDIT_MAX_PAGE}. */
 export function pageLimit(limit: number | undefined): number {
@@ -82,17 +90,23 @@ export function positiveOption(name: string, value: number | undefined, fallback
   return value;
 }
 
+/** `v` when it is a non-empty string of at most `max` characters; else throws naming the field `name`. */
+export function auditText(name: string, v: unknown, max: number): string {
+  if (typeof v !== "string" || v === "" || v.length > max) {
+    throw new InvalidArgumentError(
+      `${name}: must be a non-empty string of at most ${max} characters${typeof v === "string" && v !== "" ? `, got ${v.length}` : ""}`,
+    );
+  }
+  return v;
+}
+
 /**
- * What is appended, checked and normalised: `actor`, `action` and `resource` non-empty strings (at most 1024
- * characters), `before` and `after` JSON data (`undefined` becomes null).
+ * What is appended, checked and normalised: `actor` and `action` non-empty strings of at most
+ * {@link AUDIT_MAX_TEXT_LENGTH} characters, `resource` of at most {@link AUDIT_MAX_RESOURCE_LENGTH}, `before` and
+ * `after` JSON data (`undefined` becomes null).
  */
 export function auditFields(entry: Omit<AuditEntry, "id" | "atMs">): Omit<AuditEntry, "id" | "atMs"> {
-  const text = (name: string, v: unknown): string => {
-    if (typeof v !== "string" || v === "" || v.length > 1024) {
-      throw new InvalidArgumentError(`${name}: must be a non-empty string of at most 1024 characters`);
-    }
-    return v;
-  };
+  const text = (name: string, v: unknown): string => auditText(name, v, AUDIT_MAX_TEXT_LENGTH);
   const json = (name: string, v: unknown): unknown => {
     if (v === undefined) return null;
     try {
@@ -104,7 +118,7 @@ export function auditFields(entry: Omit<AuditEntry, "id" | "atMs">): Omit<AuditE
   return {
     actor: text("actor", entry.actor),
     action: text("action", entry.action),
-    resource: text("resource", entry.resource),
+    resource: auditText("resource", entry.resource, AUDIT_MAX_RESOURCE_LENGTH),
     before: json("before", entry.before),
     after: json("after", entry.after),
   };

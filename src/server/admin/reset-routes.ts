@@ -20,20 +20,21 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { InvalidArgumentError } from "../../core/errors.js";
-import type { ResetResult } from "../../engine/engine.js";
-import { identitySchema } from "../../rules/config-schema.js";
+import { MAX_DOMAIN_LENGTH, type ResetResult } from "../../engine/engine.js";
 import type { Descriptor, Rule } from "../../rules/rule.js";
-import type { AdminContext } from "./admin-context.js";
+import { type AdminContext, checkAuditable } from "./admin-context.js";
 import { AdminProblem, invalidRequest } from "./admin-problem.js";
-import { parseBody } from "./admin-request.js";
+import { adminIdentitySchema, parseBody } from "./admin-request.js";
 import { identityDescriptor, notCountedReason, reachesIdentity } from "./identity-descriptor.js";
 
 const entrySchema = z.object({ key: z.string().min(1), value: z.string() }).strict();
+// Domains and identities within the engine's bounds: every resource audited below fits the audit log's.
+const domainSchema = z.string().min(1).max(MAX_DOMAIN_LENGTH);
 const byIdentitySchema = z
-  .object({ identity: identitySchema, domain: z.string().min(1).optional() })
+  .object({ identity: adminIdentitySchema, domain: domainSchema.optional() })
   .strict();
 const byDescriptorsSchema = z
-  .object({ domain: z.string().min(1), descriptors: z.array(z.array(entrySchema).min(1)).min(1).max(64) })
+  .object({ domain: domainSchema, descriptors: z.array(z.array(entrySchema).min(1)).min(1).max(64) })
   .strict();
 
 /** Registers the reset route on `app` (under the `/api/v1` prefix). */
@@ -61,6 +62,7 @@ export function registerResetRoutes(app: FastifyInstance, ctx: AdminContext): vo
       if (byIdentity) {
         const body = parseBody(byIdentitySchema, raw);
         resource = `limits/${body.identity}`;
+        checkAuditable(actor, "limits.reset", resource);
         target = { identity: body.identity, ...(body.domain !== undefined ? { domain: body.domain } : {}) };
         // The rules reaching the identity, grouped by the descriptor each builds (in configuration order).
         const groups = new Map<string, { domain: string; descriptor: Descriptor; rules: Rule[] }>();
@@ -104,6 +106,7 @@ export function registerResetRoutes(app: FastifyInstance, ctx: AdminContext): vo
         const body = parseBody(byDescriptorsSchema, raw);
         const descriptors: Descriptor[] = body.descriptors;
         resource = `limits/${body.domain}`;
+        checkAuditable(actor, "limits.reset", resource);
         target = { domain: body.domain, descriptors };
         counted(await ctx.engine.reset({ domain: body.domain, descriptors }));
       }

@@ -25,6 +25,7 @@ import type { DecisionReason } from "../../core/decision.js";
 import type { LimitSpec } from "../../core/limit-spec.js";
 import {
   formatPath,
+  MAX_RULE_ID_LENGTH,
   type NativeConfigInput,
   overrideSchema,
   parseTimestampMs,
@@ -57,7 +58,8 @@ const shape = overrideSchema.shape;
 const overrideBodySchema = z
   .object({
     limits: shape.limits,
-    rule: shape.rule,
+    // A rule id (at most MAX_RULE_ID_LENGTH): the override's audited resource names it.
+    rule: z.string().min(1).max(MAX_RULE_ID_LENGTH).optional(),
     expires_at: shape.expiresAt,
     expiresAt: shape.expiresAt,
     staticOnly: shape.staticOnly,
@@ -256,8 +258,13 @@ export function registerUserRoutes(app: FastifyInstance, ctx: AdminContext): voi
 function ruleQuery(query: unknown): string | undefined {
   const rule = (query as { rule?: unknown }).rule;
   if (rule === undefined) return undefined;
-  if (typeof rule !== "string" || rule === "") {
-    throw invalidRequest([{ parameter: "rule", message: "must be one rule id, given once" }]);
+  if (typeof rule !== "string" || rule === "" || rule.length > MAX_RULE_ID_LENGTH) {
+    throw invalidRequest([
+      {
+        parameter: "rule",
+        message: `must be one rule id (at most ${MAX_RULE_ID_LENGTH} characters), given once`,
+      },
+    ]);
   }
   return rule;
 }
