@@ -198,6 +198,60 @@ describe("admin dashboard in Chromium", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("shows the behaviour, mode, failure policy and algorithm a rule inherits from the defaults", async () => {
+    const path = join(dir, "defaults.yaml");
+    writeFileSync(
+      path,
+      `version: 1
+defaults: { behaviour: shadow, algorithm: sliding_log, failurePolicy: fail_closed, mode: local }
+rules:
+  - id: inherits
+    domain: api
+    match: [{ key: user }]
+    limits: [{ name: per-second, limit: 2, period: 1s }]
+  - id: own
+    domain: api
+    match: [{ key: team }]
+    behaviour: delay
+    maxDelay: 2s
+    mode: exact
+    failurePolicy: fail_open
+    limits: [{ name: per-second, algorithm: gcra, limit: 2, period: 1s }]
+`,
+    );
+    const repo = fileConfigRepository({ path, watch: false });
+    const own = createEngine({ config: (await repo.load()).config, clock: systemClock });
+    const server = createAdminServer({
+      engine: own,
+      repository: repo,
+      audit,
+      tokens: parseAdminTokens(`ops:${TOKEN}`),
+      clock: systemClock,
+      readAccess: "open",
+    });
+    await server.listen({ host: "127.0.0.1", port: 0 });
+    try {
+      const address = server.server.address();
+      if (address === null || typeof address === "string") throw new Error("no TCP address");
+      const other = await browser.newPage();
+      other.on("pageerror", (error) => pageErrors.push(error.message));
+      await other.goto(`http://127.0.0.1:${address.port}/dashboard/`);
+      const row = (id: string) => other.locator(`#rules-table tr[data-rule-id="${id}"]`);
+      await row("inherits").waitFor({ timeout: 10_000 });
+      const cell = (id: string) => row(id).locator("td").last().innerText();
+      expect(await cell("inherits")).toBe("shadow\nmode local · fail_closed");
+      expect(await row("inherits").textContent()).toContain("per-second: 2 / 1s · sliding_log");
+      expect(await cell("own")).toBe("delay ≤ 2s\nmode exact · fail_open");
+      expect(await row("own").textContent()).toContain("per-second: 2 / 1s · gcra");
+      await other.close();
+    } finally {
+      await server.close();
+      await own.close();
+      await repo.close();
+    }
+    expect(pageErrors).toEqual([]);
+  });
+
   it("asks for a token when reads need one, and uses the one typed into the page", async () => {
     const guarded = createAdminServer({
       engine,

@@ -273,6 +273,48 @@ describe("admin API: rules", () => {
     });
   });
 
+  it("lists what each rule inherits from the defaults, resolved, beside the rules as written", async () => {
+    await app.close();
+    await engine.close();
+    repository = new MemoryRepository({
+      ...DOC,
+      defaults: { behaviour: "shadow", algorithm: "sliding_log", failurePolicy: "fail_closed" },
+      rules: [
+        ...DOC.rules,
+        {
+          ...NEW_RULE,
+          limits: [{ name: "per-second", limit: 2, period: "1s" }],
+          behaviour: "reject",
+          mode: "local",
+        },
+      ],
+    });
+    engine = createEngine({ config: (await repository.load()).config, clock });
+    app = build();
+    await app.ready();
+    const list = json(await app.inject({ url: "/api/v1/rules" }));
+    expect(list.defaults).toEqual({
+      algorithm: "sliding_log",
+      behaviour: "shadow",
+      maxDelayMs: expect.any(Number),
+      failurePolicy: "fail_closed",
+      mode: "exact",
+    });
+    expect((list.rules as Record<string, unknown>[])[0].behaviour).toBeUndefined();
+    expect(list.effective).toEqual([
+      expect.objectContaining({ rule: "api-per-user", behaviour: "shadow", failurePolicy: "fail_closed" }),
+      expect.objectContaining({ rule: "orders-per-user", behaviour: "shadow", mode: "exact" }),
+      {
+        rule: "search-per-ip",
+        behaviour: "reject",
+        maxDelayMs: expect.any(Number),
+        failurePolicy: "fail_closed",
+        mode: "local",
+        algorithm: "sliding_log",
+      },
+    ]);
+  });
+
   it("answers a conditional GET with 304", async () => {
     const first = await app.inject({ url: "/api/v1/rules/api-per-user" });
     const again = await app.inject({

@@ -2,7 +2,12 @@
  * `/api/v1/rules`: the configuration's rules as written (the native document's form, the same schema as the
  * config file).
  *
- * - `GET /rules` → `{ version, tiers, rules }` (the repository's snapshot version, the declared tiers, every rule).
+ * - `GET /rules` → `{ version, tiers, defaults, rules, effective }`: the repository's snapshot version, the declared
+ *   tiers, the defaults as applied (`algorithm`, `behaviour`, `maxDelayMs`, `failurePolicy`, `mode`: the file's
+ *   `defaults` over the built-in ones), every rule as written, and per rule (same order, with its id) what it
+ *   inherits resolved: `behaviour`, `maxDelayMs`, `failurePolicy`, `mode`, and `algorithm`, the one its limits
+ *   fall back on when they name none. A rule that leaves a field out gets the default, not a fixed value, so a
+ *   reader must not guess it from `rules`.
  * - `POST /rules` (a rule) → 201 with `Location` and `ETag`; 409 when the id exists.
  * - `GET /rules/{id}` → the rule, with its `ETag`.
  * - `PUT /rules/{id}` (a whole rule; `id` may be left out, else must equal the path's) → 200, or 201 when it
@@ -13,6 +18,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { type NativeConfigInput, ruleSchema } from "../../rules/config-schema.js";
+import type { Rule, SluiceConfig } from "../../rules/rule.js";
 import { type AdminContext, copyOf } from "./admin-context.js";
 import { AdminProblem, invalidRequest } from "./admin-problem.js";
 import { notFound, parseBody, sendResource } from "./admin-request.js";
@@ -37,11 +43,29 @@ function ruleIdParam(params: unknown): string {
   return id;
 }
 
+/** What a rule inherits, resolved: its own value, else the default (see the module comment). */
+function effectiveOf(config: SluiceConfig, rule: Rule): Record<string, unknown> {
+  return {
+    rule: rule.id,
+    behaviour: rule.behaviour,
+    maxDelayMs: rule.maxDelayMs,
+    failurePolicy: rule.failurePolicy,
+    mode: rule.mode,
+    algorithm: config.defaults.algorithm,
+  };
+}
+
 /** Registers the rule routes on `app` (under the `/api/v1` prefix). */
 export function registerRuleRoutes(app: FastifyInstance, ctx: AdminContext): void {
   app.get("/rules", async (request, reply) => {
-    const { document, version } = await ctx.repository.load();
-    return sendResource(request, reply, { version, tiers: document.tiers ?? [], rules: document.rules });
+    const { document, version, config } = await ctx.repository.load();
+    return sendResource(request, reply, {
+      version,
+      tiers: document.tiers ?? [],
+      defaults: config.defaults,
+      rules: document.rules,
+      effective: config.rules.map((rule) => effectiveOf(config, rule)),
+    });
   });
 
   app.get("/rules/:id", async (request, reply) => {

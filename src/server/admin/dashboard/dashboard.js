@@ -85,18 +85,20 @@ function formatDuration(value) {
   return `${value}ms`;
 }
 
-function formatLimit(l) {
+// A limit as written; one that names no algorithm uses `defaultAlgorithm` (the configuration's default).
+function formatLimit(l, defaultAlgorithm) {
   const period = l.period ?? l.periodMs;
   let text = `${formatCount(l.limit)} / ${formatDuration(period)}`;
   if (l.burst !== undefined && l.burst !== l.limit) text += `, burst ${formatCount(l.burst)}`;
-  if (l.algorithm) text += ` · ${l.algorithm}`;
+  const algorithm = l.algorithm ?? defaultAlgorithm;
+  if (algorithm) text += ` · ${algorithm}`;
   return l.name ? `${l.name}: ${text}` : text;
 }
 
-function formatLimits(limits) {
+function formatLimits(limits, defaultAlgorithm) {
   if (limits === "unlimited") return ["unlimited"];
   if (!Array.isArray(limits)) return [];
-  return limits.map(formatLimit);
+  return limits.map((l) => formatLimit(l, defaultAlgorithm));
 }
 
 function formatMatch(entry) {
@@ -212,10 +214,15 @@ function renderThrottled(stats) {
   $("throttled-empty").hidden = stats.topThrottled.length > 0;
 }
 
+// Rules as written, with what each inherits from `defaults` resolved by the API (`doc.effective`): a rule that
+// leaves out its behaviour, failure policy, mode or a limit's algorithm runs with the default, never a fixed one.
 function renderRules(doc) {
   const tbody = $("rules-table").querySelector("tbody");
   const fragment = document.createDocumentFragment();
+  const effective = new Map((doc.effective ?? []).map((e) => [e.rule, e]));
   for (const rule of doc.rules) {
+    const eff = effective.get(rule.id) ?? {};
+    const algorithm = eff.algorithm ?? doc.defaults?.algorithm;
     const tr = el("tr");
     tr.dataset.ruleId = rule.id;
     const id = el("td");
@@ -224,13 +231,26 @@ function renderRules(doc) {
     const match = el("td");
     for (const entry of rule.match ?? []) match.append(el("span", "tag", formatMatch(entry)));
     const limits = el("td");
-    const lines = rule.blocked ? ["blocked"] : rule.unlimited ? ["unlimited"] : formatLimits(rule.limits);
+    const lines = rule.blocked
+      ? ["blocked"]
+      : rule.unlimited
+        ? ["unlimited"]
+        : formatLimits(rule.limits, algorithm);
     for (const line of lines) limits.append(el("div", "", line));
     const tiers = el("td");
     for (const [tier, l] of Object.entries(rule.tiers ?? {})) {
-      tiers.append(el("div", "", `${tier}: ${formatLimits(l).join("; ")}`));
+      tiers.append(el("div", "", `${tier}: ${formatLimits(l, algorithm).join("; ")}`));
     }
-    const behaviour = el("td", "", rule.behaviour ?? "reject");
+    const behaviour = el("td");
+    behaviour.dataset.field = "behaviour";
+    const name = eff.behaviour ?? rule.behaviour ?? "?";
+    const delay =
+      name === "delay" && eff.maxDelayMs !== undefined ? ` ≤ ${formatDuration(eff.maxDelayMs)}` : "";
+    behaviour.append(el("div", "", `${name}${delay}`));
+    if (eff.mode !== undefined || eff.failurePolicy !== undefined) {
+      behaviour.append(el("div", "hint", `mode ${eff.mode ?? "?"} · ${eff.failurePolicy ?? "?"}`));
+    }
+    if (rule.behaviour === undefined && eff.behaviour !== undefined) behaviour.title = "from defaults";
     tr.append(id, el("td", "", rule.domain), match, limits, tiers, behaviour);
     fragment.appendChild(tr);
   }
