@@ -1,6 +1,17 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { renderYaml } from "./yaml-rewrite.js";
+
+const EXAMPLE = readFileSync(new URL("../../../examples/sluice.yaml", import.meta.url), "utf8");
+
+/** The lines of `text` from the one starting with `start`, `count` of them. */
+function linesFrom(text: string, start: string, count: number): string[] {
+  const lines = text.split("\n");
+  const at = lines.indexOf(start);
+  expect(at).toBeGreaterThanOrEqual(0);
+  return lines.slice(at, at + count);
+}
 
 const HEADER = { header: ["managed: version 2"], managedPrefixes: ["managed:"] };
 
@@ -45,6 +56,49 @@ rules:
     expect(text).toContain("# Team header");
     expect(text).toContain("# first rule");
     expect(text.split("\n")[0]).toBe("# managed: version 2");
+  });
+
+  it("deletes the first rule's comment with it, keeping the banner under rules: (the example config)", () => {
+    const value = parse(EXAMPLE) as { rules: unknown[] };
+    value.rules.splice(0, 1);
+    const text = renderYaml(value, { ...HEADER, previous: EXAMPLE });
+    expect(parse(text)).toEqual(value);
+    expect(text).not.toContain("Any value: one counter per distinct user");
+    expect(linesFrom(text, "rules:", 6)).toEqual([
+      "rules:",
+      "  # ---------------------------------------------------------------------------------------------------------",
+      '  # Domain "api": HTTP API limits per user and per API key.',
+      "  # ---------------------------------------------------------------------------------------------------------",
+      "",
+      '  # A path pattern: "*" as the last segment matches the rest of the path, so every orders endpoint counts against',
+    ]);
+    expect(text.split("\n").filter((l) => l !== "" && l.trim() === "")).toEqual([]);
+  });
+
+  it("deletes the first override's comment with it, keeping the section's above overrides: (the example config)", () => {
+    const value = parse(EXAMPLE) as { overrides: unknown[] };
+    value.overrides.splice(0, 1);
+    const text = renderYaml(value, { ...HEADER, previous: EXAMPLE });
+    expect(parse(text)).toEqual(value);
+    expect(text).not.toContain("Temporary: until the end of the year");
+    expect(text).toContain(
+      "# Per-identity replacements of a rule's limits; the later of two for the same identity and rule wins.\noverrides:\n",
+    );
+    expect(linesFrom(text, "overrides:", 4)).toEqual([
+      "overrides:",
+      "  # Keyed by a metadata value (seed 003's overrides): tenant acme is exempt from every rule identifying callers by",
+      "  # tenant.",
+      '  - identity: "tenant:acme"',
+    ]);
+    expect(text.split("\n").filter((l) => l !== "" && l.trim() === "")).toEqual([]);
+  });
+
+  it("moves the first item's comment with it when it moves", () => {
+    const previous = "rules:\n  # the first\n  - id: a\n\n  # the second\n  - id: b\n";
+    const text = renderYaml({ rules: [{ id: "b" }, { id: "a" }] }, { ...HEADER, previous });
+    expect(text.slice(text.indexOf("rules:"))).toBe(
+      "rules:\n  # the second\n  - id: b\n\n  # the first\n  - id: a\n",
+    );
   });
 
   it("matches overrides by identity and rule, and keeps quoting of unchanged scalars", () => {

@@ -6,7 +6,11 @@
  * - a mapping keeps its pairs (and their comments) for keys still present, updates their values, drops the
  *   others and appends new keys;
  * - a list matches old items to new ones by identity — `id` (rules), `identity` + `rule` (overrides) — or, for
- *   items without one, by position, so deleting the second rule does not move its comments onto the third;
+ *   items without one, by position, so deleting the second rule does not move its comments onto the third. The
+ *   comment above the first item is the parser's comment of the list itself: its last paragraph (after the last
+ *   blank line; all of it without one) is the first item's and follows that item (gone when it is deleted, moved
+ *   when it moves), and the paragraphs before it (a banner under `rules:`) stay with the list, as does a comment
+ *   above the key `rules:` (the section's);
  * - a scalar whose value is unchanged keeps its node; a changed one gets a new node carrying the old comments.
  * Comments attached to removed values go with them.
  *
@@ -26,6 +30,7 @@ import {
   type Pair,
   parseDocument,
   type ToStringOptions,
+  type YAMLSeq,
 } from "yaml";
 import { canonicalJson } from "./config-repository.js";
 
@@ -127,6 +132,43 @@ function fresh(doc: Document, old: unknown, value: unknown): Node {
   return node;
 }
 
+/**
+ * The old first item of `seq` is no longer first (`firstAt`: where it went, -1 when removed): its part of the
+ * list's leading comment (the last paragraph) goes with it, the list keeps the paragraphs before (see the module
+ * comment). The new first item's own comment joins the list's, after a blank line when it had one, as the parser
+ * reads such a text: the printer would indent a blank line before a list's first item (a stray `  ` line).
+ */
+function moveFirstComment(seq: YAMLSeq, firstAt: number): void {
+  const lines = (seq.commentBefore ?? "").split("\n");
+  let blank = -1;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (lines[i].trim() === "") {
+      blank = i;
+      break;
+    }
+  }
+  const own = lines.slice(blank + 1).join("\n");
+  const kept = lines.slice(0, Math.max(0, blank));
+  while (kept.length > 0 && kept[kept.length - 1].trim() === "") kept.pop();
+  if (firstAt > 0) {
+    const moved = seq.items[firstAt];
+    if (isNode(moved)) {
+      moved.commentBefore = moved.commentBefore ? `${own}\n${moved.commentBefore}` : own;
+      moved.spaceBefore = true;
+    }
+  }
+  const lead = seq.items[0];
+  if (isNode(lead)) {
+    if (lead.commentBefore) {
+      if (kept.length > 0 && lead.spaceBefore) kept.push("");
+      kept.push(lead.commentBefore);
+      lead.commentBefore = null;
+    }
+    lead.spaceBefore = false;
+  }
+  seq.commentBefore = kept.length > 0 ? kept.join("\n") : null;
+}
+
 /** `node` edited in place to hold `value`, or a new node when the kinds differ (see the module comment). */
 function update(doc: Document, node: unknown, value: unknown): Node {
   if (isAlias(node) || !isNode(node)) return fresh(doc, node, value);
@@ -155,15 +197,19 @@ function update(doc: Document, node: unknown, value: unknown): Node {
       if (key !== undefined && !byKey.has(key)) byKey.set(key, item);
     }
     const used = new Set<unknown>();
+    /** Where the old first item went, or -1 when it was removed. */
+    let firstAt = -1;
     node.items = value.map((v, i) => {
       const key = valueKey(v);
       const match = key !== undefined ? byKey.get(key) : nodeKey(old[i]) === undefined ? old[i] : undefined;
       if (match !== undefined && !used.has(match)) {
         used.add(match);
+        if (match === old[0]) firstAt = i;
         return update(doc, match, v);
       }
       return doc.createNode(v) as Node;
     });
+    if (old.length > 0 && firstAt !== 0 && node.commentBefore) moveFirstComment(node, firstAt);
     return node;
   }
   if (isScalar(node) && (value === null || typeof value !== "object")) {
