@@ -127,6 +127,22 @@ describe("parseServiceSettings", () => {
     );
   });
 
+  it("refuses SLUICE_ADMIN_TOKENS and SLUICE_ADMIN_TOKENS_FILE together, naming both and echoing no token", () => {
+    const both = { SLUICE_ADMIN_TOKENS: "env:tok-9f2", SLUICE_ADMIN_TOKENS_FILE: "/etc/sluice/tokens" };
+    const e = errorOf(() => parseServiceSettings(CONFIG, both));
+    expect(e.code).toBe("ERR_SLUICE_INVALID_ARGUMENT");
+    expect(e.message).toBe(
+      "SLUICE_ADMIN_TOKENS and SLUICE_ADMIN_TOKENS_FILE are both set: set one of them (the tokens, or the file that holds them)",
+    );
+    expect(e.message).not.toContain("tok-9f2");
+    // One of them, an empty one, or the flag (which wins over both variables) is fine.
+    expect(parseServiceSettings(CONFIG, { SLUICE_ADMIN_TOKENS_FILE: "/t" }).adminTokensFile).toBe("/t");
+    expect(parseServiceSettings(CONFIG, { ...both, SLUICE_ADMIN_TOKENS: "" }).adminTokensFile).toBe(
+      "/etc/sluice/tokens",
+    );
+    expect(parseServiceSettings({ ...CONFIG, adminTokensFile: "/f" }, both).adminTokensFile).toBe("/f");
+  });
+
   it("treats an empty variable as unset", () => {
     expect(parseServiceSettings(CONFIG, { SLUICE_GRPC_PORT: "" }).grpcPort).toBe(8081);
   });

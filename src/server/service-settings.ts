@@ -6,7 +6,9 @@
  * into one frozen {@link ServiceSettings}.
  *
  * Precedence: a flag wins over its environment variable, which wins over the default. An empty environment
- * variable counts as unset. Every problem is reported at once, one line each, naming the flag or the variable
+ * variable counts as unset. The admin tokens have two variables, `SLUICE_ADMIN_TOKENS` (the tokens) and
+ * `SLUICE_ADMIN_TOKENS_FILE` (a file of them): setting both is refused (neither would be ignored in silence);
+ * `--admin-tokens-file` wins over both. Every problem is reported at once, one line each, naming the flag or the variable
  * the bad value came from (`--grpc-port: …`, `SLUICE_GRPC_PORT: …`).
  *
  * Units: durations accept milliseconds (`250`) or a duration string (`250ms`, `10s`, `1m`); sizes accept bytes
@@ -23,6 +25,7 @@ import { tryParseDurationMs } from "../core/duration.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { ALGORITHM_IDS, type AlgorithmId } from "../core/limit-spec.js";
 import type { Counting } from "../engine/engine.js";
+import { ADMIN_TOKENS_ENV, ADMIN_TOKENS_FILE_ENV } from "./admin/admin-tokens.js";
 import { GRPC_TRANSPORTS, type GrpcTransport, RECEIVE_BUFFER_HEADROOM_BYTES } from "./grpc/grpc-server.js";
 import { compileTemplates } from "./http/forward-auth.js";
 import { maskUrlCredentials } from "./service-logger.js";
@@ -982,6 +985,17 @@ export function parseServiceSettings(
     // A message of the maximum size, its headers and its stream's charge must fit, or it could never be received.
     problems.push(
       `${name("grpcReceiveBufferBytes", "grpc-receive-buffer", "SLUICE_GRPC_RECEIVE_BUFFER")} (${budget} bytes) must be at least ${name("maxBodyBytes", "max-body-bytes", "SLUICE_MAX_BODY_BYTES")} (${maxBody} bytes) + ${RECEIVE_BUFFER_HEADROOM_BYTES / 1024}KiB`,
+    );
+  }
+  const inlineTokens = env[ADMIN_TOKENS_ENV];
+  if (
+    given.get("adminTokensFile") === ADMIN_TOKENS_FILE_ENV &&
+    inlineTokens !== undefined &&
+    inlineTokens !== ""
+  ) {
+    // The file would win and the tokens of the other variable would fail with 401 (never echoed: they are secrets).
+    problems.push(
+      `${ADMIN_TOKENS_ENV} and ${ADMIN_TOKENS_FILE_ENV} are both set: set one of them (the tokens, or the file that holds them)`,
     );
   }
   if (out.redisUrls === undefined) out.redisUrls = Object.freeze([]);
