@@ -471,6 +471,33 @@ describe("startService with the Redis store and the admin API (in process)", () 
     }
   });
 
+  it("refuses a bad document in Redis at start as it is, not as a failure to listen, and closes its Redis clients", async () => {
+    redis = await startRedis();
+    const s = redisSettings(redis.url);
+    const raw = new Redis(redis.url);
+    try {
+      await raw.hset(`${s.redisPrefix}:config`, {
+        version: 3,
+        stamp: "by-hand",
+        document: '{"rules": "nope"}',
+      });
+      const error = await startService(s, { log: createServiceLogger({ level: "silent" }) }).catch((e) => e);
+      expect(error).toMatchObject({ code: "ERR_SLUICE_INVALID_CONFIG" });
+      expect((error as Error).message).not.toContain("cannot listen");
+      // Only `raw` is left: the store's, the admin's and its subscriber's connections are closed. Polled every
+      // 10 ms, 10 s at most (a closing socket takes a moment to reach Redis): a bound, not a timing assertion.
+      let clients = "";
+      for (let i = 0; i < 1000; i++) {
+        clients = (await raw.client("LIST")) as string;
+        if (clients.trim().split("\n").length === 1) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(clients.trim().split("\n")).toHaveLength(1);
+    } finally {
+      raw.disconnect();
+    }
+  });
+
   it("closes when Redis stops answering (SIGSTOP): the admin's Redis connection is not waited for forever", async () => {
     redis = await startRedis();
     const svc = await startService(redisSettings(redis.url), {

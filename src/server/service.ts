@@ -39,7 +39,7 @@ import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { type Clock, monotonicClock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
-import { FileLockedError, InvalidArgumentError } from "../core/errors.js";
+import { InvalidArgumentError, SluiceError } from "../core/errors.js";
 import { type ConfigWatcher, watchConfigFile } from "../engine/config-watcher.js";
 import { type CheckResult, createEngine, type Engine } from "../engine/engine.js";
 import { loadConfigFile } from "../rules/load-config.js";
@@ -165,14 +165,15 @@ export function httpOptionsOf(
 }
 
 /**
- * Listens, turning "address in use" and friends into an error naming the setting; a Sluice error raised before
- * listening (the admin service's rules file held by another process) passes unchanged.
+ * Listens, turning "address in use" and friends into an error naming the setting. Sluice's own errors pass
+ * unchanged: raised before listening (the admin service's rules file held by another process, a bad document in
+ * Redis), they name their own subject and are no failure to listen.
  */
 async function listenOr<T>(what: string, host: string, port: number, listen: () => Promise<T>): Promise<T> {
   try {
     return await listen();
   } catch (error) {
-    if (error instanceof FileLockedError) throw error;
+    if (error instanceof SluiceError) throw error;
     // node:net sets `code`; grpc-js only names it in the message.
     const code =
       (error as NodeJS.ErrnoException).code ??

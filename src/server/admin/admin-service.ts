@@ -10,9 +10,13 @@
  * share a configuration through Redis mode). Redis mode: rules, tiers and overrides live in
  * Redis, versioned; the rules file seeds Redis only when Redis holds no configuration yet; every write is
  * published and every instance applies it (within the repository's 1 s poll at worst); the audit log is a Redis
- * stream. Either way, every snapshot reaches the engine through `createAdminServer`'s watch, and a snapshot that
- * cannot be loaded (an invalid hand edit) is reported to the engine, so `/readyz` shows it until the repository
- * reads a version that loads, a new one or the one in force (the edit reverted, or fixed by comments only).
+ * stream. A Redis that is not reachable at start does not stop the service (the data plane serves anyway too): the
+ * admin API listens with its repository unloaded, the engine keeps the rules file's rules, admin reads and writes
+ * answer 503 (`ERR_SLUICE_STORE_UNAVAILABLE`), and the repository loads by itself once Redis answers (seeding it
+ * when empty), the engine then following the shared configuration. Either way, every snapshot reaches the engine
+ * through `createAdminServer`'s watch, and a snapshot that cannot be loaded (an invalid hand edit) is reported to
+ * the engine, so `/readyz` shows it until the repository reads a version that loads, a new one or the one in force
+ * (the edit reverted, or fixed by comments only).
  *
  * The admin connection to Redis is its own ioredis client (config and audit traffic never queue behind the data
  * plane's scripts), built from the same settings as the store's (`redis-clients.ts`: one node, a Cluster or a
@@ -24,7 +28,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { parse as parseYaml } from "yaml";
 import type { Clock } from "../../core/clock.js";
-import { ConfigError, FileLockedError } from "../../core/errors.js";
+import { ConfigError, FileLockedError, StoreUnavailableError } from "../../core/errors.js";
 import type { Engine } from "../../engine/engine.js";
 import type { NativeConfigInput } from "../../rules/config-schema.js";
 import { createRedisClient, type RedisConnectionSettings, redisClientSpecs } from "../redis-clients.js";
@@ -156,6 +160,8 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
       }
     }
   } else {
+    // Before the client: a failure here leaves nothing to close.
+    const seed = await nativeDocumentOf(options.configFile);
     const { Redis, Cluster } = await import("ioredis");
     const [spec] = redisClientSpecs(options.redis, "admin");
     const client = createRedisClient({ Redis, Cluster }, spec) as InstanceType<typeof Redis>;
@@ -170,7 +176,6 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
       }
     };
     dropClient = () => client.disconnect();
-    const seed = await nativeDocumentOf(options.configFile);
     repository = redisConfigRepository({
       client,
       prefix: options.redisPrefix,
@@ -180,9 +185,38 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
       onRecovered,
     });
     audit = redisAuditLog({ client, key: `${options.redisPrefix}:audit`, clock });
-    // Redis may hold a newer configuration than the file: the engine starts from the shared one.
-    const snapshot = await repository.load();
-    engine.updateConfig(snapshot.config);
+    try {
+      // Redis may hold a newer configuration than the file: the engine starts from the shared one.
+      engine.updateConfig((await repository.load()).config);
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) {
+        // A document in Redis that does not load, or the engine refusing it: nothing to serve the admin API from.
+        await repository.close();
+        await audit.close();
+        dropClient();
+        throw error;
+      }
+      // Redis unreachable: serve anyway, as the data plane does. The repository stays unloaded (admin reads and
+      // writes answer 503) and loads by itself once Redis answers; its first snapshot then reaches the watchers:
+      // this one applies it to the engine (as above), the admin server's records it.
+      log.warn(
+        { configuration: repository.location, error: error.message },
+        "admin API: the configuration in Redis is not reachable yet: serving the rules file meanwhile; admin reads and writes answer 503 until Redis answers",
+      );
+      const stopWaiting = repository.watch((snapshot) => {
+        stopWaiting();
+        log.info(
+          { configuration: repository.location, version: snapshot.version },
+          "admin API: the configuration in Redis is reachable: following it",
+        );
+        if (snapshot.config === engine.config) return;
+        try {
+          engine.updateConfig(snapshot.config);
+        } catch {
+          // refused: the engine recorded and logged the error, and keeps the configuration in force
+        }
+      });
+    }
   }
   const tally = createDecisionTally({ clock });
   const server: FastifyInstance = createAdminServer({

@@ -26,6 +26,13 @@
  * newest version wins, and the others adopt it. A document at the same version but from another write (a stamp
  * it does not know, after such a failover) is adopted under the next version, so versions stay increasing.
  *
+ * Unreachable at start: a `load` that fails (Redis down: `ERR_SLUICE_STORE_UNAVAILABLE` to its caller, saying the
+ * configuration is not loaded yet) leaves the repository unloaded, and it keeps trying by itself, every
+ * `pollIntervalMs` on the scheduler, until a load succeeds or it is closed (a caller's `load` meanwhile tries at
+ * once, sharing an attempt in flight). The first snapshot loaded after a failed load is delivered to the watchers
+ * too (they have none yet; without a failed load, the first snapshot goes only to `load`'s callers), so a process
+ * that started without Redis follows the shared configuration as soon as Redis answers, seeding it when empty.
+ *
  * A document in Redis that does not validate (written by hand) is reported to `onError` once and ignored; the last
  * good snapshot stays, and the next `update` applies its edit on top of that snapshot, replacing the bad one. The
  * first refresh after that which finds a document that loads calls `onRecovered`, even when it announces no new
@@ -132,6 +139,10 @@ class RedisConfigRepository implements ConfigRepository {
   private refused = false;
   private subscriber: Redis | undefined;
   private starting: Promise<ConfigSnapshot> | undefined;
+  /** A load failed and none has succeeded since: the next success is delivered to the watchers. */
+  private loadFailed = false;
+  /** The retry loop after a failed load runs (see the module comment). */
+  private catchingUp = false;
   private refreshQueued = false;
   private healthy = true;
   private closed = false;
@@ -160,11 +171,49 @@ class RedisConfigRepository implements ConfigRepository {
   load(): Promise<ConfigSnapshot> {
     if (this.closed) return Promise.reject(this.closedError());
     if (this.current !== undefined) return Promise.resolve(this.current);
-    this.starting ??= this.start().catch((error: unknown) => {
-      this.starting = undefined;
-      throw error;
-    });
+    this.starting ??= this.start().then(
+      (snapshot) => {
+        if (this.loadFailed) {
+          // Caught up after a failed load: the watchers have no snapshot yet (module comment). Nothing newer can
+          // have been adopted since `start` resolved (a refresh needs a round trip to Redis first).
+          this.loadFailed = false;
+          this.listeners.emit(this.current ?? snapshot);
+        }
+        return snapshot;
+      },
+      (error: unknown) => {
+        this.starting = undefined;
+        this.loadFailed = true;
+        void this.catchUp();
+        if (!(error instanceof StoreUnavailableError)) throw error;
+        const cause = error.cause ?? error.message;
+        throw new StoreUnavailableError(
+          this.location,
+          `the configuration is not loaded yet, Redis does not answer (${cause instanceof Error ? cause.message : String(cause)}); trying again every ${this.pollIntervalMs} ms`,
+          error,
+        );
+      },
+    );
     return this.starting;
+  }
+
+  /** After a failed load: loads again every `pollIntervalMs` until it succeeds or the repository is closed. */
+  private async catchUp(): Promise<void> {
+    if (this.catchingUp || this.closed) return;
+    this.catchingUp = true;
+    try {
+      while (!this.closed && this.current === undefined) {
+        try {
+          await this.scheduler.sleep(this.pollIntervalMs, this.stop.signal);
+        } catch {
+          return; // closed
+        }
+        // Its failure already went to the caller of the first load: retried quietly.
+        await this.load().catch(() => undefined);
+      }
+    } finally {
+      this.catchingUp = false;
+    }
   }
 
   update(edit: ConfigEdit): Promise<ConfigSnapshot> {
