@@ -41,6 +41,33 @@ export interface ParseConfigOptions {
 
 /** Parses a configuration (native or envoyproxy/ratelimit, YAML or JSON); throws `ERR_SLUICE_INVALID_CONFIG` listing every problem. */
 export function parseConfig(text: string, options: ParseConfigOptions = {}): SluiceConfig {
+  const { source, format } = readSource(text, options);
+  if (isEnvoyConfig(source.value)) {
+    return parseEnvoyConfig(text, {
+      source: options.source,
+      format,
+      ...(options.envoyAlgorithm ? { algorithm: options.envoyAlgorithm } : {}),
+    });
+  }
+  return compileSource(source, options.source);
+}
+
+/**
+ * The value of a configuration text exactly as {@link parseConfig} reads it (same format choice, YAML merge keys
+ * and aliases resolved, unique keys), not validated; throws `ERR_SLUICE_INVALID_CONFIG` on a syntax error. For a
+ * caller that needs the document itself (the admin API's Redis seed).
+ */
+export function parseConfigValue(
+  text: string,
+  options: Pick<ParseConfigOptions, "source" | "format"> = {},
+): unknown {
+  return readSource(text, options).source.value;
+}
+
+function readSource(
+  text: string,
+  options: Pick<ParseConfigOptions, "source" | "format">,
+): { source: ConfigSource; format: "yaml" | "json" } {
   const name = label(options.source);
   let format = options.format ?? "auto";
   let source: ConfigSource | undefined;
@@ -54,14 +81,7 @@ export function parseConfig(text: string, options: ParseConfigOptions = {}): Slu
     }
   }
   source ??= ConfigSource.parse(text, { format, source: name });
-  if (isEnvoyConfig(source.value)) {
-    return parseEnvoyConfig(text, {
-      source: options.source,
-      format,
-      ...(options.envoyAlgorithm ? { algorithm: options.envoyAlgorithm } : {}),
-    });
-  }
-  return compileSource(source, options.source);
+  return { source, format };
 }
 
 /** Validates and compiles an already-parsed native configuration (e.g. an admin API body); issues carry no lines. */

@@ -471,6 +471,46 @@ describe("startService with the Redis store and the admin API (in process)", () 
     }
   });
 
+  it("seeds Redis with a rules file that uses YAML merge keys, resolved as the loader reads them", async () => {
+    redis = await startRedis();
+    const text = `version: 1
+rules:
+  - id: r1
+    domain: api
+    match: [{ key: user }]
+    limits:
+      - &std { name: per-second, algorithm: gcra, limit: 10, period: 1s }
+  - id: r2
+    domain: api
+    match: [{ key: tenant }]
+    limits:
+      - <<: *std
+        limit: 20
+`;
+    const s = settings(
+      {
+        store: "redis",
+        redis: redis.url,
+        admin: true,
+        adminPort: "0",
+        drainTimeout: "500ms",
+        redisPrefix: `svc${Math.random().toString(36).slice(2, 8)}`,
+      },
+      text,
+    );
+    const svc = await startService(s, { log: createServiceLogger({ level: "silent" }) });
+    const raw = new Redis(redis.url);
+    try {
+      const seeded = JSON.parse((await raw.hget(`${s.redisPrefix}:config`, "document")) as string);
+      expect(seeded.rules[1].limits).toEqual([
+        { name: "per-second", algorithm: "gcra", limit: 20, period: "1s" },
+      ]);
+    } finally {
+      raw.disconnect();
+      await svc.close();
+    }
+  });
+
   it("refuses a bad document in Redis at start as it is, not as a failure to listen, and closes its Redis clients", async () => {
     redis = await startRedis();
     const s = redisSettings(redis.url);

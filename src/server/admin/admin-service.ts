@@ -26,17 +26,17 @@ import { readFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
-import { parse as parseYaml } from "yaml";
 import type { Clock } from "../../core/clock.js";
 import { ConfigError, FileLockedError, StoreUnavailableError } from "../../core/errors.js";
 import type { Engine } from "../../engine/engine.js";
 import type { NativeConfigInput } from "../../rules/config-schema.js";
+import { parseConfigValue } from "../../rules/load-config.js";
 import { createRedisClient, type RedisConnectionSettings, redisClientSpecs } from "../redis-clients.js";
 import { within } from "../service-store.js";
 import { type AdminReadAccess, createAdminServer } from "./admin-server.js";
 import type { AdminTokens } from "./admin-tokens.js";
 import type { AuditLog } from "./audit-log.js";
-import type { ConfigRepository, ConfigSnapshot } from "./config-repository.js";
+import { type ConfigRepository, type ConfigSnapshot, toJsonData } from "./config-repository.js";
 import { createDecisionTally, type DecisionTally } from "./decision-tally.js";
 import { fileAuditLog } from "./file-audit-log.js";
 import { fileConfigRepository } from "./file-config-repository.js";
@@ -97,14 +97,27 @@ export interface RunningAdmin {
   close(timeoutMs?: number): Promise<void>;
 }
 
-/** The native document of a rules file, when it is one (the Redis seed); undefined for envoy-format files. */
+/**
+ * The native document of a rules file, when it is one (the Redis seed); undefined for envoy-format files. Read by
+ * the loader's own parser, so the seed is the document the data plane loaded (YAML merge keys and aliases
+ * resolved, the same JSON-or-YAML choice).
+ */
 async function nativeDocumentOf(path: string): Promise<NativeConfigInput | undefined> {
-  const text = await readFile(path, "utf8");
-  const value: unknown = path.toLowerCase().endsWith(".json") ? JSON.parse(text) : parseYaml(text);
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(
+      "ERR_SLUICE_INVALID_CONFIG",
+      [{ path: "", message: `cannot read the file (${(error as Error).message})` }],
+      path,
+    );
+  }
+  const value = parseConfigValue(text, { source: path });
   if (value === null || typeof value !== "object" || !Array.isArray((value as { rules?: unknown }).rules)) {
     return undefined;
   }
-  return value as NativeConfigInput;
+  return toJsonData(value as NativeConfigInput, path);
 }
 
 /** Starts the admin API; see the module comment. */
