@@ -7,6 +7,10 @@
  * rename itself durable. A crash before the rename can leave the temp file behind: it is named
  * `.<name>.<pid>.<random>.sluice-tmp`, never read by loaders (they read the target path only), and removed by
  * {@link removeStaleTempFiles} once its writer is gone.
+ *
+ * A `precondition` is checked after the temp file is written and synced, right before the rename: when it does
+ * not hold, nothing is renamed. It narrows, but cannot close, the window for a change of the target by someone
+ * else: `rename(2)` is no compare-and-swap, so a change landing between the check and the rename is replaced.
  */
 import { randomBytes } from "node:crypto";
 import { type FileHandle, open, readdir, realpath, rename, rm, stat } from "node:fs/promises";
@@ -27,17 +31,28 @@ export async function resolveTarget(path: string): Promise<string> {
   }
 }
 
+/** Options of {@link writeFileAtomic}. */
+export interface WriteFileAtomicOptions {
+  /** Permission bits of a new file (an existing file's are kept). @default 0o644 less the umask */
+  readonly mode?: number;
+  /**
+   * Checked right before the rename (see the module comment); false: the temp file is removed, the target is left
+   * as it is and `writeFileAtomic` resolves false.
+   */
+  readonly precondition?: () => Promise<boolean>;
+}
+
 /**
  * Replaces `path` with `data` atomically and durably (see the module comment). `data` may be a function that
  * writes the content to the temp file's handle (to stream a large file). The new file keeps the old one's
  * permission bits (`mode` when it did not exist, default 0o644 less the umask). On failure the temp file is
- * removed and the target is untouched.
+ * removed and the target is untouched. Resolves true when written, false when the `precondition` did not hold.
  */
 export async function writeFileAtomic(
   path: string,
   data: string | Uint8Array | ((handle: FileHandle) => Promise<void>),
-  options: { readonly mode?: number } = {},
-): Promise<void> {
+  options: WriteFileAtomicOptions = {},
+): Promise<boolean> {
   const dir = dirname(path);
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`);
   let mode = options.mode;
@@ -57,6 +72,10 @@ export async function writeFileAtomic(
     } finally {
       await handle.close();
     }
+    if (options.precondition !== undefined && !(await options.precondition())) {
+      await rm(tmp, { force: true });
+      return false;
+    }
     await rename(tmp, path);
   } catch (error) {
     await rm(tmp, { force: true });
@@ -65,6 +84,7 @@ export async function writeFileAtomic(
     inFlight.delete(tmp);
   }
   await syncDirectory(dir);
+  return true;
 }
 
 /** `fsync`s a directory so a rename in it is durable; a no-op where directories cannot be synced (Windows). */

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +10,7 @@ import { ManualClock } from "../../core/manual-clock.js";
 import type { NativeConfigInput } from "../../rules/config-schema.js";
 import { loadConfigFile } from "../../rules/load-config.js";
 import type { ConfigRepository, ConfigSnapshot } from "./config-repository.js";
-import { fileConfigRepository } from "./file-config-repository.js";
+import { fileConfigRepository, MAX_WRITE_ATTEMPTS } from "./file-config-repository.js";
 
 const T0 = Date.UTC(2026, 4, 1, 12, 0, 0);
 const EXAMPLE = new URL("../../../examples/sluice.yaml", import.meta.url);
@@ -257,6 +258,51 @@ describe("fileConfigRepository", () => {
     expect(seen).toEqual([2, 3]);
     expect(s.document.tiers).toEqual(["free", "premium", "gold"]);
     expect(s.document.rules).toHaveLength(3);
+  });
+
+  /** A hand edit as editors make it: the whole file replaced at once (a temp file renamed over it). */
+  const handEdit = (change: (text: string) => string): void => {
+    writeFileSync(`${file}.hand`, change(readFileSync(file, "utf8")));
+    renameSync(`${file}.hand`, file);
+  };
+
+  it("keeps a hand edit that lands while an admin write is in flight, and applies the write on top of it", async () => {
+    const r = repo();
+    const seen: number[] = [];
+    r.watch((s) => seen.push(s.version));
+    await r.load();
+    let runs = 0;
+    const s = await r.update((draft) => {
+      // The first run is on the file as read; the hand edit lands after that read, before the write's rename.
+      if (++runs === 1) handEdit((text) => `${text}identities:\n  "user:hand": premium\n`);
+      draft.identities = { ...draft.identities, "user:admin": "free" };
+    });
+    expect(runs).toBe(2); // started over from the hand-edited file
+    expect(seen).toEqual([2, 3]); // the hand edit, then the admin write on top of it
+    expect(s.document.identities).toEqual({ "user:hand": "premium", "user:admin": "free" });
+    expect(parse(await readFile(file, "utf8")).identities).toEqual({
+      "user:hand": "premium",
+      "user:admin": "free",
+    });
+  });
+
+  it("gives up, writing nothing, when the file changes by hand during every attempt of a write", async () => {
+    const r = repo();
+    await r.load();
+    let runs = 0;
+    const write = r.update((draft) => {
+      runs++;
+      handEdit((text) => `${text}# hand edit ${runs}\n`);
+      draft.tiers = ["free", "premium", "gold"];
+    });
+    await expect(write).rejects.toMatchObject({
+      code: "ERR_SLUICE_STORE_UNAVAILABLE",
+      message: expect.stringContaining(`${file}: gave up after ${MAX_WRITE_ATTEMPTS} attempts`),
+    });
+    expect(runs).toBe(MAX_WRITE_ATTEMPTS);
+    const text = await readFile(file, "utf8");
+    expect(text).toContain(`# hand edit ${MAX_WRITE_ATTEMPTS}\n`);
+    expect(parse(text).tiers).toEqual(["free", "premium"]);
   });
 
   it("keeps the last good snapshot when a hand edit breaks the file, and refuses to overwrite it", async () => {

@@ -5,8 +5,17 @@
  * document; it validates the whole result (`configFromValue`: a ConfigError naming each field) and only then
  * replaces the file atomically (`atomic-write.ts`: temp file in the same directory, fsync, rename, fsync of the
  * directory), so a crash mid-write leaves the old file or the new one, never a torn one. Before each edit the
- * file is read again: a hand edit made since the last read becomes a new version first (nothing is lost), and a
- * hand edit that broke the file makes `update` refuse with that file's ConfigError rather than overwrite it.
+ * file is read again: a hand edit made since the last read becomes a new version first, and a hand edit that
+ * broke the file makes `update` refuse with that file's ConfigError rather than overwrite it.
+ *
+ * Hand edits racing a write. A hand edit can also land while the write is in flight, after that read: the new
+ * text is written to a temp file and synced, then the file is read once more, right before the rename, and
+ * compared with the text the edit started from. When it changed, nothing is renamed: the write starts over from
+ * the file as it is now (the hand edit becomes a version first, the edit is applied on top of it), at most
+ * {@link MAX_WRITE_ATTEMPTS} times; then `update` fails with `ERR_SLUICE_STORE_UNAVAILABLE` and writes nothing.
+ * The window left is honest but small: `rename(2)` is no compare-and-swap, so a hand edit that lands between that
+ * last read and the rename (one read of the file and a string compare, the temp file already synced) is still
+ * replaced by the admin write. The file lock below cannot close it: editors do not take it.
  *
  * Format. A YAML file is rewritten as YAML by the `yaml` library, editing the previous text in place
  * (`yaml-rewrite.ts`): comments and styles around unchanged values survive; comments attached to changed or
@@ -39,7 +48,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Clock, systemClock } from "../../core/clock.js";
-import { ConfigError, SluiceError } from "../../core/errors.js";
+import { ConfigError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
 import { type ConfigWatcher, watchConfigFile } from "../../engine/config-watcher.js";
 import {
   ConfigSource,
@@ -84,6 +93,9 @@ export interface FileConfigRepositoryOptions {
    */
   readonly onRecovered?: (snapshot: ConfigSnapshot) => void;
 }
+
+/** Attempts of one `update` whose file keeps changing by hand while it writes (see the module comment). */
+export const MAX_WRITE_ATTEMPTS = 8;
 
 /** The first word of the managed header line; the line is `# sluice: written by the admin API, version N, <time>`. */
 const HEADER_PREFIX = "sluice: written by the admin API";
@@ -169,23 +181,36 @@ class FileConfigRepository implements ConfigRepository {
     const result = this.serial.run(async () => {
       this.assertOpen();
       await this.takeLock();
-      const current = await this.sync();
-      if (this.envoy) {
-        throw new SluiceError(
-          "ERR_SLUICE_UNSUPPORTED",
-          `${this.file}: the file is in the envoyproxy/ratelimit format, which the admin API cannot edit; convert it to the native format to manage it through the API`,
-        );
+      for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
+        const current = await this.sync();
+        if (this.envoy) {
+          throw new SluiceError(
+            "ERR_SLUICE_UNSUPPORTED",
+            `${this.file}: the file is in the envoyproxy/ratelimit format, which the admin API cannot edit; convert it to the native format to manage it through the API`,
+          );
+        }
+        const draft = cloneDocument(current.document);
+        edit(draft, current);
+        const document = toJsonData(draft, this.file);
+        if (canonicalJson(document) === canonicalJson(current.document)) return current;
+        const next = snapshotOf(current.version + 1, document, this.file);
+        const text = this.render(next);
+        // The text `current` came from, as `sync` just read it: the file must still hold it when the rename comes.
+        const base = this.lastText;
+        const written = await writeFileAtomic(await resolveTarget(this.file), text, {
+          precondition: async () => (await readFile(this.file, "utf8").catch(() => undefined)) === base,
+        });
+        if (written) {
+          this.lastText = text;
+          this.adopt(next);
+          return next;
+        }
+        // Changed by hand meanwhile: start over from the file as it is now (see the module comment).
       }
-      const draft = cloneDocument(current.document);
-      edit(draft, current);
-      const document = toJsonData(draft, this.file);
-      if (canonicalJson(document) === canonicalJson(current.document)) return current;
-      const next = snapshotOf(current.version + 1, document, this.file);
-      const text = this.render(next);
-      await writeFileAtomic(await resolveTarget(this.file), text);
-      this.lastText = text;
-      this.adopt(next);
-      return next;
+      throw new StoreUnavailableError(
+        this.location,
+        `gave up after ${MAX_WRITE_ATTEMPTS} attempts: the file kept changing by hand while the admin API wrote it; nothing was written`,
+      );
     });
     void result.then(
       () => this.startWatching(),
