@@ -15,7 +15,8 @@
  * - A cost the limit can never admit at once (cost > burst) is denied with `retryAfterMs = Infinity`.
  * - Reported durations are whole milliseconds rounded up (`ceilMs`), so retrying at `now + retryAfterMs` passes
  *   when nothing else happened; `remaining` is whole units rounded down.
- * - State read under a changed limit is clamped to the new one on touch; it is never reset.
+ * - State read under a changed limit is clamped to the new one on touch; it is never reset. A changed limit that
+ *   changes the width is handed over by {@link resizeState} (the algorithm's `resize`, else the common prefix).
  */
 import type { AlgorithmId, LimitSpec } from "../core/limit-spec.js";
 
@@ -69,6 +70,13 @@ export interface Algorithm {
    * store holds the full width.
    */
   extent?(s: Float64Array, o: number, spec: LimitSpec): number;
+  /**
+   * Lays `from`, this algorithm's whole state block written under another width (a changed limit or period), out
+   * for `spec` at `to[o …]`. Without it a store copies the common prefix and the kernel clamps the rest on touch;
+   * sliding_log and bucketed_window have it, because their rings keep entries in an order that a prefix read under
+   * another capacity scrambles once they have wrapped. Called by the stores only when the width changed.
+   */
+  resize?(from: Float64Array, to: Float64Array, o: number, spec: LimitSpec): void;
   /** Concurrency only: ends lease `leaseId`; returns whether it was held. */
   release?(s: Float64Array, o: number, nowMs: number, spec: LimitSpec, leaseId: number): boolean;
   /**
@@ -100,8 +108,32 @@ export function step(
   cost = 1,
 ): StepResult {
   const next = new Float64Array(algorithm.width(spec));
-  if (state !== undefined) next.set(Array.from(state).slice(0, next.length));
+  if (state !== undefined) {
+    const from = Float64Array.from(state);
+    if (from.length === next.length) next.set(from);
+    else resizeState(algorithm, from, next, 0, spec);
+  }
   const out = createStepOut();
   algorithm.apply(next, 0, nowMs, spec, cost, true, out);
   return { decision: { ...out }, state: next };
+}
+
+/**
+ * Hands the state `from` (the whole block, of another width: a changed limit or period) over to `spec`'s layout at
+ * `to[o …]`: {@link Algorithm.resize} when the algorithm has one, else the common prefix (zeros beyond it).
+ */
+export function resizeState(
+  algorithm: Algorithm,
+  from: Float64Array,
+  to: Float64Array,
+  o: number,
+  spec: LimitSpec,
+): void {
+  if (algorithm.resize !== undefined) {
+    algorithm.resize(from, to, o, spec);
+    return;
+  }
+  const width = algorithm.width(spec);
+  to.fill(0, o, o + width);
+  to.set(from.subarray(0, Math.min(width, from.length)), o);
 }

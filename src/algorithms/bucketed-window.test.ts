@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type LimitSpec, parseLimitSpec } from "../core/limit-spec.js";
-import { createStepOut, step } from "./algorithm.js";
+import { createStepOut, resizeState, step } from "./algorithm.js";
 import { bucketedWindow } from "./bucketed-window.js";
 
 const T0 = 1_700_000_000_000;
@@ -330,11 +330,108 @@ describe("bucketed_window", () => {
     replay(spec(8, 1000, 100), [{ at: T0 + 10, cost: 3, expect: { allowed: true, remaining: 0 } }], state);
   });
 
+  it("keeps a wrapped ring in order when the period (the number of buckets) changes", () => {
+    // N = 3: buckets of 0, 100, 200, then 300 (0 has left) goes into the first cell: head 1
+    const three = spec(100, 300, 100);
+    const state = replay(
+      three,
+      [0, 100, 200, 300].map((t) => ({ at: T0 + t, cost: 10, expect: { allowed: true } })),
+    );
+    const ten = spec(100, 1000, 100);
+    const longer = step(bucketedWindow, state, T0 + 350, ten, 0);
+    expect(longer.decision).toMatchObject({ allowed: true, remaining: 70, resetAfterMs: 950 });
+    expect(buckets(ten, longer.state).map(([id, n]) => [id * 100 - T0, n])).toEqual([
+      [100, 10],
+      [200, 10],
+      [300, 10],
+    ]);
+    expect(bucketedWindow.idleAfterMs(longer.state, 0, T0 + 350, ten)).toBe(950);
+    // N = 2 from a wrapped ring of 3: the newest two buckets
+    const two = spec(100, 200, 100);
+    const shorter = new Float64Array(bucketedWindow.width(two));
+    resizeState(bucketedWindow, state, shorter, 0, two);
+    expect(buckets(two, shorter).map(([id, n]) => [id * 100 - T0, n])).toEqual([
+      [200, 10],
+      [300, 10],
+    ]);
+    expect(shorter[2]).toBe(20);
+  });
+
   describe("properties", () => {
     const arbSpec = fc.record({
       limit: fc.integer({ min: 1, max: 12 }),
       buckets: fc.integer({ min: 1, max: 12 }),
       bucketMs: fc.integer({ min: 1, max: 100 }),
+    });
+
+    it("agrees with a naive bucket queue step by step across changes of limit and period (a wrapped ring is re-laid in order)", () => {
+      fc.assert(
+        fc.property(
+          arbSpec,
+          fc.array(
+            fc.record({
+              gapMs: fc.oneof(fc.integer({ min: -100, max: 200 }), fc.constant(0)),
+              cost: fc.integer({ min: 0, max: 6 }),
+              change: fc.oneof(
+                { weight: 6, arbitrary: fc.constant(null) },
+                {
+                  weight: 1,
+                  arbitrary: fc.record({
+                    limit: fc.integer({ min: 1, max: 12 }),
+                    buckets: fc.integer({ min: 1, max: 12 }),
+                  }),
+                },
+              ),
+            }),
+            { minLength: 1, maxLength: 200, size: "large" }, // long enough for rings to wrap between changes
+          ),
+          (p, trace) => {
+            const w = p.bucketMs;
+            let { limit, buckets: n } = p;
+            let sp = spec(limit, n * w, w);
+            let s = new Float64Array(bucketedWindow.width(sp));
+            const out = createStepOut();
+            let queue: { id: number; count: number }[] = []; // as of its last write, as the kernel's
+            let now = T0;
+            for (const r of trace) {
+              now += r.gapMs;
+              if (r.change !== null) {
+                ({ limit, buckets: n } = r.change);
+                sp = spec(limit, n * w, w);
+                if (bucketedWindow.width(sp) !== s.length) {
+                  const to = new Float64Array(bucketedWindow.width(sp));
+                  resizeState(bucketedWindow, s, to, 0, sp);
+                  s = to;
+                }
+                queue = queue.slice(-n); // the newest N (the older ones have left by the newest one's bucket)
+              }
+              let view = queue;
+              let newest = view.length > 0 ? view[view.length - 1].id : -INF;
+              if (newest > Math.floor(now / w) + n) {
+                view = [];
+                newest = -INF;
+              }
+              const cur = Math.max(Math.floor(now / w), newest);
+              const live = view.filter((b) => b.id > cur - n);
+              const used = live.reduce((a, b) => a + b.count, 0);
+              const ok = used + r.cost <= limit;
+              bucketedWindow.apply(s, 0, now, sp, r.cost, true, out);
+              expect(out.allowed).toBe(ok);
+              expect(out.remaining).toBe(Math.max(0, limit - used - (ok ? r.cost : 0)));
+              const last = live[live.length - 1];
+              const reset = ok && r.cost > 0 ? cur : last?.id;
+              expect(out.resetAfterMs).toBe(reset === undefined ? 0 : Math.max(0, reset * w + n * w - now));
+              if (ok && r.cost > 0) {
+                if (last !== undefined && last.id === cur) last.count += r.cost;
+                else live.push({ id: cur, count: r.cost });
+                queue = live.map((b) => ({ ...b }));
+                expect(buckets(sp, s)).toEqual(queue.map((b) => [b.id, b.count]));
+                expect(s[2]).toBe(used + r.cost);
+              }
+            }
+          },
+        ),
+      );
     });
     const arbTrace = (minGap: number) =>
       fc.array(

@@ -27,7 +27,10 @@
  * The current bucket is `floor((now + TIME_TOLERANCE_MS) / w)`, identical to `floor(now / w)` for whole-ms
  * clocks, so fractional clocks retrying at `now + retryAfterMs` land in the bucket the retry was computed for.
  * refund takes counts back from the newest buckets. A changed limit keeps the layout (the width depends on P
- * and w only): a lowered limit leaves remaining at 0 until enough buckets leave.
+ * and w only): a lowered limit leaves remaining at 0 until enough buckets leave. A changed N (P / w) changes the
+ * ring's capacity with the width; the store hands the state over with `resize` (ring.ts's `ringResize`), which
+ * keeps the buckets in order from the head: all of them for a larger N, the newest N for a smaller one (under an
+ * unchanged w, the older ones would leave at the next touch anyway), with total their sum.
  *
  * Pro: O(N) memory and O(buckets dropped) time per key, independent of L; never stricter than an exact log.
  * Con: admits as an exact window of P − w would: a bucket is dropped whole once its start is a period old,
@@ -35,7 +38,7 @@
  */
 import { ceilMs, floorCount, TIME_TOLERANCE_MS } from "../core/time-math.js";
 import type { Algorithm } from "./algorithm.js";
-import { HEAD, RING, ringExtent, ringRefund, ringRetryMs, SIZE, TOTAL } from "./ring.js";
+import { HEAD, RING, ringExtent, ringRefund, ringResize, ringRetryMs, SIZE, TOTAL } from "./ring.js";
 
 /** The bucketed sliding window of seed 001: a ring of (bucket id, count) per key. */
 export const bucketedWindow: Algorithm = {
@@ -52,7 +55,7 @@ export const bucketedWindow: Algorithm = {
     let head = s[o + HEAD];
     let size = s[o + SIZE];
     let total = s[o + TOTAL];
-    if (!(head >= 0 && head < cap)) head = 0; // layout changed under a new period or bucket width
+    if (!(head >= 0 && head < cap)) head = 0; // not a head of this ring (resize hands over one that is)
     if (!(size > 0)) size = 0;
     else if (size > cap) size = cap;
     const tail = r + 2 * ((head + size - 1) % cap);
@@ -133,6 +136,10 @@ export const bucketedWindow: Algorithm = {
 
   refund(s, o, _nowMs, spec, amount): void {
     ringRefund(s, o, spec.periodMs / spec.bucketMs, amount);
+  },
+
+  resize(from, to, o, spec): void {
+    ringResize(from, to, o, spec.periodMs / spec.bucketMs, spec.bucketMs, spec.periodMs);
   },
 
   idleAfterMs(s, o, nowMs, spec): number {

@@ -4,8 +4,13 @@
  *
  * Layout at `o`: `s[o] = head` (index of the oldest entry), `s[o+1] = size`, `s[o+2] = total` (sum of counts),
  * then `cap` entries of two floats from `o + 3`. An entry stops counting once `stamp·scale + P ≤ now`.
+ *
+ * The capacity follows the spec (the limit, or P / w), so a changed spec changes the width; the stores hand the
+ * state over with {@link ringResize} (through `Algorithm.resize`) rather than the plain common-prefix copy other
+ * states get: a ring that has wrapped keeps its newest entries at the front of the array, where the old cells read
+ * under another capacity would take an old or empty cell for the newest entry.
  */
-import { ceilMs } from "../core/time-math.js";
+import { ceilMs, TIME_TOLERANCE_MS } from "../core/time-math.js";
 
 /** Index of the head field. */
 export const HEAD = 0;
@@ -59,6 +64,57 @@ export function ringExtent(s: Float64Array, o: number, cap: number): number {
   else if (size > cap) size = cap;
   const end = head + size + 1;
   return RING + 2 * (end > cap ? cap : end);
+}
+
+/**
+ * Lays the ring state `from` (its whole block: `RING + 2·c` fields for its old capacity c) out for `cap` entries at
+ * `to[o …]`, keeping the live entries in order from the head. When they sit unwrapped within both capacities
+ * (`head + size ≤ min(c, cap)`), the block's common prefix is copied as it is (stale cells too), as a prefix copy
+ * always did. Otherwise (the ring wrapped at its old end, or a lowered capacity cuts into the live entries) they are
+ * unwrapped from the head into cells 0, 1, … with head 0 and the other cells zero. Either way the newest
+ * `min(size, cap)` entries are kept; the costs of older ones that do not fit and have not left by the newest entry's
+ * time (`stamp·scale + periodMs − newest·scale > TIME_TOLERANCE_MS`) fold into the oldest kept entry, so the total
+ * (kept as the sum of the kept costs) never drops below what is still in the window: those costs leave with that
+ * entry, a little late, never early, also under a limit raised again. The Lua twin (apply.lua's `load`) makes the
+ * same choices with the same result.
+ */
+export function ringResize(
+  from: Float64Array,
+  to: Float64Array,
+  o: number,
+  cap: number,
+  scale: number,
+  periodMs: number,
+): void {
+  const was = (from.length - RING) / 2;
+  const width = RING + 2 * cap;
+  let head = from[HEAD];
+  let size = from[SIZE];
+  if (!(head >= 0 && head < was)) head = 0;
+  if (!(size > 0)) size = 0;
+  else if (size > was) size = was;
+  to.fill(0, o, o + width);
+  if (head + size <= (cap < was ? cap : was)) {
+    to.set(from.subarray(0, Math.min(width, from.length)), o);
+    return;
+  }
+  const keep = size < cap ? size : cap;
+  const newest = from[RING + 2 * ((head + size - 1) % was)];
+  let folded = 0;
+  for (let k = 0; k < size - keep; k++) {
+    const at = RING + 2 * ((head + k) % was);
+    if ((from[at] - newest) * scale + periodMs > TIME_TOLERANCE_MS) folded += from[at + 1];
+  }
+  let total = folded;
+  for (let j = 0; j < keep; j++) {
+    const at = RING + 2 * ((head + size - keep + j) % was);
+    to[o + RING + 2 * j] = from[at];
+    to[o + RING + 2 * j + 1] = from[at + 1];
+    total += from[at + 1];
+  }
+  to[o + RING + 1] += folded;
+  to[o + SIZE] = keep;
+  to[o + TOTAL] = total;
 }
 
 /** Gives back up to `amount` units, taking them from the newest entries first; never below empty. */

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type LimitSpec, parseLimitSpec } from "../core/limit-spec.js";
-import { createStepOut, step } from "./algorithm.js";
+import { createStepOut, resizeState, step } from "./algorithm.js";
 import { slidingLog } from "./sliding-log.js";
 
 const T0 = 1_700_000_000_000;
@@ -214,11 +214,166 @@ describe("sliding_log", () => {
     );
   });
 
+  it("keeps a wrapped ring in order under a raised limit: the newest entry still counts", () => {
+    // limit 3: 0, 100, 200, then 1000 (0 has left) goes into the first cell: head 1, the newest entry in cell 0
+    const state = replay(
+      sp,
+      [0, 100, 200, 1000].map((t) => ({ at: T0 + t, expect: { allowed: true } })),
+    );
+    const ten = spec(10, 1000);
+    const raised = step(slidingLog, state, T0 + 1050, ten, 0);
+    expect(raised.decision).toMatchObject({ allowed: true, remaining: 7, resetAfterMs: 950 });
+    expect(entries(ten, raised.state).map(([ts]) => ts - T0)).toEqual([100, 200, 1000]);
+    expect(slidingLog.idleAfterMs(raised.state, 0, T0 + 1050, ten)).toBe(950);
+    // 100 and 200 have left at 1250; 1000 still counts: 9 more, not 10
+    replay(
+      ten,
+      [
+        { at: T0 + 1250, cost: 9, expect: { allowed: true, remaining: 0, resetAfterMs: 1000 } },
+        { at: T0 + 1250, expect: { allowed: false, retryAfterMs: 750 } },
+      ],
+      raised.state,
+    );
+  });
+
+  it("keeps the newest entries of a wrapped ring under a lowered limit, the older ones folded into the oldest kept", () => {
+    const five = spec(5, 1000);
+    // 0 … 400, then 1000 and 1100 (0 and 100 have left): the ring holds 200, 300, 400, 1000, 1100, head 2
+    const state = replay(
+      five,
+      [0, 100, 200, 300, 400, 1000, 1100].map((t) => ({ at: T0 + t, expect: { allowed: true } })),
+    );
+    const three = spec(3, 1000);
+    const lowered = new Float64Array(slidingLog.width(three));
+    resizeState(slidingLog, state, lowered, 0, three);
+    expect(entries(three, lowered).map(([ts, c]) => [ts - T0, c])).toEqual([
+      [400, 3],
+      [1000, 1],
+      [1100, 1],
+    ]);
+    expect(lowered[2]).toBe(5);
+    // three must leave for one more: the third oldest, 400, at 1400
+    replay(
+      three,
+      [
+        { at: T0 + 1150, expect: { allowed: false, remaining: 0, retryAfterMs: 250, resetAfterMs: 950 } },
+        { at: T0 + 1400, expect: { allowed: true, remaining: 0 } },
+      ],
+      lowered,
+    );
+    // raised again at once, the folded entries still count: five in the window
+    expect(step(slidingLog, lowered, T0 + 1160, five, 0).decision).toMatchObject({ remaining: 0 });
+    // an entry already gone by the newest one's time under the new spec is not folded in: here 500, with the
+    // period shortened to 500 ms along with the limit (the ring holds 500, 1200 and 1300; 0 left at 1200)
+    const one = spec(1, 500);
+    const cut = new Float64Array(slidingLog.width(one));
+    resizeState(
+      slidingLog,
+      replay(
+        five,
+        [0, 500, 1200, 1300].map((t) => ({ at: T0 + t, expect: { allowed: true } })),
+      ),
+      cut,
+      0,
+      one,
+    );
+    expect(entries(one, cut).map(([ts, c]) => [ts - T0, c])).toEqual([[1300, 2]]); // 1200 and 1300
+  });
+
   describe("properties", () => {
     const arbSpec = fc.record({
       limit: fc.integer({ min: 1, max: 12 }),
       periodMs: fc.integer({ min: 1, max: 2000 }),
     });
+    /** Steps that may reconfigure the limit first (same period): a ring of another capacity, handed over as a store does. */
+    const arbChanging = (minGap: number, limit: fc.Arbitrary<number>, maxCost: number) =>
+      fc.array(
+        fc.record({
+          gapMs: fc.oneof(fc.integer({ min: minGap, max: 300 }), fc.constant(0)),
+          cost: fc.integer({ min: 0, max: maxCost }),
+          limit: fc.oneof({ weight: 6, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: limit }),
+        }),
+        { minLength: 1, maxLength: 200, size: "large" }, // long enough for rings to wrap between changes
+      );
+    /** `s` laid out for `next` as a store hands it over when the limit changed. */
+    const handOver = (s: Float64Array<ArrayBuffer>, next: LimitSpec): Float64Array<ArrayBuffer> => {
+      if (slidingLog.width(next) === s.length) return s;
+      const to = new Float64Array(slidingLog.width(next));
+      resizeState(slidingLog, s, to, 0, next);
+      return to;
+    };
+
+    it("never admits more than the current limit within one window, after any sequence of limit changes", () => {
+      fc.assert(
+        fc.property(arbSpec, arbChanging(-300, fc.integer({ min: 1, max: 12 }), 6), (p, trace) => {
+          let sp = spec(p.limit, p.periodMs);
+          let s = new Float64Array(slidingLog.width(sp));
+          const out = createStepOut();
+          const admitted: { at: number; cost: number }[] = [];
+          let now = T0;
+          let latest = -INF; // the kernel records an admission at max(now, the newest entry): never earlier
+          for (const r of trace) {
+            now += r.gapMs;
+            if (r.limit !== null) {
+              sp = spec(r.limit, p.periodMs);
+              s = handOver(s, sp);
+            }
+            slidingLog.apply(s, 0, now, sp, r.cost, true, out);
+            if (out.allowed && r.cost > 0) {
+              latest = Math.max(latest, now);
+              admitted.push({ at: latest, cost: r.cost });
+              let inWindow = 0;
+              for (const a of admitted) if (a.at > latest - p.periodMs) inWindow += a.cost;
+              expect(inWindow).toBeLessThanOrEqual(sp.limit);
+            }
+          }
+        }),
+      );
+    });
+
+    it("under raised limits, agrees with a naive log step by step (a wrapped ring is re-laid in order)", () => {
+      fc.assert(
+        // Small limits, costs and raises, so that rings fill and wrap between raises.
+        fc.property(arbSpec, arbChanging(-100, fc.integer({ min: 1, max: 3 }), 3), (p, trace) => {
+          let limit = Math.ceil(p.limit / 2);
+          let sp = spec(limit, p.periodMs);
+          let s = new Float64Array(slidingLog.width(sp));
+          const out = createStepOut();
+          let log: { at: number; cost: number }[] = [];
+          let now = T0;
+          for (const r of trace) {
+            now += r.gapMs;
+            if (r.limit !== null) {
+              limit = Math.min(limit + r.limit, 40);
+              sp = spec(limit, p.periodMs);
+              s = handOver(s, sp);
+            }
+            const eff = log.length > 0 ? Math.max(now, log[log.length - 1].at) : now;
+            const live = log.filter((e) => e.at > eff - p.periodMs);
+            const used = live.reduce((a, e) => a + e.cost, 0);
+            const ok = used + r.cost <= limit;
+            slidingLog.apply(s, 0, now, sp, r.cost, true, out);
+            expect(out.allowed).toBe(ok);
+            expect(out.remaining).toBe(limit - used - (ok ? r.cost : 0));
+            const newest = ok && r.cost > 0 ? eff : live[live.length - 1]?.at;
+            expect(out.resetAfterMs).toBe(newest === undefined ? 0 : newest + p.periodMs - now);
+            if (!ok && r.cost <= limit) {
+              let freed = 0;
+              const leaves = live.find((e) => {
+                freed += e.cost;
+                return used - freed + r.cost <= limit;
+              });
+              expect(out.retryAfterMs).toBe((leaves as { at: number }).at + p.periodMs - now);
+            }
+            if (ok && r.cost > 0) log = [...live, { at: eff, cost: r.cost }];
+            expect(slidingLog.idleAfterMs(s, 0, now, sp)).toBe(
+              log.length > 0 ? Math.max(0, log[log.length - 1].at + p.periodMs - now) : 0,
+            );
+          }
+        }),
+      );
+    });
+
     const arbTrace = (minGap: number) =>
       fc.array(
         fc.record({

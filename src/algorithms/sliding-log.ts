@@ -17,17 +17,21 @@
  * Edges: a clock going backwards is no time passing — the effective now is max(now, newest ts), so nothing
  * leaves early and the ring stays in time order. cost > L never passes (retryAfterMs = Infinity). cost 0 is a
  * peek and writes nothing. An entry counts as gone once `ts + P − now ≤ TIME_TOLERANCE_MS`, so fractional
- * clocks retrying at `now + retryAfterMs` pass. refund takes cost back from the newest entries. Under a
- * changed limit the ring capacity changes with the width: head and size are clamped into the new ring, total
- * stays as stored (a lowered limit just leaves remaining at 0 until enough entries leave), and total is
- * cleared whenever the ring empties, so entries lost to a resize are forgotten at most P after the newest.
+ * clocks retrying at `now + retryAfterMs` pass. refund takes cost back from the newest entries. A changed limit
+ * changes the ring's capacity with the width; the store hands the state over with `resize` (ring.ts's
+ * `ringResize`), which keeps the entries in order from the head: all of them under a raised limit, the newest L
+ * under a lowered one, the costs of older entries still in the window folding into the oldest kept entry (L
+ * entries of cost ≥ 1 fill the new limit until that one leaves, and the older ones would have left before it; a
+ * limit raised again later still counts them, until it leaves). Total is the sum of the kept costs. A lowered
+ * limit thus leaves remaining at 0 until enough of the kept entries leave. Head and size are still clamped into
+ * the ring on touch, and total is cleared whenever the ring empties.
  *
  * Pro: exact — never more than L in any window of length P, no boundary effects. Con: O(L) memory per key
  * (limit ≤ SLIDING_LOG_MAX_LIMIT); use sliding_window or bucketed_window for large limits.
  */
 import { ceilMs, floorCount, TIME_TOLERANCE_MS } from "../core/time-math.js";
 import type { Algorithm } from "./algorithm.js";
-import { HEAD, RING, ringExtent, ringRefund, ringRetryMs, SIZE, TOTAL } from "./ring.js";
+import { HEAD, RING, ringExtent, ringRefund, ringResize, ringRetryMs, SIZE, TOTAL } from "./ring.js";
 
 /** The exact sliding window log over a ring of (timestamp, cost) entries per key. */
 export const slidingLog: Algorithm = {
@@ -43,7 +47,7 @@ export const slidingLog: Algorithm = {
     let head = s[o + HEAD];
     let size = s[o + SIZE];
     let total = s[o + TOTAL];
-    if (!(head >= 0 && head < cap)) head = 0; // ring shrank under a changed limit
+    if (!(head >= 0 && head < cap)) head = 0; // not a head of this ring (resize hands over one that is)
     if (!(size > 0)) size = 0;
     else if (size > cap) size = cap;
     const newest = size > 0 ? s[r + 2 * ((head + size - 1) % cap)] : 0;
@@ -109,6 +113,10 @@ export const slidingLog: Algorithm = {
 
   refund(s, o, _nowMs, spec, amount): void {
     ringRefund(s, o, spec.limit, amount);
+  },
+
+  resize(from, to, o, spec): void {
+    ringResize(from, to, o, spec.limit, 1, spec.periodMs);
   },
 
   idleAfterMs(s, o, nowMs, spec): number {

@@ -22,11 +22,11 @@
  *   forgets the key (but for what `Algorithm.resetKeep` keeps: a concurrency limit's last lease id) and reports
  *   the fresh state.
  * - A limit is identified across reconfiguration by its namespace, key and policy name: a changed number keeps
- *   the state (the kernel clamps on touch; a changed state width keeps the common prefix, as `step` does),
+ *   the state (the kernel clamps on touch; a changed state width hands it over with `resizeState`, as `step` does),
  *   while a changed algorithm starts that limit fresh.
  */
 import type { Algorithm } from "../algorithms/algorithm.js";
-import { createStepOut } from "../algorithms/algorithm.js";
+import { createStepOut, resizeState } from "../algorithms/algorithm.js";
 import type { LimitSet } from "../algorithms/limit-set.js";
 import { combineDecision, type Decision, type PolicyStatus, policyStatusOf } from "../core/decision.js";
 import { InvalidArgumentError, SluiceError } from "../core/errors.js";
@@ -228,8 +228,8 @@ export class ReferenceStore implements Store {
       this.#cells.set(id, cell);
     } else if (cell.state.length !== width) {
       const next = new Float64Array(width);
-      next.set(cell.state.subarray(0, Math.min(width, cell.state.length)));
-      cell.state = next; // a changed limit keeps the common prefix; the kernel clamps the rest on touch
+      resizeState(algorithm, cell.state, next, 0, spec);
+      cell.state = next; // a changed limit hands the state over (a ring unwrapped); the kernel clamps the rest on touch
     }
     return cell;
   }

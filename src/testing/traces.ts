@@ -1008,12 +1008,78 @@ const limitChanges: Trace[] = [
     ],
   },
   {
-    name: "lowered limit keeps state (the log is cut to the new limit)",
+    // The newest 5 entries are kept (the one at 100 folds into the one at 200): the newest, at 600, leaves at 1600.
+    name: "lowered limit keeps state (the log keeps its newest entries)",
     limits: [perSecond("sliding_log", 10)],
     steps: [
       ...times(6, (i) => consume(100 * (i + 1), ok(9 - i, 1000))),
-      consume(700, no(500, 0, 800), { limits: lowered("sliding_log") }),
+      consume(700, no(500, 0, 900), { limits: lowered("sliding_log") }),
       consume(1200, ok(0, 1000)),
+    ],
+  },
+  // A ring that has wrapped holds its newest entries at the front of its cells: a changed capacity must re-lay it in
+  // order, not read the old cells under the new one (which took an empty cell for the newest entry).
+  {
+    name: "raised limit after the ring wrapped keeps every entry in order",
+    limits: [perSecond("sliding_log", 3)],
+    steps: [
+      consume(0, ok(2, 1000)),
+      consume(100, ok(1, 1000)),
+      consume(200, ok(0, 1000)),
+      consume(1000, ok(0, 1000)), // the entry of 0 leaves, the ring wraps: the newest entry is in the first cell
+      peek(1050, ok(7, 950), { limits: [perSecond("sliding_log", 10)] }), // 100, 200 and 1000 still count
+      consume(1250, ok(8, 1000)), // 100 and 200 have left; 1000 still counts
+      consume(1250, ok(0, 1000), { cost: 8 }),
+      consume(1250, no(750, 0, 1000)), // not a tenth: 1000 leaves at 2000
+      consume(2000, ok(0, 1000)),
+    ],
+  },
+  {
+    name: "lowered and raised again after the ring wrapped: the newest entries are kept, the others still count",
+    limits: [perSecond("sliding_log", 5)],
+    steps: [
+      ...times(5, (i) => consume(100 * i, ok(4 - i, 1000))),
+      consume(1000, ok(0, 1000)), // 0 leaves, the ring wraps
+      consume(1100, ok(0, 1000)), // 100 leaves: 200, 300, 400, 1000, 1100 in the window
+      // Three must leave for one more to pass under 3: the third oldest, at 400, leaves at 1400.
+      consume(1150, no(250, 0, 950), { limits: [perSecond("sliding_log", 3)] }),
+      // Raised again at once: 200 and 300 still count (folded into the entry of 400), five in the window.
+      peek(1160, ok(0, 940), { limits: [perSecond("sliding_log", 5)] }),
+      consume(1400, ok(2, 1000)), // 200, 300 and 400 have left: 1000, 1100 and this one
+    ],
+  },
+  {
+    name: "lengthened period after the ring wrapped keeps every bucket in order",
+    limits: [{ name: "per-second", algorithm: "bucketed_window", limit: 100, periodMs: 300, bucketMs: 100 }],
+    steps: [
+      consume(0, ok(90, 300), { cost: 10 }),
+      consume(100, ok(80, 300), { cost: 10 }),
+      consume(200, ok(70, 300), { cost: 10 }),
+      consume(300, ok(70, 300), { cost: 10 }), // the bucket of 0 leaves, the ring wraps
+      // N = 10 buckets: those of 100, 200 and 300 count until 1100, 1200 and 1300
+      peek(350, ok(70, 950), {
+        limits: [
+          { name: "per-second", algorithm: "bucketed_window", limit: 100, periodMs: 1000, bucketMs: 100 },
+        ],
+      }),
+      consume(1050, ok(0, 950), { cost: 70 }),
+      consume(1050, no(50, 0, 950)),
+      consume(1100, ok(9, 1000)),
+    ],
+  },
+  {
+    name: "shortened period after the ring wrapped keeps the newest buckets",
+    limits: [{ name: "per-second", algorithm: "bucketed_window", limit: 100, periodMs: 500, bucketMs: 100 }],
+    steps: [
+      ...times(5, (i) => consume(100 * i, ok(99 - i, 500))),
+      consume(500, ok(95, 500)), // the bucket of 0 leaves, the ring wraps
+      consume(600, ok(95, 500)),
+      // N = 3: the buckets of 400, 500 and 600 count
+      peek(650, ok(97, 250), {
+        limits: [
+          { name: "per-second", algorithm: "bucketed_window", limit: 100, periodMs: 300, bucketMs: 100 },
+        ],
+      }),
     ],
   },
   {

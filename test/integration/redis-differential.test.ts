@@ -4,7 +4,7 @@
 // retryAfterMs, the lease id, the warning state, and the stored state itself, field by field, bit for bit.
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStepOut } from "../../src/algorithms/algorithm.js";
+import { createStepOut, resizeState } from "../../src/algorithms/algorithm.js";
 import { algorithms } from "../../src/algorithms/index.js";
 import { createLimitSet, type LimitSet } from "../../src/algorithms/limit-set.js";
 import { type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../../src/core/limit-spec.js";
@@ -174,7 +174,7 @@ describe("redis store: Lua twins agree with the TypeScript kernels step by step"
           const width = algorithm.width(spec);
           if (width !== s.length) {
             const next = new Float64Array(width);
-            next.set(s.subarray(0, Math.min(width, s.length)));
+            resizeState(algorithm, s, next, 0, spec); // as the TS stores hand a state over
             s = next;
           }
         }

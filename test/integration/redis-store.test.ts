@@ -427,6 +427,59 @@ describe("redis store: all-or-nothing", () => {
   });
 });
 
+describe("redis store: a changed capacity", () => {
+  it("re-lays a ring that wrapped, also when one call names the key under both capacities, as the reference store", async () => {
+    // Admissions at `times` wrap a ring of 3 (its newest entry goes into the first cell); at `at`, three entries
+    // still count under the capacity of 10: 7 remain, and the newest leaves in 950 ms.
+    for (const { label, small, large, times, at } of [
+      {
+        label: "sliding_log",
+        small: set("r", { algorithm: "sliding_log", limit: 3, periodMs: 1000 }),
+        large: set("r", { algorithm: "sliding_log", limit: 10, periodMs: 1000 }),
+        times: [0, 100, 200, 1000],
+        at: 1050,
+      },
+      {
+        label: "bucketed_window",
+        small: set("r", { algorithm: "bucketed_window", limit: 10, periodMs: 300, bucketMs: 100 }),
+        large: set("r", { algorithm: "bucketed_window", limit: 10, periodMs: 1000, bucketMs: 100 }),
+        times: [0, 100, 200, 300],
+        at: 350,
+      },
+    ]) {
+      for (const batch of [true, false]) {
+        const s = store({ label: `relay-${label}-${batch}`, clock: "client", batch });
+        const reference = new ReferenceStore();
+        const both = async (items: StoreItem[], op: StoreOp, t: number) => {
+          const got = await s.apply(items, op, T0 + t);
+          expect(got.map(plain), `${label} ${op} at +${t}`).toEqual(
+            (await reference.apply(items, op, T0 + t)).map(plain),
+          );
+          return got;
+        };
+        for (const t of times) await both([{ limits: small, key: "k", cost: 1 }], "consume", t);
+        // one call: read as 3, then as 10 (re-laid from the state as it stands), then as 3 again
+        const [, raised] = await both(
+          [
+            { limits: small, key: "k", cost: 0 },
+            { limits: large, key: "k", cost: 0 },
+            { limits: small, key: "k", cost: 0 },
+          ],
+          "peek",
+          at,
+        );
+        expect([raised.remaining, raised.resetAfterMs], label).toEqual([7, 950]);
+        // a later call under 10 alone reads the stored state: the same
+        const [later] = await both([{ limits: large, key: "k", cost: 0 }], "peek", at);
+        expect([later.remaining, later.resetAfterMs], label).toEqual([7, 950]);
+        await both([{ limits: large, key: "k", cost: 7 }], "consume", at);
+        await both([{ limits: large, key: "k", cost: 1 }], "consume", at);
+        await s.close();
+      }
+    }
+  });
+});
+
 describe("redis store: batching", () => {
   it("answers 200 concurrent calls in few script calls, as sequential unbatched calls would", async () => {
     const batchedClient = new CountingClient(client);

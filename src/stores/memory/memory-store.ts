@@ -38,7 +38,8 @@
  * names, algorithms and state widths, in the same order (its *shape*: every tier of an engine rule's shape), shares
  * every key's state as is, with nothing moved (a lowered limit clamps on next touch, it never resets). A set of
  * another shape re-lays the namespace's keys by limit name: a limit of the same name and algorithm keeps its state
- * (its common prefix, when the width changed; the kernels clamp the rest on touch) and its warning flag, a name that
+ * (handed over by `resizeState` when the width changed: the ring of a sliding_log or bucketed_window is unwrapped
+ * in order, other states keep their common prefix; the kernels clamp the rest on touch) and its warning flag, a name that
  * is new or whose algorithm changed starts fresh, and when no limit carries over the keys are dropped. Limits the new
  * set no longer has are dropped with the re-lay (coming back to them starts fresh), as when a key is evicted.
  * A key is reclaimed as idle only when idle under every set of the bound shape that may have stepped it: each
@@ -77,7 +78,7 @@
  * Everything is synchronous: the read–step–write of one call has no `await` in it, so it is atomic in Node.
  */
 import type { Algorithm, StepOut } from "../../algorithms/algorithm.js";
-import { createStepOut } from "../../algorithms/algorithm.js";
+import { createStepOut, resizeState } from "../../algorithms/algorithm.js";
 import type { LimitSet } from "../../algorithms/limit-set.js";
 import { type Clock, systemClock } from "../../core/clock.js";
 import {
@@ -1518,8 +1519,8 @@ export class MemoryStore implements SyncStore {
 
   /**
    * Moves every key of `t` to a new layout, limit by name: limit `i` of `layout` takes the state of limit
-   * `from[i]` of the old one (same name and algorithm; -1: none, it starts fresh), keeping its common prefix when
-   * the width changed (a changed limit of sliding_log or concurrency, a changed period of bucketed_window), as
+   * `from[i]` of the old one (same name and algorithm; -1: none, it starts fresh), handed over by `resizeState`
+   * when the width changed (a changed limit of sliding_log or concurrency, a changed period of bucketed_window), as
    * {@link step} does; the kernels clamp the rest on touch. Each limit's warning flag moves with its state.
    */
   #migrate(t: Table, layout: readonly LimitLayout[], small: number, from: readonly number[]): void {
@@ -1546,7 +1547,8 @@ export class MemoryStore implements SyncStore {
         const j = from[i];
         if (j === -1) return;
         const [arr, off] = this.#where(slot, l);
-        arr.set(saved[j].subarray(0, Math.min(l.width, saved[j].length)), off);
+        if (saved[j].length === l.width) arr.set(saved[j], off);
+        else resizeState(l.algorithm, saved[j], arr, off, l.spec);
         if ((flags & old[j].warnBit) !== 0) next |= l.warnBit;
       });
       this.#flags[slot] = next;

@@ -70,7 +70,9 @@
 -- round trips, no formatting. Small states (gcra: 1 field; token_bucket, leaky_bucket, fixed_window: 2;
 -- sliding_window: 3) are decoded whole, with one unpack; ring states (sliding_log, bucketed_window, concurrency)
 -- are decoded lazily, field by field, and bytes past the end of the string read as 0, so a changed limit cuts or
--- extends the ring exactly as the TS array is cut or extended.
+-- extends the ring exactly as the TS array is cut or extended; but a queue (sliding_log, bucketed_window, kernel
+-- flag `queue`) whose capacity changed is re-laid in order first, as ringResize of src/algorithms/ring.ts does
+-- (`load`, below).
 --
 -- Warning flag (as the reference store keeps it): updated by a committed consume with nextWarning; cleared by
 -- a consume that finds the state idle (idleAfterMs 0); a peek reports nextWarning of the stored flag (when not
@@ -831,8 +833,9 @@ end
 -- The entry of `key` read as `spec`: from Redis once per call, then from the cache.
 local function load(key, spec, now)
   local e = cache[key]
+  local raw -- a ring state's string, laid out for `spec` at the end
   if e == nil then
-    local raw = call("GET", key)
+    raw = call("GET", key)
     e = { [0] = 0, 0, 0, spec = spec, w = false, exists = false, dirty = false, now = now, at = spec, s = false }
     e.s = e
     cache[key] = e
@@ -843,11 +846,7 @@ local function load(key, spec, now)
     end
     local width = spec.width
     if spec.ring then
-      local n = 1 + 8 * width
-      local cut = #raw > n
-      if cut then raw = sub(raw, 1, n) end -- the ring shrank with the limit: keep the common prefix, as the TS
-      e.s = ring().state(raw, spec.k.scan)
-      if cut then e.dirty = true end
+      -- laid out at the end
     elseif #raw ~= 1 + 8 * width then
       return e -- not a state of this algorithm: fresh
     elseif width == 1 then
@@ -862,7 +861,7 @@ local function load(key, spec, now)
     end
     e.w = flags % 2 == 1
     e.exists = true
-    return e
+    if not spec.ring then return e end
   end
   local was = e.spec
   if was ~= spec then
@@ -871,6 +870,10 @@ local function load(key, spec, now)
       local existed = e.exists
       clear(e, spec)
       if existed then e.dirty = true end -- deleted at the end unless written again
+    elseif spec.k.queue and was.width ~= spec.width then
+      -- A queue under another capacity: laid out at the end from its fields as they stand, as a later call would
+      -- read them once stored.
+      raw = ring().encode(e.s, 0)
     elseif spec.ring and was.width > spec.width then
       -- Cut the ring as the TS array is cut: the fields past the new width go, from the table, from S and from
       -- O (the values decoded before the cut; encode compares a field with O, else with S, else with 0), so a
@@ -893,6 +896,62 @@ local function load(key, spec, now)
     end
     e.spec = spec
   end
+  if not raw then return e end
+  -- A ring state's string read as `spec`. A queue (sliding_log, bucketed_window: ring.ts's layout) whose capacity
+  -- changed is re-laid as ringResize does: when its live entries [head, head + size) do not sit unwrapped within
+  -- both capacities, they are unwrapped from the head into cells 0, 1, ..., the newest min(size, cap) of them, with
+  -- head 0, the costs of older ones still live at the newest one's time folded into the oldest kept, and total the
+  -- kept costs' sum. The old capacity is not stored: the string holds the cells its ring has used, all of them once
+  -- it wrapped, so `from` below is the old capacity whenever the choice depends on it (and equals the capacity, or
+  -- leaves the entries unwrapped within it, when it did not change: then nothing is read here that the kernel
+  -- would not read).
+  local width = spec.width
+  local s
+  if spec.k.queue then
+    s = ring().state(raw)
+    local from = ceil((floor((#raw - 1) / 8) - 3) / 2)
+    local cap = (width - 3) / 2
+    if from ~= cap then
+      local head, size = s[0], s[1]
+      if not (head >= 0 and head < from) then head = 0 end
+      if not (size > 0) then size = 0 elseif size > from then size = from end
+      local lim = cap
+      if from < lim then lim = from end
+      if head + size > lim then
+        local keep = size
+        if keep > cap then keep = cap end
+        local scale = spec.bucket -- a bucket id's unit (bucketed_window); a timestamp's is 1 ms (sliding_log)
+        if not (scale > 0) then scale = 1 end
+        local newest = s[3 + 2 * ((head + size - 1) % from)]
+        local folded = 0
+        for k = 0, size - keep - 1 do
+          local at = 3 + 2 * ((head + k) % from)
+          if (s[at] - newest) * scale + spec.period > TIME_TOLERANCE_MS then folded = folded + s[at + 1] end
+        end
+        local t, total = ring().state(""), folded
+        for j = 0, keep - 1 do
+          local at = 3 + 2 * ((head + size - keep + j) % from)
+          t[3 + 2 * j], t[4 + 2 * j] = s[at], s[at + 1]
+          total = total + s[at + 1]
+        end
+        t[0], t[1], t[2], t[4] = 0, keep, total, t[4] + folded
+        e.s = t
+        if e.exists then
+          e.dirty = true
+          e.now, e.at = now, spec
+        end
+        return e
+      end
+    end
+  end
+  if #raw > 1 + 8 * width then
+    raw, s = sub(raw, 1, 1 + 8 * width), nil -- the ring shrank: keep the common prefix, as the TS
+    if e.exists then
+      e.dirty = true
+      e.now, e.at = now, spec
+    end
+  end
+  e.s = s or ring().state(raw, spec.k.scan)
   return e
 end
 

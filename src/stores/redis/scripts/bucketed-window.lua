@@ -11,7 +11,8 @@
 -- field i at byte offset 1 + 8i; bytes past the end read as 0. Decoded lazily, written back field by field.
 -- A newest bucket id ahead of floor(now / w) is a clock gone back (no time passes) when at most N ahead; more
 -- than N ahead it is an id of another, narrower bucket width (a lengthened period or bucket under the same
--- name) and the queue reads as empty (idle 0).
+-- name) and the queue reads as empty (idle 0). A changed N re-lays the ring as the TS `resize` (ring.ts's
+-- ringResize) does: apply.lua's `load` does it for every kernel flagged `queue`.
 --
 -- Spec fields used: spec.limit, spec.period, spec.bucket (w).
 --
@@ -37,7 +38,7 @@ local function apply(s, now, spec, cost, commit)
   local head = s[HEAD]
   local size = s[SIZE]
   local total = s[TOTAL]
-  if not (head >= 0 and head < cap) then head = 0 end -- layout changed under a new period or bucket width
+  if not (head >= 0 and head < cap) then head = 0 end -- not a head of this ring (load hands over one that is)
   if not (size > 0) then size = 0 elseif size > cap then size = cap end
   local tail = r + 2 * ((head + size - 1) % cap)
   local newest_id = 0
@@ -155,4 +156,5 @@ local function width(spec)
   return RING + 2 * (spec.period / spec.bucket)
 end
 
-return { apply = apply, refund = refund, idle = idle, width = width, ring = true }
+-- ring: decoded lazily; queue: ring.ts's layout, re-laid by apply.lua's `load` when its capacity changes.
+return { apply = apply, refund = refund, idle = idle, width = width, ring = true, queue = true }

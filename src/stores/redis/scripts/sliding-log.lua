@@ -1,7 +1,7 @@
 -- sliding-log.lua: the Lua twin of src/algorithms/sliding-log.ts (the exact sliding window over a ring of
 -- admitted (timestamp, cost) entries). Same inputs, same outputs, same arithmetic, line for line, including the
--- ring layout, so a changed limit cuts or extends the ring exactly as the TS state array is cut or extended;
--- read that file's header for the model and the edges.
+-- ring layout, so a changed limit re-lays the ring exactly as the TS `resize` (ring.ts's ringResize) does: apply.lua's
+-- `load` does it for every kernel flagged `queue`. Read that file's header for the model and the edges.
 --
 -- A fragment: the loader pastes it into apply.lua as the body of `kernel(6)`, where TIME_TOLERANCE_MS, ceil_ms,
 -- floor_count and INF are in scope.
@@ -35,7 +35,7 @@ local function apply(s, now_ms, spec, cost, commit)
   local head = s[HEAD]
   local size = s[SIZE]
   local total = s[TOTAL]
-  if not (head >= 0 and head < cap) then head = 0 end -- ring shrank under a changed limit
+  if not (head >= 0 and head < cap) then head = 0 end -- not a head of this ring (load hands over one that is)
   if not (size > 0) then size = 0 elseif size > cap then size = cap end
   local newest = 0
   if size > 0 then newest = s[r + 2 * ((head + size - 1) % cap)] end
@@ -137,4 +137,5 @@ local function width(spec)
   return RING + 2 * spec.limit
 end
 
-return { apply = apply, refund = refund, idle = idle, width = width, ring = true }
+-- ring: decoded lazily; queue: ring.ts's layout, re-laid by apply.lua's `load` when its capacity changes.
+return { apply = apply, refund = refund, idle = idle, width = width, ring = true, queue = true }
