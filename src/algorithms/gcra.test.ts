@@ -57,29 +57,47 @@ describe("gcra", () => {
     ]);
   });
 
-  it("never admits beyond the burst at one instant, whatever the rate (the TAT of a fast rate rounds up)", () => {
-    for (const [limit, periodMs, burst, atLeast] of [
-      [1e9, 60_000, 10, 1], // T = 6e-5 ms, below half an ulp of an epoch time: counted conservatively
-      [1e6, 1000, 1, 1],
-      [1e6, 1000, 10, 7], // T = 1 µs: each write may count up to one ulp (0.24 µs) of extra debt
-      [4000, 1000, 10, 10], // T = 0.25 ms: exact
-      [1000, 1000, 50, 50],
+  it("admits exactly the burst at one instant, whatever the rate and the epoch, remaining counting down by one", () => {
+    const late2099 = Date.UTC(2099, 11, 31); // one ulp of an epoch time is 2⁻¹¹ ms here, 2⁻¹² ms in 2023
+    for (const [limit, periodMs, burst, at] of [
+      [1e9, 60_000, 10, T0 + 0.5], // T = 6e-5 ms, below half an ulp: T' is one ulp
+      [1e6, 1000, 1, T0 + 0.5],
+      [1e6, 1000, 10, T0 + 0.5], // T = 1 µs
+      [4000, 1000, 10, T0 + 0.5], // T = 0.25 ms: on the grid
+      [1000, 1000, 50, T0 + 0.5],
+      [3, 1, 6, T0 + 0.3], // T = 1/3 ms: rounding each TAT up admitted 5, remaining going 3 → 1
+      [2000, 1000, 10, T0 + 0.3],
+      [5000, 1000, 20, T0 + 0.3], // admitted 19
+      [849, 1000, 200_000, T0], // T just above a grid point plus half an ulp: rounding to nearest admitted 200,020
+      [903, 1000, 1000, late2099], // admitted 1001 (and in the year 3000)
+      [7, 1000, 3, T0],
     ]) {
-      const s = parseLimitSpec({ algorithm: "gcra", limit, periodMs, burst });
-      let state: Float64Array | undefined;
+      const spec = parseLimitSpec({ algorithm: "gcra", limit, periodMs, burst });
+      const s = new Float64Array(1);
+      const out = createStepOut();
       let admitted = 0;
-      let maxRemaining = 0;
-      for (let i = 0; i < 100; i++) {
-        const r = step(gcra, state, T0 + 0.5, s, 1);
-        state = r.state;
-        if (r.decision.allowed) admitted++;
-        maxRemaining = Math.max(maxRemaining, r.decision.remaining);
+      let broken = ""; // the first remaining that does not count down by one
+      for (let i = 0; i < burst + 5; i++) {
+        gcra.apply(s, 0, at, spec, 1, true, out);
+        if (!out.allowed) break;
+        admitted++;
+        if (broken === "" && out.remaining !== burst - admitted)
+          broken = `${out.remaining} after ${admitted}`;
       }
       const what = `limit ${limit} per ${periodMs} ms, burst ${burst}`;
-      expect(admitted, what).toBeLessThanOrEqual(burst);
-      expect(admitted, what).toBeGreaterThanOrEqual(atLeast);
-      expect(maxRemaining, what).toBeLessThan(burst);
+      expect(admitted, what).toBe(burst);
+      expect(broken, what).toBe("");
+      expect(out).toMatchObject({ allowed: false, remaining: 0 });
+      expect(out.retryAfterMs, what).toBeGreaterThanOrEqual(1);
     }
+  });
+
+  it("reports whole-ms durations at rates off the grid: 3 per second resets in 1000 ms, 3 per 10 s in 10,000", () => {
+    replay(parseLimitSpec({ algorithm: "gcra", limit: 3, periodMs: 1000 }), [
+      { at: T0, cost: 3, expect: { allowed: true, remaining: 0, resetAfterMs: 1000 } },
+      { at: T0, expect: { allowed: false, retryAfterMs: 334 } },
+      { at: T0 + 334, expect: { allowed: true, remaining: 0, resetAfterMs: 1000 } },
+    ]);
   });
 
   it("works with Number.MAX_SAFE_INTEGER limits", () => {
@@ -146,6 +164,104 @@ describe("gcra", () => {
               sum += admitted[j].cost;
               const span = admitted[j].at - admitted[i].at;
               expect(sum).toBeLessThanOrEqual(spec.burst + (spec.limit * span) / spec.periodMs + 1e-6);
+            }
+          }
+        }),
+      );
+    });
+
+    // Any rate (emission intervals from ~1 µs to hours, on and off the epoch's grid), burst and epoch (1970 to
+    // the end of 2099), with whole or fractional costs and clocks.
+    const arbAnySpec = fc.record({
+      limit: fc.oneof(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.double({ min: 0.5, max: 10_000, noNaN: true }),
+      ),
+      periodMs: fc.oneof(fc.integer({ min: 1, max: 3_600_000 }), fc.constant(1000)),
+      burst: fc.oneof(fc.integer({ min: 1, max: 300 }), fc.double({ min: 1, max: 300, noNaN: true })),
+    });
+    const arbEpoch = fc.oneof(
+      fc.integer({ min: 0, max: 4_102_444_800_000 }),
+      fc.double({ min: 0, max: 4_102_444_800_000, noNaN: true }),
+      fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }).map((t) => t + 0.3),
+    );
+    const arbSteps = fc.array(
+      fc.record({
+        gapMs: fc.oneof(fc.integer({ min: 0, max: 2000 }), fc.double({ min: 0, max: 500, noNaN: true })),
+        cost: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.double({ min: 0, max: 3, noNaN: true })),
+      }),
+      { maxLength: 30 },
+    );
+    const gcraSpec = (p: { limit: number; periodMs: number; burst: number }) =>
+      parseLimitSpec({
+        algorithm: "gcra",
+        limit: p.limit,
+        periodMs: p.periodMs,
+        burst: Math.max(p.burst, 1),
+      });
+
+    it("never admits more than burst at one instant, for any rate and epoch; whole units pass as remaining says", () => {
+      fc.assert(
+        fc.property(arbAnySpec, arbEpoch, arbSteps, (p, epoch, steps) => {
+          const spec = gcraSpec(p);
+          const s = new Float64Array(1);
+          const out = createStepOut();
+          let now = epoch;
+          for (const r of steps) {
+            now += r.gapMs;
+            gcra.apply(s, 0, now, spec, r.cost, true, out);
+          }
+          // From the state reached: remaining promises whole units at this instant, and exactly that many pass.
+          gcra.apply(s, 0, now, spec, 0, false, out);
+          const promised = out.remaining;
+          let passed = 0;
+          while (passed <= spec.burst + 1) {
+            gcra.apply(s, 0, now, spec, 1, true, out);
+            if (!out.allowed) break;
+            passed++;
+          }
+          // (the tolerance forgives up to 1/1000 of a unit: a burst of 299.9995 takes 300)
+          expect(passed).toBeLessThanOrEqual(spec.burst + 1e-3);
+          // Exact unless the TAT lies past a power of 2 beyond now, where an epoch time's grid is twice as coarse
+          // (around 2039-09-07, 2004-11-03, …): there a TAT may be rounded up, never down.
+          const straddles =
+            Math.floor(Math.log2(now)) !== Math.floor(Math.log2(now + 2 * spec.burst * spec.emissionMs));
+          if (!straddles || now === 0) expect(passed).toBe(promised);
+          // A fresh key at this instant: ⌊burst⌋ units of 1 at least, or about as much in fractions; never more.
+          const fresh = new Float64Array(1);
+          let sum = 0;
+          const cost = Number.isInteger(p.burst) ? 1 : 0.37;
+          for (let i = 0; i < spec.burst / cost + 2; i++) {
+            gcra.apply(fresh, 0, now, spec, cost, true, out);
+            if (out.allowed) sum += cost;
+          }
+          expect(sum).toBeLessThanOrEqual(spec.burst + 1e-3);
+          if (cost === 1 && (!straddles || now === 0))
+            expect(sum).toBeGreaterThanOrEqual(Math.floor(spec.burst));
+        }),
+      );
+    });
+
+    it("never admits more than burst + limit·t/period in any span t, for any rate and epoch", () => {
+      fc.assert(
+        fc.property(arbAnySpec, arbEpoch, arbSteps, (p, epoch, steps) => {
+          const spec = gcraSpec(p);
+          const s = new Float64Array(1);
+          const out = createStepOut();
+          const admitted: { at: number; cost: number }[] = [];
+          let now = epoch;
+          for (const r of steps) {
+            now += r.gapMs;
+            gcra.apply(s, 0, now, spec, r.cost, true, out);
+            if (out.allowed && r.cost > 0) admitted.push({ at: now, cost: r.cost });
+          }
+          for (let i = 0; i < admitted.length; i++) {
+            let sum = 0;
+            for (let j = i; j < admitted.length; j++) {
+              sum += admitted[j].cost;
+              const span = admitted[j].at - admitted[i].at;
+              // the tolerance lets a unit through up to 1/1000 of it early (1 µs of quota at most)
+              expect(sum).toBeLessThanOrEqual(spec.burst + (spec.limit * span) / spec.periodMs + 1e-3 + 1e-9);
             }
           }
         }),

@@ -333,6 +333,33 @@ function bucketFamily(algorithm: "gcra" | "token_bucket" | "leaky_bucket"): Trac
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// gcra's precision: the TAT is an epoch time, whose grid (one ulp, 2⁻¹² ms here) T is rounded up to, so that no
+// rounding accumulates over the writes of a burst at one instant (gcra.ts, Precision).
+
+const gcraPrecision: Trace[] = [
+  {
+    // T = 1/3 ms: each TAT rounded up by up to an ulp admitted 5 of 6, after a remaining of 3 that promised more.
+    name: "an emission interval below 1 ms: the whole burst passes at one instant, remaining counting down",
+    limits: [{ name: "per-ms", algorithm: "gcra", limit: 3, periodMs: 1, burst: 6 }],
+    steps: [
+      ...times(6, (i) => consume(0.3, ok(5 - i))),
+      consume(0.3, no(1, 0, 3)), // six units of 1/3 ms (and a little: T is rounded up to the grid)
+      consume(3.3, ok(5, 1)),
+    ],
+  },
+  {
+    // T = 1000/828 ms: each TAT rounded to nearest lost up to half an ulp of a hundredth's debt, and 101 passed.
+    name: "fractional costs at one instant never add up to more than the burst",
+    limits: [{ name: "per-second", algorithm: "gcra", limit: 828, periodMs: 1000, burst: 1 }],
+    steps: [
+      ...times(100, () => consume(0, undefined, { cost: 0.01 })),
+      consume(0, { allowed: false, remaining: 0 }, { cost: 0.01 }),
+      peek(0, { allowed: true, remaining: 0 }),
+    ],
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
 // fixed_window: L = 5 per 1000 ms; windows [T0 + n·1000, T0 + (n+1)·1000).
 
 const fixedWindow: Trace[] = [
@@ -1476,6 +1503,7 @@ export const traces: readonly Trace[] = Object.freeze([
   ...bucketFamily("gcra"),
   ...bucketFamily("token_bucket"),
   ...bucketFamily("leaky_bucket"),
+  ...gcraPrecision,
   ...fixedWindow,
   ...slidingWindow,
   ...slidingLog,

@@ -46,6 +46,15 @@ const CASES: readonly { name: string; specs: readonly LimitSpecInput[]; seed: nu
     ],
   },
   {
+    // Emission intervals off the epoch's grid (1000/7 ms, 1/3 ms): gcra rounds them up to it, in Lua too.
+    name: "gcra (T off the grid)",
+    seed: 19,
+    specs: [
+      { algorithm: "gcra", limit: 7, periodMs: 1000, burst: 9 },
+      { algorithm: "gcra", limit: 3, periodMs: 1, burst: 6 },
+    ],
+  },
+  {
     name: "token_bucket",
     seed: 12,
     specs: [

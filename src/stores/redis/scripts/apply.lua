@@ -173,8 +173,7 @@ if nsets == 1 then
     local ngroups, at = sunpack("<d", P, groups_at)
     local last = #P - 39 -- a group of one item is 5 doubles: op, now, m, set, cost
     local t = period / limit -- LimitSpec.emissionMs
-    local tau = burst * t -- gcra
-    local tol = TIME_TOLERANCE_MS -- rateToleranceMs (gcra, drain): min(1e-3, 1e-3 * T)
+    local tol = TIME_TOLERANCE_MS -- rateToleranceMs (drain; gcra's, of T on the grid, below): min(1e-3, 1e-3 * T)
     if t < 1 then tol = UNIT_TOLERANCE * t end
     local tol_units = tol / t -- drain
     local enter, leave = WARNING_ENTER_REMAINING * limit, WARNING_LEAVE_REMAINING * limit
@@ -235,29 +234,35 @@ if nsets == 1 then
         if w and not (x - now > 0) then
           w, dirty = false, true
         end
+        -- T rounded up to the epoch's grid at now, tau and the tolerance of it (gcra.lua's apply).
+        local tg = now + t
+        if tg - now < t then tg = tg + tg * 1.2e-16 end
+        tg = tg - now
+        local tau = burst * tg
+        local tolg = TIME_TOLERANCE_MS
+        if tg < 1 then tolg = UNIT_TOLERANCE * tg end
         local was = 0
         if x > now then was = x - now end
-        local ahead -- how far ahead the key is, reported: after the cost when allowed
+        local ahead -- how far ahead the key is, reported: after the cost when allowed, as the new TAT holds it
         if cost > burst then
           allowed, retry, ahead = false, INF, was
         else
-          local after = was + cost * t
+          local after = was + cost * tg
           local excess = after - tau
-          if excess <= tol then
-            allowed, retry, ahead = true, 0, after
+          if excess <= tolg then
             x = now + after
-            if t < 1 and x - now < after then x = x + x * 1.2e-16 end
+            if x - now < after then x = x + x * 1.2e-16 end
+            allowed, retry, ahead = true, 0, x - now
           else
             allowed, ahead = false, was
-            retry = 1
-            if not (excess <= CEIL_SLACK_MS) then retry = ceil(excess - CEIL_SLACK_MS) end
+            retry = ceil(excess - 0.9 * tolg)
           end
         end
-        local free = tau - ahead + tol
+        local free = tau - ahead + tolg
         remaining = 0
-        if free >= t then remaining = floor(free / t) end
+        if free >= tg then remaining = floor(free / tg) end
         reset = 0
-        if not (ahead <= CEIL_SLACK_MS) then reset = ceil(ahead - CEIL_SLACK_MS) end
+        if ahead - 0.9 * tolg > 0 then reset = ceil(ahead - 0.9 * tolg) end
       elseif code == 4 then
         -- fixed-window.lua; x = count, y = windowId (fresh when past, or more than one window ahead: an id of
         -- another, shorter period).

@@ -3,8 +3,8 @@
 -- edges (clock backwards, cost 0, cost > burst, a lowered burst keeps the debt).
 --
 -- This file is a fragment, not a standalone script: the loader (src/stores/redis/script.ts) pastes it into
--- apply.lua as the body of `kernel(1)`, where the helpers it uses are in scope: TIME_TOLERANCE_MS, UNIT_TOLERANCE, CEIL_SLACK_MS, ceil_ms,
--- floor, INF. It runs no Redis command; apply.lua loads and stores the state.
+-- apply.lua as the body of `kernel(1)`, where the helpers it uses are in scope: TIME_TOLERANCE_MS, UNIT_TOLERANCE,
+-- floor, ceil, INF. It runs no Redis command; apply.lua loads and stores the state.
 --
 -- State (1 field, index 0 as in the TS Float64Array): s[0] = TAT, epoch ms; 0 (or any time <= now) is full.
 -- Stored by apply.lua as one Redis string of 9 bytes: a flags byte (algorithm code 1 * 2 + warning bit), then
@@ -26,19 +26,24 @@
 --   refund(s, now, spec, amount)      gives back up to amount units (apply.lua calls it on stored, non-idle states only)
 --   idle(s, now, spec) -> ms          time until the state is indistinguishable from fresh (sets the key's TTL)
 
--- Reports remaining = floor((tau - ahead + tol) / T) and resetAfterMs = ceil_ms(ahead).
+-- Reports remaining = floor((tau - ahead + tol) / T) and resetAfterMs = ceil(ahead - 0.9 tol), 0 at most.
 local function report(ahead, tau, t, tol)
   local free = tau - ahead + tol
   local remaining = 0
   if free >= t then remaining = floor(free / t) end
-  return remaining, ceil_ms(ahead)
+  local reset = 0
+  if ahead - 0.9 * tol > 0 then reset = ceil(ahead - 0.9 * tol) end
+  return remaining, reset
 end
 
 -- apply(s, now, spec, cost, commit) -> allowed, remaining, resetAfterMs, retryAfterMs, leaseId
--- Decides on how far ahead of schedule the key is (was, after: small numbers), as gcra.ts does; below T = 1 ms
--- the new TAT is rounded up (one ulp, x + x * 1.2e-16) when now + after cannot hold it exactly.
+-- Decides on how far ahead of schedule the key is (was, after: small numbers), as gcra.ts does, with T rounded up
+-- to the epoch's grid at now (now + T as a double not below the exact sum, minus now) and tau = burst * T; the new
+-- TAT is rounded up (one ulp, x + x * 1.2e-16) when now + after cannot hold it exactly.
 local function apply(s, now, spec, cost, commit)
-  local t = spec.t
+  local t = now + spec.t
+  if t - now < spec.t then t = t + t * 1.2e-16 end
+  t = t - now
   local tau = spec.burst * t
   local tol = TIME_TOLERANCE_MS -- rateToleranceMs of time-math.ts: min(1e-3, 1e-3 * T)
   if t < 1 then tol = UNIT_TOLERANCE * t end
@@ -52,25 +57,24 @@ local function apply(s, now, spec, cost, commit)
   local after = was + cost * t
   local excess = after - tau
   if excess <= tol then
-    local remaining, reset = report(after, tau, t, tol)
-    if commit then
-      local nxt = now + after
-      if t < 1 and nxt - now < after then nxt = nxt + nxt * 1.2e-16 end
-      s[0] = nxt
-    end
+    local nxt = now + after
+    if nxt - now < after then nxt = nxt + nxt * 1.2e-16 end
+    if commit then s[0] = nxt end
+    local remaining, reset = report(nxt - now, tau, t, tol)
     return true, remaining, reset, 0, 0
   end
   local remaining, reset = report(was, tau, t, tol)
-  local retry = 1
-  if not (excess <= CEIL_SLACK_MS) then retry = ceil(excess - CEIL_SLACK_MS) end
-  return false, remaining, reset, retry, 0
+  return false, remaining, reset, ceil(excess - 0.9 * tol), 0
 end
 
--- refund(s, now, spec, amount): moves the TAT back by amount * T, to 0 once it reaches now.
+-- refund(s, now, spec, amount): moves the TAT back by amount * T (rounded up to the grid, as apply), to 0 once it
+-- reaches now.
 local function refund(s, now, spec, amount)
   local tat = s[0]
   if tat <= now then return end
-  local back = tat - amount * spec.t
+  local t = now + spec.t
+  if t - now < spec.t then t = t + t * 1.2e-16 end
+  local back = tat - amount * (t - now)
   if back > now then s[0] = back else s[0] = 0 end
 end
 
