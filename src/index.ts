@@ -23,6 +23,7 @@ export {
 export type { AlgorithmId, LimitSpec, LimitSpecInput } from "./core/limit-spec.js";
 export { ALGORITHM_IDS, parseLimitSpec } from "./core/limit-spec.js";
 export type { LimitState } from "./core/limit-state.js";
+export { MAX_NOW_MS } from "./core/time-math.js";
 export type { CallOptions, Lease, Limiter, LimiterOptions } from "./engine/limiter.js";
 export { createLimiter } from "./engine/limiter.js";
 export type { MemoryStoreOptions, MemoryStoreStats } from "./stores/memory/memory-store.js";

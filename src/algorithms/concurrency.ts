@@ -6,7 +6,8 @@
  * it then takes a lease `(id, expiry = now + P, c)` with `id = max(nextLeaseId + 1, ⌊now⌋·1000)`, reported in
  * `out.leaseId`. Seeding ids from the clock keeps them increasing even after an idle key was dropped and
  * started fresh, so a late release of a long-expired lease can never free a newer holder's lease (ids stay
- * below 2^53 until the year 2255; at most 1000 leases per millisecond per key keep them strictly increasing). A
+ * whole and distinct below 2^53 until the year 2255, which is why the Limiter and the Engine refuse a nowMs past
+ * MAX_NOW_MS, 2100; at most 1000 leases per millisecond per key keep them strictly increasing). A
  * reset drops every lease but keeps nextLeaseId (`resetKeep`): a key reset and acquired again within the same
  * millisecond would otherwise hand out ⌊now⌋·1000 a second time, and the late release of the dropped lease of that
  * id would free the new holder's. Leases are kept unordered in L slots; a removed lease is replaced by the last one,

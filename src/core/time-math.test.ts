@@ -3,6 +3,7 @@ import {
   CEIL_SLACK_MS,
   ceilMs,
   floorCount,
+  MAX_NOW_MS,
   rateToleranceMs,
   TIME_TOLERANCE_MS,
   UNIT_TOLERANCE,
@@ -15,6 +16,12 @@ describe("time-math", () => {
     expect(UNIT_TOLERANCE).toBe(1e-3);
     expect(CEIL_SLACK_MS).toBe(1e-4);
     expect(CEIL_SLACK_MS).toBeLessThan(TIME_TOLERANCE_MS);
+  });
+
+  it("bounds nowMs at 2100-01-01, where epoch times resolve 2⁻¹¹ ms and lease ids stay far below 2⁵³", () => {
+    expect(MAX_NOW_MS).toBe(Date.UTC(2100, 0, 1));
+    expect(MAX_NOW_MS).toBeLessThan(2 ** 42); // one ulp of an epoch time up to it: 2⁻¹¹ ms or less
+    expect(Math.floor(MAX_NOW_MS) * 1000 + 1_000_000).toBeLessThan(2 ** 53); // concurrency lease ids
   });
 
   it("caps the rate tolerance at 1/1000 of an emission interval", () => {

@@ -26,6 +26,15 @@ export function rateToleranceMs(emissionMs: number): number {
   return emissionMs < 1 ? UNIT_TOLERANCE * emissionMs : TIME_TOLERANCE_MS;
 }
 
+/**
+ * The latest `nowMs` the Limiter and the Engine decide at, epoch ms: 2100-01-01T00:00:00Z (the earliest is 0,
+ * 1970-01-01). Within it every algorithm stays exact: an epoch time resolves 2⁻¹¹ ms or finer (the grid gcra
+ * rounds its emission interval to), concurrency lease ids (from ⌊now⌋·1000 up, below 4.2e15) stay whole and
+ * distinct, far below 2⁵³, and so does `nowMs + MAX_STATE_HORIZON_MS`. Before 0 the all-zero fresh state would
+ * not read as fresh (a gcra TAT of 0 lies ahead of a negative now: a never-seen key was denied).
+ */
+export const MAX_NOW_MS = 4_102_444_800_000;
+
 /** Noise discarded before rounding a duration up. Must stay below {@link TIME_TOLERANCE_MS}. */
 export const CEIL_SLACK_MS = 1e-4;
 

@@ -61,5 +61,11 @@ describe("engine.reset", () => {
     await expect(
       engine.reset({ domain: "api", descriptors: "x" as unknown as Descriptor[] }),
     ).rejects.toThrow(/descriptors/);
+    for (const nowMs of [-1, 4_102_444_800_001]) {
+      await expect(engine.reset({ domain: "api", descriptors: [user("a")], nowMs })).rejects.toMatchObject({
+        code: "ERR_SLUICE_INVALID_ARGUMENT",
+        message: expect.stringMatching(/^reset: nowMs must be epoch milliseconds from 0 to 4102444800000/),
+      });
+    }
   });
 });

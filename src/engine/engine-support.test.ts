@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../core/errors.js";
+import { MAX_NOW_MS } from "../core/time-math.js";
 import { validateRequest } from "./engine-support.js";
 
 /** The request rules as documented (engine-support.ts), written out plainly: the reference of the property below. */
@@ -25,7 +26,8 @@ function validByTheRules(req: unknown): boolean {
     if (r.costs.some((c) => c !== undefined && !isCost(c))) return false;
   }
   if (r.idempotencyKey !== undefined && !isString(r.idempotencyKey, 1, 256)) return false;
-  if (r.nowMs !== undefined && !(typeof r.nowMs === "number" && Number.isFinite(r.nowMs))) return false;
+  if (r.nowMs !== undefined && !(typeof r.nowMs === "number" && r.nowMs >= 0 && r.nowMs <= MAX_NOW_MS))
+    return false;
   return true;
 }
 
@@ -63,7 +65,10 @@ const request = fc.oneof(
         cost: number,
         costs: fc.oneof(fc.array(fc.oneof(number, fc.constant(undefined)), { maxLength: 3 }), number),
         idempotencyKey: text(256),
-        nowMs: number,
+        nowMs: fc.oneof(
+          number,
+          fc.constantFrom(-0.5, -5000, MAX_NOW_MS, MAX_NOW_MS + 0.5, MAX_NOW_MS + 1000),
+        ),
       },
       { requiredKeys: ["domain", "descriptors"] },
     ),

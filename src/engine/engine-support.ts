@@ -14,6 +14,7 @@ const ENTRY_KEY_LIMIT = 256;
 const VALUE_LIMIT = 1024;
 const DOMAIN_LIMIT = 256;
 const IDEMPOTENCY_KEY_LIMIT = 256;
+const NOW_MS_LIMIT = 4_102_444_800_000; // MAX_NOW_MS of src/core/time-math.ts (engine-support.test.ts holds them equal)
 /** Most descriptors in one request. */
 export const MAX_DESCRIPTORS = DESCRIPTORS_LIMIT;
 /** Most entries in one descriptor. */
@@ -117,7 +118,7 @@ function isValidRequest(req: RequestShape): boolean {
     return false;
   }
   const nowMs = req.nowMs;
-  return nowMs === undefined || (typeof nowMs === "number" && Number.isFinite(nowMs));
+  return nowMs === undefined || (typeof nowMs === "number" && nowMs >= 0 && nowMs <= NOW_MS_LIMIT);
 }
 
 /**
@@ -214,8 +215,12 @@ function explainInvalidRequest(method: string, req: RequestShape): never {
       `must be a non-empty string of at most ${IDEMPOTENCY_KEY_LIMIT} characters, got ${describe(idempotencyKey)}`,
     );
   }
-  if (nowMs !== undefined && !(typeof nowMs === "number" && Number.isFinite(nowMs))) {
-    failField(method, "nowMs", `must be a finite number of epoch milliseconds, got ${describe(nowMs)}`);
+  if (nowMs !== undefined && !(typeof nowMs === "number" && nowMs >= 0 && nowMs <= NOW_MS_LIMIT)) {
+    failField(
+      method,
+      "nowMs",
+      `must be epoch milliseconds from 0 to ${NOW_MS_LIMIT} (2100-01-01T00:00:00Z), got ${describe(nowMs)}`,
+    );
   }
   // Reached only when a field read differently the second time (a getter): still refused, as a whole.
   failField(method, "request", "changed while it was validated");

@@ -1326,7 +1326,13 @@ describe("engine — bad input", () => {
       [{ domain: "api", descriptors: [user("1")], idempotencyKey: "" }, /idempotencyKey must be a non-empty/],
       [
         { domain: "api", descriptors: [user("1")], nowMs: Number.POSITIVE_INFINITY },
-        /nowMs must be a finite/,
+        /nowMs must be epoch milliseconds from 0 to 4102444800000 \(2100-01-01T00:00:00Z\), got Infinity/,
+      ],
+      // before 1970 the fresh state is not fresh; after 2100 the algorithms are no longer exact (MAX_NOW_MS)
+      [{ domain: "api", descriptors: [user("1")], nowMs: -5000 }, /nowMs must be epoch milliseconds from 0/],
+      [
+        { domain: "api", descriptors: [user("1")], nowMs: 4_102_444_800_001 },
+        /nowMs must be epoch milliseconds/,
       ],
     ];
     for (const [req, message] of bad) {

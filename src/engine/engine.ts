@@ -162,7 +162,7 @@ export interface CheckRequest {
   readonly costs?: readonly (number | undefined)[];
   /** A retry of the same request (domain, descriptors, costs, overrides) with this key within the TTL replays the first answer. */
   readonly idempotencyKey?: string;
-  /** Decide at this time instead of the clock's (tests, replays). */
+  /** Decide at this time instead of the clock's (tests, replays): epoch ms from 0 to `MAX_NOW_MS` (2100). */
   readonly nowMs?: number;
   /**
    * Per descriptor (same length as `descriptors`): a limit the request carries, applied instead of any rule (see
@@ -177,7 +177,7 @@ export interface ResetRequest {
   readonly domain: string;
   /** The descriptors whose matched counters are forgotten. */
   readonly descriptors: readonly Descriptor[];
-  /** Reset at this time instead of the clock's (tests, replays). */
+  /** Reset at this time instead of the clock's (tests, replays): epoch ms from 0 to `MAX_NOW_MS` (2100). */
   readonly nowMs?: number;
 }
 

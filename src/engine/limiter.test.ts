@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../core/manual-clock.js";
+import { MAX_NOW_MS } from "../core/time-math.js";
 import { memoryStore } from "../stores/memory/memory-store.js";
 import { createLimiter } from "./limiter.js";
 
@@ -70,13 +71,36 @@ describe("createLimiter", () => {
     expect(() => limiter.limitSync("k", { cost: Number.NaN })).toThrow(/cost/);
     await expect(limiter.limit(42 as never)).rejects.toMatchObject({ code: "ERR_SLUICE_INVALID_ARGUMENT" });
     for (const nowMs of [Number.NaN, Number.POSITIVE_INFINITY, "1" as never]) {
-      expect(() => limiter.limitSync("k", { nowMs })).toThrow(/limitSync: nowMs must be a finite number/);
+      expect(() => limiter.limitSync("k", { nowMs })).toThrow(/limitSync: nowMs must be epoch milliseconds/);
       await expect(limiter.limit("k", { nowMs })).rejects.toMatchObject({
         code: "ERR_SLUICE_INVALID_ARGUMENT",
       });
       await expect(limiter.peek("k", { nowMs })).rejects.toThrow(/peek: nowMs/);
     }
     expect(limiter.limitSync("k").allowed).toBe(true);
+  });
+
+  it("refuses a nowMs before 1970 or after MAX_NOW_MS (2100), where the algorithms are not exact", async () => {
+    // Before 0, the all-zero fresh state is not fresh: a gcra key never seen was denied at -5000.
+    for (const algorithm of ["gcra", "token_bucket", "sliding_log", "concurrency"] as const) {
+      const limiter = createLimiter({ limits: { algorithm, limit: 10, periodMs: 1000 } });
+      const call = (nowMs: number) =>
+        algorithm === "concurrency" ? limiter.acquire("k", { nowMs }) : limiter.limit("k", { nowMs });
+      for (const nowMs of [-5000, -0.5, MAX_NOW_MS + 0.5, MAX_NOW_MS + 1000, 2 ** 53]) {
+        await expect(call(nowMs), `${algorithm} at ${nowMs}`).rejects.toMatchObject({
+          code: "ERR_SLUICE_INVALID_ARGUMENT",
+          message: expect.stringMatching(/nowMs must be epoch milliseconds from 0 to 4102444800000/),
+        });
+        await expect(limiter.peek("k", { nowMs })).rejects.toThrow(/peek: nowMs/);
+        await expect(limiter.refund("k", 1, { nowMs })).rejects.toThrow(/refund: nowMs/);
+        await expect(limiter.reset("k", { nowMs })).rejects.toThrow(/reset: nowMs/);
+        if (algorithm !== "concurrency")
+          expect(() => limiter.limitSync("k", { nowMs })).toThrow(/limitSync: nowMs/);
+      }
+      // the bounds themselves are decided at, a fresh key passing at both
+      expect((await call(0)).allowed, algorithm).toBe(true);
+      expect((await call(MAX_NOW_MS)).allowed, algorithm).toBe(true);
+    }
   });
 
   it("checks the key on the common call (no options) as on every other", () => {

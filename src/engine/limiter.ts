@@ -8,6 +8,7 @@ import { type Clock, systemClock } from "../core/clock.js";
 import type { Decision } from "../core/decision.js";
 import { InvalidArgumentError, SluiceError } from "../core/errors.js";
 import { type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
+import { MAX_NOW_MS } from "../core/time-math.js";
 import { memoryStore } from "../stores/memory/memory-store.js";
 import { type ResilientOptions, resilientStore } from "../stores/resilient-store.js";
 import { isSyncStore, type Store, type StoreOp, type SyncStore } from "../stores/store.js";
@@ -46,7 +47,10 @@ export interface LimiterOptions {
 export interface CallOptions {
   /** Units this request costs (0 peeks). @default 1 */
   readonly cost?: number;
-  /** Decide at this time instead of the clock's (tests, replays). */
+  /**
+   * Decide at this time instead of the clock's (tests, replays): epoch ms from 0 to `MAX_NOW_MS`
+   * (2100-01-01T00:00:00Z); anything else is refused with `ERR_SLUICE_INVALID_ARGUMENT`.
+   */
   readonly nowMs?: number;
 }
 
@@ -237,9 +241,9 @@ class BoundLimiter implements Limiter {
   }
 
   #check(key: string, cost: number, method: string, nowMs: number | undefined): void {
-    if (nowMs !== undefined && !(typeof nowMs === "number" && Number.isFinite(nowMs))) {
+    if (nowMs !== undefined && !(typeof nowMs === "number" && nowMs >= 0 && nowMs <= MAX_NOW_MS)) {
       throw new InvalidArgumentError(
-        `${method}: nowMs must be a finite number of epoch milliseconds, got ${String(nowMs)}`,
+        `${method}: nowMs must be epoch milliseconds from 0 to ${MAX_NOW_MS} (2100-01-01T00:00:00Z), got ${String(nowMs)}`,
       );
     }
     if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH) {

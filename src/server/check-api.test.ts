@@ -252,6 +252,9 @@ describe("parseCheckRequest", () => {
     expect(msg({ identifier: "1", dimension: "user", timestamp: -5 })).toMatch(
       /^timestamp must be Unix milliseconds/,
     );
+    expect(msg({ identifier: "1", dimension: "user", timestamp: 4_102_444_800_001 })).toMatch(
+      /^timestamp must be Unix milliseconds from 0 to 4102444800000 \(2100-01-01T00:00:00Z\), got 4102444800001/,
+    );
     expect(msg({ identifier: "1", dimension: "user", timestamp: T0 / 1000 })).toMatch(
       /^timestamp is \d+ ms away from the server clock; at most 60000 ms/,
     );

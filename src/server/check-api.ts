@@ -10,8 +10,9 @@
  *   with the default cost; decoded proto objects only carry known fields, so this costs them nothing);
  * - wrong types, NaN, ±Infinity, negative numbers, strings over the engine's length limits (`MAX_*` of
  *   `engine.ts`), strings that are not well-formed Unicode (lone surrogates), too many descriptors or entries;
- * - a cost above `bounds.maxCost`; a client `timestamp` more than `bounds.maxClockSkewMs` away from the server
- *   clock (decisions always use the server clock; the timestamp only detects broken clients);
+ * - a cost above `bounds.maxCost`; a client `timestamp` outside 0 … MAX_NOW_MS (2100-01-01, the range the library
+ *   decides in) or more than `bounds.maxClockSkewMs` away from the server clock (decisions always use the server
+ *   clock; the timestamp only detects broken clients);
  * - a request with nothing to check (no descriptor and no identifier/dimension pair);
  * - a domain without rules in the current configuration (a typo would otherwise be answered "no limit").
  * `null` and absent are the same everywhere (proto3 `optional` fields decode to null), and so are `""` and absent
@@ -49,7 +50,7 @@
  *   enforced); their outcome is the per-descriptor `shadowed`.
  */
 import { InvalidArgumentError } from "../core/errors.js";
-import { ceilMs } from "../core/time-math.js";
+import { ceilMs, MAX_NOW_MS } from "../core/time-math.js";
 import {
   type CheckRequest,
   type CheckResult,
@@ -400,7 +401,13 @@ export function parseCheckRequest(
 
   const timestamp = optNumber(input.timestamp, at("timestamp"));
   if (timestamp !== undefined && timestamp !== 0) {
-    if (timestamp < 0) fail(at("timestamp"), `must be Unix milliseconds (>= 0), got ${timestamp}`);
+    if (!(timestamp >= 0 && timestamp <= MAX_NOW_MS)) {
+      // the range the library decides in (MAX_NOW_MS), as for a Limiter's or an Engine's nowMs
+      fail(
+        at("timestamp"),
+        `must be Unix milliseconds from 0 to ${MAX_NOW_MS} (2100-01-01T00:00:00Z), got ${timestamp}`,
+      );
+    }
     const skewMs = Math.abs(timestamp - ctx.clock.nowMs());
     if (skewMs > ctx.bounds.maxClockSkewMs) {
       fail(

@@ -205,6 +205,21 @@ export async function replayTrace(
         if (step.limits !== undefined) oracle?.reconfigure(step.limits);
         const got = answers[i - first];
         const want = oracle === undefined ? undefined : await oracle.run(step, nowMs);
+        if (step.throws !== undefined) {
+          // A call the trace expects refused: both must throw that code, and nothing else is compared.
+          for (const [who, r] of [
+            [store.name, got],
+            ["reference", want],
+          ] as const) {
+            if (r === undefined) continue;
+            if (r.error === undefined)
+              mismatches.push(`${where}: ${who} did not throw, expected ${step.throws}`);
+            else if ((r.error as { code?: unknown }).code !== step.throws) {
+              mismatches.push(`${where}: ${who} threw ${errorText(r.error)}, expected ${step.throws}`);
+            }
+          }
+          continue;
+        }
         if (got.error !== undefined) mismatches.push(`${where}: ${store.name} threw ${errorText(got.error)}`);
         if (want?.error !== undefined) mismatches.push(`${where}: reference threw ${errorText(want.error)}`);
         if (got.error !== undefined || want?.error !== undefined) continue;
@@ -419,6 +434,7 @@ function describeStep(step: Step): string {
     );
   }
   if (step.together === true) parts.push("sent with the step before");
+  if (step.throws !== undefined) parts.push(`refused with ${step.throws}`);
   return parts.join(" ");
 }
 

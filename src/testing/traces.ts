@@ -70,6 +70,8 @@ export interface Step {
    * acquired before the run. @default false
    */
   readonly together?: boolean;
+  /** The error code the call must be refused with (then it decides nothing, and `expect` does not apply). */
+  readonly throws?: string;
 }
 
 /** An item of another limit set in a step's store call (see {@link Step.with}). */
@@ -128,7 +130,7 @@ export function traceKeys(trace: Trace): string[] {
 // ---------------------------------------------------------------------------------------------------------------
 // Builders (private): short names keep the traces readable as tables.
 
-type Extra = Partial<Pick<Step, "key" | "cost" | "lease" | "limits" | "with" | "together">>;
+type Extra = Partial<Pick<Step, "key" | "cost" | "lease" | "limits" | "with" | "together" | "throws">>;
 
 function st(at: number, op: StepOp, expect: StepExpect | undefined, extra: Extra | undefined): Step {
   return { at, op, ...extra, ...(expect !== undefined ? { expect } : {}) };
@@ -1223,6 +1225,52 @@ const limitChanges: Trace[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
+// The time range the library decides in: epoch ms from 0 to MAX_NOW_MS (2100-01-01T00:00:00Z). Before 0 the
+// all-zero fresh state is not fresh (a gcra key never seen was denied); after it epoch times and lease ids lose
+// the exactness the algorithms rely on. A call outside is refused, at the Limiter, whatever the store.
+
+/** MAX_NOW_MS of src/core/time-math.ts (this module imports no code). */
+const LAST_MS = 4_102_444_800_000;
+const refused = { throws: "ERR_SLUICE_INVALID_ARGUMENT" } as const;
+
+const timeRange: Trace[] = [
+  {
+    name: "a nowMs before 1970 or after 2099 is refused; the bounds themselves are decided at",
+    topic: "time range",
+    t0: 0,
+    limits: [
+      { name: "rate", algorithm: "gcra", limit: 5, periodMs: 1000 },
+      { name: "log", algorithm: "sliding_log", limit: 5, periodMs: 1000 },
+    ],
+    steps: [
+      consume(-5000, undefined, refused), // a gcra key never seen was denied here, retry in 4100 ms
+      peek(-0.5, undefined, refused),
+      refund(-1, 1, undefined, refused),
+      reset(-1, refused),
+      consume(0, { ...ok(4, 1000), policies: { rate: ok(4, 200), log: ok(4, 1000) } }),
+      consume(LAST_MS, { ...ok(4, 1000), policies: { rate: ok(4, 200), log: ok(4, 1000) } }),
+      consume(LAST_MS + 0.5, undefined, refused),
+      consume(LAST_MS + 86_400_000, undefined, refused),
+      peek(LAST_MS, { ...ok(4, 1000), policies: { rate: ok(4, 200) } }),
+    ],
+  },
+  {
+    name: "leases near the end of the range keep distinct ids: a late release does not free a new holder",
+    topic: "time range",
+    t0: LAST_MS - 1000,
+    limits: [{ name: "mutex", algorithm: "concurrency", limit: 1, periodMs: 60_000 }],
+    steps: [
+      acquire(0, "a", { ...ok(0, 60_000), leases: ["mutex"] }),
+      reset(0),
+      acquire(0, "b", { ...ok(0, 60_000), leases: ["mutex"] }),
+      release(0, "a"), // the lease the reset dropped: must not free b's
+      acquire(0, "c", { ...no(60_000, 0, 60_000), leases: [] }),
+      acquire(1001, "d", undefined, refused), // past 2099: refused
+    ],
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
 // Cross-cutting traces.
 
 const crossCutting: Trace[] = [
@@ -1510,6 +1558,7 @@ export const traces: readonly Trace[] = Object.freeze([
   ...bucketedWindow,
   ...concurrency,
   ...limitChanges,
+  ...timeRange,
   ...crossCutting,
   ...idleRefunds,
   ...severalItems,
