@@ -103,6 +103,25 @@ describe("createLimiter", () => {
     }
   });
 
+  it("refuses to take a lease at a clock's time past MAX_NOW_MS, where lease ids repeat (after 2255)", async () => {
+    const clock = new ManualClock(Date.UTC(3000, 0, 1));
+    const limiter = createLimiter({
+      clock,
+      limits: { algorithm: "concurrency", limit: 1, periodMs: 60_000 },
+    });
+    await expect(limiter.acquire("k")).rejects.toMatchObject({
+      code: "ERR_SLUICE_INVALID_ARGUMENT",
+      message: expect.stringMatching(/^acquire: nowMs \(the clock's\) must be epoch milliseconds from 0/),
+    });
+    clock.set(MAX_NOW_MS);
+    const a = await limiter.acquire("k");
+    await limiter.reset("k");
+    const b = await limiter.acquire("k"); // the same millisecond, after a reset: a new id
+    expect(b.decision.leases?.default).not.toBe(a.decision.leases?.default);
+    await a.release(); // the lease the reset dropped: b keeps its unit
+    expect((await limiter.acquire("k")).allowed).toBe(false);
+  });
+
   it("checks the key on the common call (no options) as on every other", () => {
     const clock = new ManualClock(T0);
     const limiter = createLimiter({ clock, limits: { algorithm: "gcra", limit: 2, period: "1s" } });

@@ -201,7 +201,14 @@ class BoundLimiter implements Limiter {
     if (!this.#set.hasConcurrency) {
       throw new InvalidArgumentError("acquire: this limiter has no concurrency limit; use limit()");
     }
-    const decision = await this.#one("consume", key, cost, options?.nowMs);
+    // The clock's time too (off the hot path here): lease ids are exact and distinct only within the range.
+    const nowMs = options?.nowMs ?? this.#clock.nowMs();
+    if (!(nowMs >= 0 && nowMs <= MAX_NOW_MS)) {
+      throw new InvalidArgumentError(
+        `acquire: nowMs (the clock's) must be epoch milliseconds from 0 to ${MAX_NOW_MS} (2100-01-01T00:00:00Z), got ${String(nowMs)}`,
+      );
+    }
+    const decision = await this.#one("consume", key, cost, nowMs);
     let released = !decision.allowed;
     const leases = decision.leases ?? {};
     return {
