@@ -64,19 +64,24 @@ export interface Algorithm {
   idleAfterMs(s: Float64Array, o: number, nowMs: number, spec: LimitSpec): number;
   /**
    * States of O(limit) fields only (sliding_log, bucketed_window, concurrency): how many floats from `o` the next
-   * call of any method on this state may read, or write with anything but zeros — at most `width(spec)`. A store
-   * may hold just that prefix of a state, the rest being zeros as in a fresh state: the state then behaves exactly
-   * as at full width. It reads only the state's first 3 floats; a fresh state's extent is at most 6. Without it a
-   * store holds the full width.
+   * call of any method on this state may read, or write with anything but zeros — at most `width(spec)`. That
+   * includes `resize`, which reads the live part of a state laid out for `spec` when it is handed over to another
+   * width. A store may hold just that prefix of a state, the rest being zeros as in a fresh state: the state then
+   * behaves exactly as at full width. It reads only the state's first 3 floats; a fresh state's extent is at most
+   * 6. Without it a store holds the full width.
    */
   extent?(s: Float64Array, o: number, spec: LimitSpec): number;
   /**
-   * Lays `from`, this algorithm's whole state block written under another width (a changed limit or period), out
-   * for `spec` at `to[o …]`. Without it a store copies the common prefix and the kernel clamps the rest on touch;
-   * sliding_log and bucketed_window have it, because their rings keep entries in an order that a prefix read under
-   * another capacity scrambles once they have wrapped. Called by the stores only when the width changed.
+   * Lays `from`, this algorithm's state block laid out for `fromWidth` floats (another width: a changed limit or
+   * period), out for `spec` at `to[o …]`. `from` may hold just a prefix of that block, as a store holding large
+   * states by {@link Algorithm.extent} does (at least the floats `extent` names under the spec it was laid out
+   * for): the floats past its end are zeros. It writes nothing but zeros past `o + min(width(spec), from.length)`,
+   * so `to` needs room for that much only (the floats past its end then read as zeros too). Without it a store
+   * copies the common prefix and the kernel clamps the rest on touch; sliding_log and bucketed_window have it,
+   * because their rings keep entries in an order that a prefix read under another capacity scrambles once they
+   * have wrapped. Called by the stores only when the width changed.
    */
-  resize?(from: Float64Array, to: Float64Array, o: number, spec: LimitSpec): void;
+  resize?(from: Float64Array, fromWidth: number, to: Float64Array, o: number, spec: LimitSpec): void;
   /** Concurrency only: ends lease `leaseId`; returns whether it was held. */
   release?(s: Float64Array, o: number, nowMs: number, spec: LimitSpec, leaseId: number): boolean;
   /**
@@ -111,7 +116,7 @@ export function step(
   if (state !== undefined) {
     const from = Float64Array.from(state);
     if (from.length === next.length) next.set(from);
-    else resizeState(algorithm, from, next, 0, spec);
+    else resizeState(algorithm, from, from.length, next, 0, spec); // a whole state: its width is its length
   }
   const out = createStepOut();
   algorithm.apply(next, 0, nowMs, spec, cost, true, out);
@@ -119,18 +124,21 @@ export function step(
 }
 
 /**
- * Hands the state `from` (the whole block, of another width: a changed limit or period) over to `spec`'s layout at
- * `to[o …]`: {@link Algorithm.resize} when the algorithm has one, else the common prefix (zeros beyond it).
+ * Hands the state `from` (laid out for `fromWidth` floats, another width: a changed limit or period; possibly just
+ * a prefix of that block, zeros past its end) over to `spec`'s layout at `to[o …]`: {@link Algorithm.resize} when
+ * the algorithm has one, else the common prefix (zeros beyond it). Writes nothing but zeros past
+ * `o + min(width(spec), from.length)`.
  */
 export function resizeState(
   algorithm: Algorithm,
   from: Float64Array,
+  fromWidth: number,
   to: Float64Array,
   o: number,
   spec: LimitSpec,
 ): void {
   if (algorithm.resize !== undefined) {
-    algorithm.resize(from, to, o, spec);
+    algorithm.resize(from, fromWidth, to, o, spec);
     return;
   }
   const width = algorithm.width(spec);

@@ -349,7 +349,7 @@ describe("bucketed_window", () => {
     // N = 2 from a wrapped ring of 3: the newest two buckets
     const two = spec(100, 200, 100);
     const shorter = new Float64Array(bucketedWindow.width(two));
-    resizeState(bucketedWindow, state, shorter, 0, two);
+    resizeState(bucketedWindow, state, state.length, shorter, 0, two);
     expect(buckets(two, shorter).map(([id, n]) => [id * 100 - T0, n])).toEqual([
       [200, 10],
       [300, 10],
@@ -400,7 +400,7 @@ describe("bucketed_window", () => {
                 sp = spec(limit, n * w, w);
                 if (bucketedWindow.width(sp) !== s.length) {
                   const to = new Float64Array(bucketedWindow.width(sp));
-                  resizeState(bucketedWindow, s, to, 0, sp);
+                  resizeState(bucketedWindow, s, s.length, to, 0, sp);
                   s = to;
                 }
                 queue = queue.slice(-n); // the newest N (the older ones have left by the newest one's bucket)

@@ -138,8 +138,16 @@ export const bucketedWindow: Algorithm = {
     ringRefund(s, o, spec.periodMs / spec.bucketMs, amount);
   },
 
-  resize(from, to, o, spec): void {
-    ringResize(from, to, o, spec.periodMs / spec.bucketMs, spec.bucketMs, spec.periodMs);
+  resize(from, fromWidth, to, o, spec): void {
+    ringResize(
+      from,
+      (fromWidth - RING) / 2,
+      to,
+      o,
+      spec.periodMs / spec.bucketMs,
+      spec.bucketMs,
+      spec.periodMs,
+    );
   },
 
   idleAfterMs(s, o, nowMs, spec): number {

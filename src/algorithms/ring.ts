@@ -54,7 +54,9 @@ export function ringRetryMs(
 /**
  * The floats from `o` a step may touch in a ring of capacity `cap` (see {@link Algorithm.extent}): the header and
  * entries `head … head + size` (the live ones, read from the head, and the one an admission appends), all `cap`
- * when they wrap round its end. `head` and `size` are clamped as the kernels clamp them.
+ * when they wrap round its end. `head` and `size` are clamped as the kernels clamp them. It covers what
+ * {@link ringResize} reads of the ring too (the header and the live entries); a ring held to at least it is
+ * re-laid by ringResize into a block no longer than the one held (or the new width).
  */
 export function ringExtent(s: Float64Array, o: number, cap: number): number {
   let head = s[o + HEAD];
@@ -67,50 +69,58 @@ export function ringExtent(s: Float64Array, o: number, cap: number): number {
 }
 
 /**
- * Lays the ring state `from` (its whole block: `RING + 2·c` fields for its old capacity c) out for `cap` entries at
- * `to[o …]`, keeping the live entries in order from the head. When they sit unwrapped within both capacities
- * (`head + size ≤ min(c, cap)`), the block's common prefix is copied as it is (stale cells too), as a prefix copy
- * always did. Otherwise (the ring wrapped at its old end, or a lowered capacity cuts into the live entries) they are
- * unwrapped from the head into cells 0, 1, … with head 0 and the other cells zero. Either way the newest
- * `min(size, cap)` entries are kept; the costs of older ones that do not fit and have not left by the newest entry's
- * time (`stamp·scale + periodMs − newest·scale > TIME_TOLERANCE_MS`) fold into the oldest kept entry, so the total
- * (kept as the sum of the kept costs) never drops below what is still in the window: those costs leave with that
- * entry, a little late, never early, also under a limit raised again. The Lua twin (apply.lua's `load`) makes the
- * same choices with the same result.
+ * Lays the ring state `from`, laid out for capacity `was` (`RING + 2·was` floats), out for `cap` entries at
+ * `to[o …]`, keeping the live entries in order from the head. `from` may be just a prefix of its block (a store
+ * holding the state by {@link ringExtent}): a float past its end reads as zero, as at full width. When the entries
+ * sit unwrapped within both capacities (`head + size ≤ min(was, cap)`), the common prefix is copied as it is (stale
+ * cells too), as a prefix copy always did. Otherwise (the ring wrapped at its old end, or a lowered capacity cuts
+ * into the live entries) they are unwrapped from the head into cells 0, 1, … with head 0 and the other cells zero.
+ * Either way the newest `min(size, cap)` entries are kept; the costs of older ones that do not fit and have not
+ * left by the newest entry's time (`stamp·scale + periodMs − newest·scale > TIME_TOLERANCE_MS`) fold into the
+ * oldest kept entry, so the total (kept as the sum of the kept costs) never drops below what is still in the
+ * window: those costs leave with that entry, a little late, never early, also under a limit raised again.
+ *
+ * Reads: the header and the live entries, all within `ringExtent(from, 0, was)` floats. Writes: nothing but zeros
+ * past `o + min(RING + 2·cap, from.length)` when `from` holds at least that extent (a wrapped ring's extent is its
+ * whole block), so a store holding prefixes needs a `to` of that length only. The Lua twin (apply.lua's `load`)
+ * makes the same choices with the same result.
  */
 export function ringResize(
   from: Float64Array,
+  was: number,
   to: Float64Array,
   o: number,
   cap: number,
   scale: number,
   periodMs: number,
 ): void {
-  const was = (from.length - RING) / 2;
+  const held = from.length;
+  /** Float `i` of the old block: zero past the prefix held. */
+  const at = (i: number): number => (i < held ? from[i] : 0);
   const width = RING + 2 * cap;
-  let head = from[HEAD];
-  let size = from[SIZE];
+  let head = at(HEAD);
+  let size = at(SIZE);
   if (!(head >= 0 && head < was)) head = 0;
   if (!(size > 0)) size = 0;
   else if (size > was) size = was;
   to.fill(0, o, o + width);
   if (head + size <= (cap < was ? cap : was)) {
-    to.set(from.subarray(0, Math.min(width, from.length)), o);
+    to.set(from.subarray(0, Math.min(width, held)), o);
     return;
   }
   const keep = size < cap ? size : cap;
-  const newest = from[RING + 2 * ((head + size - 1) % was)];
+  const newest = at(RING + 2 * ((head + size - 1) % was));
   let folded = 0;
   for (let k = 0; k < size - keep; k++) {
-    const at = RING + 2 * ((head + k) % was);
-    if ((from[at] - newest) * scale + periodMs > TIME_TOLERANCE_MS) folded += from[at + 1];
+    const i = RING + 2 * ((head + k) % was);
+    if ((at(i) - newest) * scale + periodMs > TIME_TOLERANCE_MS) folded += at(i + 1);
   }
   let total = folded;
   for (let j = 0; j < keep; j++) {
-    const at = RING + 2 * ((head + size - keep + j) % was);
-    to[o + RING + 2 * j] = from[at];
-    to[o + RING + 2 * j + 1] = from[at + 1];
-    total += from[at + 1];
+    const i = RING + 2 * ((head + size - keep + j) % was);
+    to[o + RING + 2 * j] = at(i);
+    to[o + RING + 2 * j + 1] = at(i + 1);
+    total += at(i + 1);
   }
   to[o + RING + 1] += folded;
   to[o + SIZE] = keep;

@@ -245,7 +245,7 @@ describe("sliding_log", () => {
     );
     const three = spec(3, 1000);
     const lowered = new Float64Array(slidingLog.width(three));
-    resizeState(slidingLog, state, lowered, 0, three);
+    resizeState(slidingLog, state, state.length, lowered, 0, three);
     expect(entries(three, lowered).map(([ts, c]) => [ts - T0, c])).toEqual([
       [400, 3],
       [1000, 1],
@@ -273,6 +273,7 @@ describe("sliding_log", () => {
         five,
         [0, 500, 1200, 1300].map((t) => ({ at: T0 + t, expect: { allowed: true } })),
       ),
+      slidingLog.width(five),
       cut,
       0,
       one,
@@ -299,9 +300,49 @@ describe("sliding_log", () => {
     const handOver = (s: Float64Array<ArrayBuffer>, next: LimitSpec): Float64Array<ArrayBuffer> => {
       if (slidingLog.width(next) === s.length) return s;
       const to = new Float64Array(slidingLog.width(next));
-      resizeState(slidingLog, s, to, 0, next);
+      resizeState(slidingLog, s, s.length, to, 0, next);
       return to;
     };
+
+    it("re-lays a ring held as a prefix (at least its extent) as the whole block, within the prefix's length", () => {
+      // A store holding large states by `extent` (the memory store) hands resize a prefix of the old block and a new
+      // block only as long as that prefix (or the new width): the result must be the whole block's, zeros past it.
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 40 }),
+          fc.integer({ min: 1, max: 40 }),
+          fc.integer({ min: 1, max: 2000 }),
+          fc.array(
+            fc.record({ gapMs: fc.integer({ min: 0, max: 300 }), cost: fc.integer({ min: 0, max: 3 }) }),
+            {
+              maxLength: 120,
+            },
+          ),
+          fc.double({ min: 0, max: 1, noNaN: true }),
+          (limit, nextLimit, periodMs, trace, cut) => {
+            const was = spec(limit, periodMs);
+            const next = spec(nextLimit, periodMs);
+            const s = new Float64Array(slidingLog.width(was));
+            const out = createStepOut();
+            let now = T0;
+            for (const r of trace) {
+              now += r.gapMs;
+              slidingLog.apply(s, 0, now, was, r.cost, true, out);
+            }
+            const extent = slidingLog.extent?.(s, 0, was) ?? s.length;
+            for (let i = extent; i < s.length; i++) s[i] = 0; // as a store holding the prefix sees the state
+            const held = s.slice(0, extent + Math.floor(cut * (s.length - extent)));
+            const whole = new Float64Array(slidingLog.width(next));
+            resizeState(slidingLog, s, s.length, whole, 0, next);
+            const to = new Float64Array(Math.min(whole.length, held.length)).fill(Number.NaN);
+            resizeState(slidingLog, held, s.length, to, 0, next);
+            const padded = new Float64Array(whole.length);
+            padded.set(to);
+            expect(padded).toEqual(whole);
+          },
+        ),
+      );
+    });
 
     it("never admits more than the current limit within one window, after any sequence of limit changes", () => {
       fc.assert(

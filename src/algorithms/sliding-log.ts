@@ -115,8 +115,8 @@ export const slidingLog: Algorithm = {
     ringRefund(s, o, spec.limit, amount);
   },
 
-  resize(from, to, o, spec): void {
-    ringResize(from, to, o, spec.limit, 1, spec.periodMs);
+  resize(from, fromWidth, to, o, spec): void {
+    ringResize(from, (fromWidth - RING) / 2, to, o, spec.limit, 1, spec.periodMs);
   },
 
   idleAfterMs(s, o, nowMs, spec): number {

@@ -228,7 +228,7 @@ export class ReferenceStore implements Store {
       this.#cells.set(id, cell);
     } else if (cell.state.length !== width) {
       const next = new Float64Array(width);
-      resizeState(algorithm, cell.state, next, 0, spec);
+      resizeState(algorithm, cell.state, cell.state.length, next, 0, spec); // held whole
       cell.state = next; // a changed limit hands the state over (a ring unwrapped); the kernel clamps the rest on touch
     }
     return cell;

@@ -183,7 +183,7 @@ describe("redis store: Lua twins agree with the TypeScript kernels step by step"
           const width = algorithm.width(spec);
           if (width !== s.length) {
             const next = new Float64Array(width);
-            resizeState(algorithm, s, next, 0, spec); // as the TS stores hand a state over
+            resizeState(algorithm, s, s.length, next, 0, spec); // as the TS stores hand a state over
             s = next;
           }
         }

@@ -709,6 +709,58 @@ describe("MemoryStore", () => {
       expect([...new Set(sizes)]).toEqual([16, 32, 64, 83]); // 3 + 2 · 40 floats at full width
     });
 
+    it("re-lay a wrapped ring held as a prefix in order when its limit is raised and lowered, as the reference", () => {
+      // A ring of 100 grows past its first prefix (16 floats, 6 entries) and wraps (then it is held whole); raised
+      // to 250 it is unwrapped into a prefix of the wider block (not its whole 503 floats); lowered to 30 from that
+      // prefix, its old width is the layout's (503), not the prefix's length. Every answer is the reference's.
+      const specOf = (kind: "log" | "queue", size: number) =>
+        kind === "log"
+          ? { name: "r", algorithm: "sliding_log" as const, limit: size, periodMs: 1000 }
+          : {
+              name: "r",
+              algorithm: "bucketed_window" as const,
+              limit: 4 * size,
+              periodMs: 20 * size,
+              bucketMs: 20,
+            };
+      for (const kind of ["log", "queue"] as const) {
+        const setOf = (size: number) => createLimitSet(`relay-${kind}`, [parseLimitSpec(specOf(kind, size))]);
+        const store = new MemoryStore({ capacity: 4 });
+        const reference = new ReferenceStore();
+        const both = (size: number, op: StoreOp, cost: number, now: number) => {
+          const items = [{ limits: setOf(size), key: "k", cost }];
+          const got = store.applySync(items, op, now).map(fields);
+          expect(got, `${kind} ${op} cost ${cost} under ${size} at +${now - T0}`).toEqual(
+            reference.applySync(items, op, now).map(fields),
+          );
+          return got[0];
+        };
+        const floats = () => store.stats.largeStateBytes / 8;
+        const limitOf = (size: number) => (kind === "log" ? size : 4 * size);
+        let now = T0;
+        // 130 admissions 20 ms apart under 100: ~50 live at once, the ring goes round its end (cells 0 … 29 again)
+        for (let i = 0; i < 130; i++, now += 20) expect(both(100, "consume", 1, now).allowed).toBe(true);
+        expect(floats(), kind).toBe(3 + 2 * 100); // wrapped: held whole
+        // raised to 250: unwrapped in order into a prefix of the 503 floats (its live entries still count)
+        const raised = both(250, "peek", 0, now);
+        expect(floats(), kind).toBeLessThan(3 + 2 * 250);
+        expect(raised.remaining, kind).toBeLessThan(limitOf(250) - 40);
+        for (let i = 0; i < 10; i++, now += 20) both(250, "consume", 1, now);
+        both(250, "consume", 120, now); // some pass, some do not: reference decides
+        expect(floats(), kind).toBeLessThan(3 + 2 * 250); // still held as a prefix
+        // lowered to 30 from the prefix: the newest 30 entries kept, the older ones folded into the oldest kept
+        const lowered = both(30, "peek", 0, now);
+        expect(lowered.remaining, kind).toBeLessThan(limitOf(30));
+        for (let i = 0; i < 40; i++, now += 37) both(30, "consume", 1 + (i % 3), now);
+        // and up again: a wrapped ring of 30 (held whole, 63 floats) re-laid into 250's prefix
+        both(250, "peek", 0, now);
+        for (let i = 0; i < 60; i++, now += 15) both(250, "consume", 2, now);
+        both(100, "consume", 1, now);
+        both(100, "refund", 3, now);
+        both(100, "peek", 5, now + 500);
+      }
+    });
+
     it("reject a set one key of which could hold more than maxLargeStateBytes, naming the option", () => {
       expect(() => new MemoryStore({ maxLargeStateBytes: 0 })).toThrow(/maxLargeStateBytes must be/);
       expect(() => new MemoryStore({ maxLargeStateBytes: Number.NaN })).toThrow(/maxLargeStateBytes/);

@@ -39,7 +39,8 @@
  * every key's state as is, with nothing moved (a lowered limit clamps on next touch, it never resets). A set of
  * another shape re-lays the namespace's keys by limit name: a limit of the same name and algorithm keeps its state
  * (handed over by `resizeState` when the width changed: the ring of a sliding_log or bucketed_window is unwrapped
- * in order, other states keep their common prefix; the kernels clamp the rest on touch) and its warning flag, a name that
+ * in order, other states keep their common prefix; the kernels clamp the rest on touch; a large state's prefix is
+ * read under the old layout's width, and the new state is held as a prefix as well) and its warning flag, a name that
  * is new or whose algorithm changed starts fresh, and when no limit carries over the keys are dropped. Limits the new
  * set no longer has are dropped with the re-lay (coming back to them starts fresh), as when a key is evicted.
  * A key is reclaimed as idle only when idle under every set of the bound shape that may have stepped it: each
@@ -1522,6 +1523,12 @@ export class MemoryStore implements SyncStore {
    * `from[i]` of the old one (same name and algorithm; -1: none, it starts fresh), handed over by `resizeState`
    * when the width changed (a changed limit of sliding_log or concurrency, a changed period of bucketed_window), as
    * {@link step} does; the kernels clamp the rest on touch. Each limit's warning flag moves with its state.
+   *
+   * A large state is held as a prefix (module comment), so its old width is the old layout's, never the length of
+   * what is held: `resizeState` reads the prefix under the old width (zeros past it; the prefix covers the old
+   * `extent`, which covers what a ring's resize reads), and writes nothing but zeros past the smaller of the new
+   * width and the prefix's length, the length the new state is given (at least the initial one; it grows to the
+   * new `extent` on its next use, in `#where`).
    */
   #migrate(t: Table, layout: readonly LimitLayout[], small: number, from: readonly number[]): void {
     if (small > this.#slab.stride) this.#widen(small);
@@ -1547,8 +1554,10 @@ export class MemoryStore implements SyncStore {
         const j = from[i];
         if (j === -1) return;
         const [arr, off] = this.#where(slot, l);
-        if (saved[j].length === l.width) arr.set(saved[j], off);
-        else resizeState(l.algorithm, saved[j], arr, off, l.spec);
+        const was = old[j].width; // the full width the state was laid out for (saved[j] may be a prefix of it)
+        // the same layout: the prefix as held; else handed over (read under the old width)
+        if (was === l.width) arr.set(saved[j], off);
+        else resizeState(l.algorithm, saved[j], was, arr, off, l.spec);
         if ((flags & old[j].warnBit) !== 0) next |= l.warnBit;
       });
       this.#flags[slot] = next;
