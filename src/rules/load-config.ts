@@ -89,6 +89,15 @@ export function configFromValue(value: unknown, source?: string): SluiceConfig {
   return compileSource(ConfigSource.fromValue(value, source), source);
 }
 
+/** The `ERR_SLUICE_INVALID_CONFIG` of a rules file at `path` that could not be read (`error`: the read's). */
+export function unreadableConfigFile(path: string, error: unknown): ConfigError {
+  return new ConfigError(
+    "ERR_SLUICE_INVALID_CONFIG",
+    [{ path: "", message: `cannot read the file (${(error as Error).message})` }],
+    path,
+  );
+}
+
 /**
  * Reads and parses a configuration file; throws `ERR_SLUICE_INVALID_CONFIG` when it cannot be read or is invalid. The
  * result records the file's signature as it was just before the read (`SluiceConfig.sourceSignature`).
@@ -105,11 +114,7 @@ export async function loadConfigFile(
     signature = signatureOf(await stat(path).catch(() => undefined));
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new ConfigError(
-      "ERR_SLUICE_INVALID_CONFIG",
-      [{ path: "", message: `cannot read the file (${(error as Error).message})` }],
-      path,
-    );
+    throw unreadableConfigFile(path, error);
   }
   const config = parseConfig(text, { ...options, source: path });
   return signature === undefined ? config : Object.freeze({ ...config, sourceSignature: signature });

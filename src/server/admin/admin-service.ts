@@ -30,7 +30,7 @@ import type { Clock } from "../../core/clock.js";
 import { ConfigError, FileLockedError, StoreUnavailableError } from "../../core/errors.js";
 import type { Engine } from "../../engine/engine.js";
 import type { NativeConfigInput } from "../../rules/config-schema.js";
-import { parseConfigValue } from "../../rules/load-config.js";
+import { parseConfigValue, unreadableConfigFile } from "../../rules/load-config.js";
 import { createRedisClient, type RedisConnectionSettings, redisClientSpecs } from "../redis-clients.js";
 import { within } from "../service-store.js";
 import { type AdminReadAccess, createAdminServer } from "./admin-server.js";
@@ -107,11 +107,7 @@ async function nativeDocumentOf(path: string): Promise<NativeConfigInput | undef
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new ConfigError(
-      "ERR_SLUICE_INVALID_CONFIG",
-      [{ path: "", message: `cannot read the file (${(error as Error).message})` }],
-      path,
-    );
+    throw unreadableConfigFile(path, error);
   }
   const value = parseConfigValue(text, { source: path });
   if (value === null || typeof value !== "object" || !Array.isArray((value as { rules?: unknown }).rules)) {
