@@ -1275,6 +1275,66 @@ describe("engine — failure policy", () => {
   });
 });
 
+describe("engine — failure-policy groups report refunded descriptors as untouched", () => {
+  // Rules of different failure policies go to separate store calls on a store without a synchronous path; when one
+  // group denies, the others are refunded, and their descriptors must report what one all-or-nothing call reports
+  // for them (the synchronous path): the state as it is, not the numbers after the consume that was given back.
+  const config = makeConfig({
+    rules: makeRules([
+      {
+        id: "a",
+        domain: "api",
+        match: [any("a")],
+        failurePolicy: "fail_open",
+        limits: [
+          spec({ name: "hour", algorithm: "fixed_window", limit: 10, periodMs: 3_600_000 }),
+          spec({ name: "rate", algorithm: "gcra", limit: 10, periodMs: 1000, burst: 10 }),
+        ],
+      },
+      {
+        id: "b",
+        domain: "api",
+        match: [any("b")],
+        failurePolicy: "fail_closed",
+        limits: [spec({ name: "b", algorithm: "fixed_window", limit: 1, periodMs: 3_600_000 })],
+      },
+    ]),
+  });
+  const both: CheckRequest = {
+    domain: "api",
+    descriptors: [[{ key: "a", value: "1" }], [{ key: "b", value: "1" }]],
+    costs: [2, 1],
+  };
+  const statuses = (r: { decision?: { policies: readonly object[] } }) =>
+    r.decision?.policies.map((p) => {
+      const { policy, allowed, limit, remaining, resetAfterMs, retryAfterMs, state, periodMs } = p as never;
+      return { policy, allowed, limit, remaining, resetAfterMs, retryAfterMs, state, periodMs };
+    });
+
+  it("reports the same numbers on the synchronous and asynchronous paths", async () => {
+    const answers = [];
+    for (const store of [new MemoryStore({ capacity: 100 }), new AsyncMemoryStore()]) {
+      const clock = new ManualClock(T0);
+      const engine = createEngine({ config, store, clock, scheduler: clock });
+      // Far from the warning level (a refunded consume may leave a limit's warning flag up: a store matter).
+      expect((await engine.check(both)).allowed).toBe(true); // a: 8 of 10 left; b: none left
+      clock.advance(50);
+      const r = await engine.check(both); // denied by b: a not counted
+      expect(r.allowed).toBe(false);
+      expect(r.descriptors.map((x) => x.code)).toEqual(["OK", "OVER_LIMIT"]);
+      const a = r.descriptors[0].decision;
+      expect(a?.allowed).toBe(false);
+      const after = await engine.check({ domain: "api", descriptors: [both.descriptors[0]], cost: 0 });
+      answers.push({ a: statuses(r.descriptors[0]), b: statuses(r.descriptors[1]), after: statuses(after) });
+    }
+    const [sync, async] = answers;
+    expect(sync.a?.map((p) => p.remaining)).toEqual([8, 8]);
+    expect(async).toEqual(sync);
+    // And what it reports is the state afterwards (a cost-0 check of it).
+    expect(async.a?.map((p) => p.remaining)).toEqual(async.after?.map((p) => p.remaining));
+  });
+});
+
 describe("engine — bad input", () => {
   const config = makeConfig({
     rules: makeRules([

@@ -49,9 +49,11 @@
  * wrapper of its `failurePolicy` (one wrapper per policy, created once, each with its own breaker; a store that
  * already is a `ResilientStore` is used as is). Items of rules with different policies therefore go to
  * different wrappers in separate calls: all-or-nothing holds within a policy group, and when one group denies,
- * the units taken by the groups that admitted are refunded (best effort). In-process stores (memory) cannot be
- * unreachable and are used directly. Rules of mode `local` go to a private in-process store when the store is
- * shared; mode `lease` is enforced as `exact` until lease stores exist.
+ * the units taken by the groups that admitted are refunded (best effort). Their descriptors then report the
+ * refund's answer, the state as it left it, as one all-or-nothing call reports an item of a denied call (its state
+ * untouched); a refund that fails, or is answered by a failure policy, leaves them the consume's numbers.
+ * In-process stores (memory) cannot be unreachable and are used directly. Rules of mode `local` go to a private
+ * in-process store when the store is shared; mode `lease` is enforced as `exact` until lease stores exist.
  *
  * **Idempotency.** With `idempotencyKey`, a repeated check of the same request (domain, descriptors, costs and limit
  * overrides: {@link requestFingerprint}) within `ttlMs` returns the first answer (`replayed: true`, decision reason
@@ -561,6 +563,20 @@ function unconsumed(d: Decision): Decision {
   return d.allowed
     ? combineDecision(d.policies, d.reason, d.leases === undefined ? undefined : { ...d.leases }, false)
     : d;
+}
+
+/**
+ * The decision of an item whose group admitted and was refunded because another group denied: `after`, the
+ * refund's answer (the state as the refund left it, for cost 0), marked not consumed, with the leases and reason of
+ * `was` (the consume's decision).
+ */
+function refunded(after: Decision, was: Decision): Decision {
+  return combineDecision(
+    after.policies,
+    was.reason,
+    was.leases === undefined ? undefined : { ...was.leases },
+    false,
+  );
 }
 
 /**
@@ -1342,7 +1358,20 @@ class SluiceEngine implements Engine {
           for (const it of g.items) it.decision = unconsumed(it.decision as Decision);
           // ...but a replayed group's units belong to the first attempt's answer: never given back here.
           if (answers[k].replayed) return;
-          refunds.push(g.store.apply(storeItemsOf(g.items), "refund", nowMs).catch(() => undefined));
+          refunds.push(
+            g.store.apply(storeItemsOf(g.items), "refund", nowMs).then(
+              (ds) => {
+                // A refund answers as a cost-0 peek of the state it leaves, the numbers the synchronous path reports
+                // for an item of a denied call (its state untouched): taken when the refund reached the same path
+                // (reason) as the consume, else the consume's numbers stay (a failure policy's stand-in is no state).
+                g.items.forEach((it, i) => {
+                  const was = it.decision as Decision;
+                  if (ds[i] !== undefined && ds[i].reason === was.reason) it.decision = refunded(ds[i], was);
+                });
+              },
+              () => undefined,
+            ),
+          );
         });
         await Promise.all(refunds);
       }
