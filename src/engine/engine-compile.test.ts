@@ -139,7 +139,7 @@ describe("RuleState: the hot path's match and entry", () => {
       const entry = tier === undefined ? h.entry : h.tierEntries[tier];
       expect(entry).toBe(e);
       if (tier === undefined) {
-        expect([h.specs, h.source, h.delayBaseMs]).toEqual([e?.specs, e?.source, e?.delayBaseMs]);
+        expect([h.specs, h.source, h.delay]).toEqual([e?.specs, e?.source, e?.delay]);
       }
       const ii = h.identityIndex;
       expect({

@@ -45,7 +45,8 @@
  * admitted when its slot under the original limit is at most `maxDelayMs` away, and its wait is
  * `max(0, resetAfterMs − B·T)` (the time until it conforms to the original burst). The reservation in the
  * store (GCRA's theoretical arrival time) is the only state: no queue is held, so memory per key is one number,
- * and the callers waiting at once per key are at most `B + maxDelayMs / T`.
+ * and the callers waiting at once per key are at most `B + maxDelayMs / T`. Results report the store's decision
+ * against the configured burst ({@link DelayShape}): `remaining` excludes the waiting room.
  *
  * **Dynamic limits** (seed 003): each static limit `L` becomes `dynamicLimit(L, current, previous, d)` with the
  * rates converted to units per that limit's period; the result is quantised *down* to 1/64 of an octave
@@ -55,10 +56,12 @@
  * limits of a static-only override are never scaled ({@link Resolved.staticOnly}).
  */
 import { createLimitSet, type LimitSet, sameStateShape, stateShapeKey } from "../algorithms/limit-set.js";
-import { type Decision, decisionOf } from "../core/decision.js";
+import { combineDecision, type Decision, decisionOf, type PolicyStatus } from "../core/decision.js";
 import { ConfigError, InvalidArgumentError } from "../core/errors.js";
 import { type AlgorithmId, type LimitSpec, parseLimitSpec } from "../core/limit-spec.js";
-import { delayShapeInput } from "../rules/delay-shape.js";
+import { limitStateOf, nextWarning } from "../core/limit-state.js";
+import { ceilMs } from "../core/time-math.js";
+import { delayExtension, delayShapeInput } from "../rules/delay-shape.js";
 import {
   compileOverrides,
   type EffectiveLimits,
@@ -107,8 +110,8 @@ export interface SetEntry {
   readonly specs: readonly LimitSpec[];
   /** What the store applies (for `delay` rules, the shaping GCRA limits). */
   readonly set: LimitSet;
-  /** For `delay` rules, per limit of `set`: the original burst as time, `B·T` ms (−1: not shaped). */
-  readonly delayBaseMs: readonly number[] | undefined;
+  /** For `delay` rules: how the shaping set's decisions read against the configured limits; else undefined. */
+  readonly delay: DelayShape | undefined;
   /** Whether fractional costs are accepted. */
   readonly fractional: boolean;
   /** Dynamic levels derived from this entry, by level (one limit) or levels joined by "," (several). */
@@ -119,16 +122,16 @@ export interface SetEntry {
 
 /**
  * A new {@link SetEntry}, every entry of one shape: the fields a check reads first (`consume`, `specs`,
- * `delayBaseMs`, `source`) at the front of the object, in its first cache line.
+ * `delay`, `source`) at the front of the object, in its first cache line.
  */
 function setEntryOf(
   source: LimitSource,
   specs: readonly LimitSpec[],
   set: LimitSet,
-  delayBaseMs: readonly number[] | undefined,
+  delay: DelayShape | undefined,
   fractional: boolean,
 ): SetEntry {
-  return { consume: undefined, specs, delayBaseMs, source, set, fractional, dyn: undefined };
+  return { consume: undefined, specs, delay, source, set, fractional, dyn: undefined };
 }
 
 /** The limits one check applies for one descriptor: where they came from, and their set (none when unlimited). */
@@ -274,7 +277,7 @@ export class HotRule {
   readonly identityPrefix: string;
   /**
    * `entry.consume` once bound (the store's consumer of `entry.set`, set by the engine on first use): with
-   * `specs`, `source` and `delayBaseMs`, the fields of `entry` a check reads, copied here so that the common check
+   * `specs`, `source` and `delay`, the fields of `entry` a check reads, copied here so that the common check
    * (an identity in no tier) reads no {@link SetEntry}.
    */
   consume: ((key: string, cost: number, nowMs: number) => Decision) | undefined;
@@ -282,11 +285,11 @@ export class HotRule {
   readonly specs: readonly LimitSpec[] | undefined;
   /** `entry.source`. */
   readonly source: LimitSource;
-  /** `entry.delayBaseMs`. */
-  readonly delayBaseMs: readonly number[] | undefined;
+  /** `entry.delay`. */
+  readonly delay: DelayShape | undefined;
   /**
-   * `choices[1].specs`, `.source` and `.delayBaseMs` (undefined, "tier", undefined without choices), copied here as
-   * `specs`, `source` and `delayBaseMs` copy choice 0's: a check of choice 1 (an identity in the first tier with
+   * `choices[1].specs`, `.source` and `.delay` (undefined, "tier", undefined without choices), copied here as
+   * `specs`, `source` and `delay` copy choice 0's: a check of choice 1 (an identity in the first tier with
    * limits of its own) then reads no {@link SetEntry} either. A check of a later choice reads its entry: per rule,
    * `choices`, its elements and the entry are three more objects, out of the caches when few of a rule's identities
    * are tiered (on the engine benchmark, where 1 in 10 is, those three loads took ~40 % of the samples of the hot
@@ -296,7 +299,7 @@ export class HotRule {
   /** See {@link HotRule.specs1}. */
   readonly source1: LimitSource;
   /** See {@link HotRule.specs1}. */
-  readonly delayBaseMs1: readonly number[] | undefined;
+  readonly delay1: DelayShape | undefined;
   /** The rule. */
   readonly rule: Rule;
   /** The entry of every identity ({@link HOT_FIXED}), or of the identities in no tier ({@link HOT_BY_TIER}). */
@@ -351,11 +354,11 @@ export class HotRule {
     this.consume = entry?.consume;
     this.specs = entry?.specs;
     this.source = entry?.source ?? "rule";
-    this.delayBaseMs = entry?.delayBaseMs;
+    this.delay = entry?.delay;
     const first = chosen ? choices[1] : undefined;
     this.specs1 = first?.specs;
     this.source1 = first?.source ?? "tier";
-    this.delayBaseMs1 = first?.delayBaseMs;
+    this.delay1 = first?.delay;
     this.entry = entry;
     this.tierOf = tierOf;
     this.tierEntries = tierEntries;
@@ -648,7 +651,7 @@ export class RuleState {
         e =
           shared.specs === limits
             ? shared
-            : setEntryOf("override", limits, shared.set, shared.delayBaseMs, shared.fractional);
+            : setEntryOf("override", limits, shared.set, shared.delay, shared.fractional);
         this.#overrides.set(identity, e);
       }
       return e;
@@ -723,18 +726,93 @@ export class RuleState {
     }
     const shaped: LimitSpec[] = [];
     const base: number[] = [];
+    const extra: number[] = [];
     specs.forEach((s, i) => {
       if (s.algorithm === "concurrency") {
         shaped.push(s);
         base.push(-1);
+        extra.push(0);
         return;
       }
       const input = delayShapeInput(s, rule.maxDelayMs);
       shaped.push(wrap(`${path}[${i}]`, () => parseLimitSpec(input)));
       base.push(s.burst * (s.periodMs / s.limit));
+      extra.push(delayExtension(s, rule.maxDelayMs));
     });
     const set = wrap(path, () => createLimitSet(namespace, this.pool.of(shaped)));
-    return setEntryOf(source, specs, set, base, fractionalOk(shaped));
+    return setEntryOf(source, specs, set, new DelayShape(base, extra), fractionalOk(shaped));
+  }
+}
+
+/**
+ * How the decisions of a `delay` rule's shaping set (see the file comment) read against its limits as configured.
+ * The store decides under GCRAs whose burst is the configured `B` plus `e = maxDelayMs / T` units; a result reports
+ * them against `B`, as a `reject` rule of the same limits would (the limits it shows are the configured ones):
+ * - `remaining`: `max(0, ⌊remaining − e⌋)` (whole units). Exact when `e` is whole (the usual configuration: a
+ *   `maxDelay` that is a whole number of intervals); otherwise at most one unit low, never high (the store's
+ *   `remaining` is already floored);
+ * - `state`: from that `remaining` (`warning` below 20% of the limit, so a request that waits reports `warning`;
+ *   within the 20–30% band the store's flag stands in for the previous one); a denial stays `throttled`;
+ * - `resetAfterMs` and `retryAfterMs` as the store reports them: the time until the reservation has drained (GCRA's
+ *   time to fresh does not depend on the burst: `TAT − now` under either) and, when denied, until a request is
+ *   within `maxDelayMs` of its slot, when a retry is admitted (with a delay).
+ * Limits that are not shaped (concurrency) report as they are. Immutable.
+ */
+export class DelayShape {
+  constructor(
+    /** Per limit of the set: the configured burst as time, `B·T` ms (−1: not shaped). */
+    readonly baseMs: readonly number[],
+    /** Per limit of the set: the burst extension `e`, units (0: not shaped). */
+    readonly extra: readonly number[],
+  ) {}
+
+  /**
+   * The wait of an item admitted with decision `d` at `cost`: max over its shaped limits of `resetAfterMs − B·T`,
+   * whole ms rounded up. 0 for a cost of 0: a check that counts nothing reserves no slot, so there is nothing to wait
+   * for (its `remaining`, against the configured burst, says whether a request would wait: 0 when it would).
+   */
+  waitMs(d: Decision, cost: number): number {
+    if (!d.allowed || cost === 0) return 0;
+    const base = this.baseMs;
+    const ps = d.policies;
+    let max = 0;
+    for (let i = 0; i < ps.length && i < base.length; i++) {
+      if (base[i] < 0) continue;
+      const w = ps[i].resetAfterMs - base[i];
+      if (w > max) max = w;
+    }
+    return ceilMs(max);
+  }
+
+  /** Decision `d` of the shaping set, reported against the configured limits (see the class comment). */
+  report(d: Decision): Decision {
+    const ps = d.policies;
+    const extra = this.extra;
+    const out: PolicyStatus[] = new Array(ps.length);
+    for (let i = 0; i < ps.length; i++) {
+      const p = ps[i];
+      const e = i < extra.length ? extra[i] : 0;
+      if (!(e > 0)) {
+        out[i] = p;
+        continue;
+      }
+      // 1e-9: `remaining − e` is whole when `e` is, up to the rounding of `e` itself.
+      const remaining = Math.max(0, Math.floor(p.remaining - e + 1e-9));
+      const state = p.allowed
+        ? limitStateOf(true, nextWarning(p.state === "warning", remaining, p.limit))
+        : p.state;
+      out[i] = {
+        policy: p.policy,
+        allowed: p.allowed,
+        limit: p.limit,
+        remaining,
+        resetAfterMs: p.resetAfterMs,
+        retryAfterMs: p.retryAfterMs,
+        state,
+        periodMs: p.periodMs,
+      };
+    }
+    return combineDecision(out, d.reason, d.leases === undefined ? undefined : { ...d.leases }, d.allowed);
   }
 }
 

@@ -33,7 +33,10 @@
  *   `maxDelayMs`; an admitted request reports `delayMs`, the time until its slot; beyond `maxDelayMs` it is
  *   denied. No queue exists anywhere: the reservation is the state (one number per key), so memory is bounded
  *   by the store's capacity whatever the load. The caller waits `delayMs` (or `await engine.waitFor(result)`)
- *   and proceeds. The result's `delayMs` is the largest over its descriptors.
+ *   and proceeds. The result's `delayMs` is the largest over its descriptors. Its decision reads against the
+ *   configured limits (`remaining` and `state` exclude the waiting room: 0 and `warning` while requests wait; see
+ *   `DelayShape`). A descriptor of cost 0 reserves nothing and reports `delayMs` 0: a probe learns whether a
+ *   request would wait from `remaining` (0: it would).
  *
  * **Dynamic limits.** A rule with `dynamic` counts its admitted traffic per counter key in the store (two
  * counters, see `RATE_SCHEME`), peeks them before deciding, and enforces
@@ -104,7 +107,6 @@ import {
 } from "../core/decision.js";
 import { InvalidArgumentError, SluiceError } from "../core/errors.js";
 import type { LimitSpec } from "../core/limit-spec.js";
-import { ceilMs } from "../core/time-math.js";
 import { dynamicLimit } from "../rules/dynamic-limit.js";
 import { effectiveLimits, type LimitSource } from "../rules/effective-limits.js";
 import { descriptorKey, LazyRuleMatch, type RuleMatch, valueKey } from "../rules/matcher.js";
@@ -122,6 +124,7 @@ import {
 import {
   type CompiledConfig,
   compileConfig,
+  type DelayShape,
   HOT_BY_TIER,
   HOT_NONE,
   type HotRule,
@@ -216,7 +219,7 @@ export interface DescriptorResult {
   readonly decision?: Decision;
   /** Over the limit, but the rule's behaviour is `shadow`, so it was allowed. */
   readonly shadowed: boolean;
-  /** For `delay` rules: how long the caller should wait before proceeding, ms. */
+  /** For `delay` rules: how long the caller should wait before proceeding, ms (0 for a cost of 0: nothing reserved). */
   readonly delayMs: number;
   /** The id of the matched rule that replaced this descriptor's rule (Envoy's `replaces`). */
   readonly replacedBy?: string;
@@ -468,19 +471,6 @@ function ownAllowed(d: Decision): boolean {
 /** The result of a descriptor whose limits resolved to unlimited: allowed, nothing counted. */
 function unlimitedResult(match: RuleMatch, source: LimitSource): DescriptorResult {
   return { code: "OK", match, limits: "unlimited", source, shadowed: false, delayMs: 0 };
-}
-
-/** The wait of an admitted delay item: max over its limits of `resetAfterMs − B·T` (`base`: its `SetEntry.delayBaseMs`). */
-function delayOf(base: readonly number[] | undefined, d: Decision): number {
-  if (base === undefined) return 0;
-  const ps = d.policies;
-  let max = 0;
-  for (let i = 0; i < ps.length && i < base.length; i++) {
-    if (base[i] < 0) continue;
-    const w = ps[i].resetAfterMs - base[i];
-    if (w > max) max = w;
-  }
-  return ceilMs(max);
 }
 
 /** The result of a counted descriptor of a request denied before counting (a blocked rule matched). */
@@ -1093,9 +1083,14 @@ class SluiceEngine implements Engine {
     const e = entry;
     const src = source;
     return rs.target.apply([{ limits: e.set, key: m.counterKey, cost }], "consume", nowMs).then((ds) => {
-      const d = ds[0];
+      let d = ds[0];
       const allowed = d.allowed;
-      const delayMs = allowed && e.delayBaseMs !== undefined ? delayOf(e.delayBaseMs, d) : 0;
+      let delayMs = 0;
+      const delay = e.delay;
+      if (delay !== undefined) {
+        delayMs = delay.waitMs(d, cost);
+        d = delay.report(d);
+      }
       const r = countedResult(ownAllowed(d), m, e.specs, src, d, delayMs);
       return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
     });
@@ -1125,14 +1120,14 @@ class SluiceEngine implements Engine {
     // checks read no SetEntry.
     if (c === 0) return this.#countedHot(request, at, h, m, d);
     if (c === 1)
-      return this.#counted(request, at, m, h.specs1 as readonly LimitSpec[], h.source1, h.delayBaseMs1, d);
+      return this.#counted(request, at, m, h.specs1 as readonly LimitSpec[], h.source1, h.delay1, d);
     const entry = choices[c];
-    return this.#counted(request, at, m, entry.specs, entry.source, entry.delayBaseMs, d);
+    return this.#counted(request, at, m, entry.specs, entry.source, entry.delay, d);
   }
 
   /** {@link SluiceEngine.#counted} for the entry of hot record `h` (`h.entry`), from the copies of its fields in `h`. */
   #countedHot(request: CheckRequest, at: number, h: HotRule, m: RuleMatch, d: Decision): CheckResult {
-    return this.#counted(request, at, m, h.specs as readonly LimitSpec[], h.source, h.delayBaseMs, d);
+    return this.#counted(request, at, m, h.specs as readonly LimitSpec[], h.source, h.delay, d);
   }
 
   /** The {@link RuleMatch} of `desc` under hot record `h` (equal to `RuleState.matchOf`). */
@@ -1220,21 +1215,38 @@ class SluiceEngine implements Engine {
       entry.consume = consume;
     }
     const d = consume(m.counterKey, cost, nowMs);
-    return this.#counted(request, at, m, entry.specs, source, entry.delayBaseMs, d);
+    return this.#counted(request, at, m, entry.specs, source, entry.delay, d);
   }
 
-  /** The answer to `request` whose descriptor `at`, matched as `m`, was counted with decision `d` under the limits `specs` (from `source`; `delayBaseMs`: their `SetEntry.delayBaseMs`). */
+  /** The answer to `request` whose descriptor `at`, matched as `m`, was counted with decision `d` under the limits `specs` (from `source`; `delay`: their `SetEntry.delay`). */
   #counted(
     request: CheckRequest,
     at: number,
     m: RuleMatch,
     specs: readonly LimitSpec[],
     source: LimitSource,
-    delayBaseMs: readonly number[] | undefined,
+    delay: DelayShape | undefined,
     d: Decision,
   ): CheckResult {
     const allowed = d.allowed;
-    const delayMs = allowed && delayBaseMs !== undefined ? delayOf(delayBaseMs, d) : 0;
+    if (delay !== undefined) return this.#countedDelay(request, at, m, specs, source, delay, d);
+    const r = countedResult(allowed, m, specs, source, d, 0);
+    return this.#answer(resultsWith(request, at, r), d, allowed, 0);
+  }
+
+  /** {@link SluiceEngine.#counted} for a `delay` rule: the wait, and `d` reported against the configured limits. */
+  #countedDelay(
+    request: CheckRequest,
+    at: number,
+    m: RuleMatch,
+    specs: readonly LimitSpec[],
+    source: LimitSource,
+    delay: DelayShape,
+    raw: Decision,
+  ): CheckResult {
+    const allowed = raw.allowed;
+    const delayMs = delay.waitMs(raw, costAt(request, at));
+    const d = delay.report(raw);
     const r = countedResult(allowed, m, specs, source, d, delayMs);
     return this.#answer(resultsWith(request, at, r), d, allowed, delayMs);
   }
@@ -1634,9 +1646,15 @@ class SluiceEngine implements Engine {
       return this.#answer(results as DescriptorResult[], plan.blocked, false, 0);
     }
     for (const it of plan.enforce) {
-      const d = it.decision as Decision;
+      let d = it.decision as Decision;
+      let delay = 0;
+      const shape = it.entry.delay;
+      if (shape !== undefined) {
+        if (allowed) delay = shape.waitMs(d, it.cost);
+        d = shape.report(d);
+        it.decision = d; // the combined decision below reads it
+      }
       const own = ownAllowed(d);
-      const delay = allowed && it.entry.delayBaseMs !== undefined ? delayOf(it.entry.delayBaseMs, d) : 0;
       if (delay > delayMs) delayMs = delay;
       results[it.index] = itemResult(it, own ? "OK" : "OVER_LIMIT", d, false, delay);
       head = d;

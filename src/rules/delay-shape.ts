@@ -7,14 +7,22 @@
  */
 import type { LimitSpec, LimitSpecInput } from "../core/limit-spec.js";
 
+/**
+ * The units `spec`'s shaping limit adds to its burst under `maxDelayMs`: `maxDelayMs / T` (may be fractional), the
+ * requests that may wait. The shaped burst is `spec.burst` plus exactly this number.
+ */
+export function delayExtension(spec: LimitSpec, maxDelayMs: number): number {
+  const t = spec.periodMs / spec.limit;
+  return maxDelayMs / t;
+}
+
 /** The input of `spec`'s shaping limit under `maxDelayMs` (not for concurrency limits, which are not shaped). */
 export function delayShapeInput(spec: LimitSpec, maxDelayMs: number): LimitSpecInput {
-  const t = spec.periodMs / spec.limit;
   return {
     name: spec.name,
     algorithm: "gcra",
     limit: spec.limit,
     periodMs: spec.periodMs,
-    burst: spec.burst + maxDelayMs / t,
+    burst: spec.burst + delayExtension(spec, maxDelayMs),
   };
 }
