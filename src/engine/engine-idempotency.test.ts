@@ -107,6 +107,52 @@ describe("engine idempotency — memory store", () => {
   });
 });
 
+describe("engine idempotency — one request written several ways", () => {
+  // A retry may be built by other code than the first attempt (a proxy, a client library): the ways of writing the
+  // same request must share its record, so the retry replays instead of counting again.
+  const base = { domain: "a:b", descriptors: [user("eve"), ip("y")], idempotencyKey: "k", nowMs: T0 };
+  const sameAsBase: Partial<CheckRequest>[] = [
+    { cost: 1 },
+    { costs: [1, 1] },
+    { costs: [undefined, 1] },
+    { cost: 1, costs: [undefined, undefined] },
+    { cost: 7, costs: [1, 1] },
+    { limitOverrides: [undefined, undefined] },
+    { costs: [1, undefined], limitOverrides: [undefined, undefined] },
+  ];
+  const probe = (engine: ReturnType<typeof engineOn>["engine"]) =>
+    engine.check({ domain: "a:b", descriptors: [user("eve"), ip("y")], cost: 0, nowMs: T0 });
+
+  it("replays every equivalent form of a request and counts it once (memory, async store)", async () => {
+    for (const store of [new MemoryStore({ capacity: 100 }), new AsyncMemoryStore()]) {
+      const { engine } = engineOn(store);
+      expect(await engine.check(base)).toMatchObject({ replayed: false, decision: { remaining: 4 } });
+      for (const form of sameAsBase) {
+        const r = await engine.check({ ...base, ...form });
+        expect(r, JSON.stringify(form)).toMatchObject({ replayed: true, decision: { remaining: 4 } });
+      }
+      expect((await probe(engine)).descriptors.map((d) => d.decision?.remaining)).toEqual([4, 4]);
+      // Another effective cost, or a limit override, is another request: decided and counted.
+      expect(await engine.check({ ...base, costs: [2, undefined] })).toMatchObject({ replayed: false });
+      const own = { requestsPerUnit: 9, unitMs: 60_000 };
+      expect(await engine.check({ ...base, limitOverrides: [undefined, own] })).toMatchObject({
+        replayed: false,
+      });
+      expect((await probe(engine)).descriptors.map((d) => d.decision?.remaining)).toEqual([1, 3]); // the override request counted eve too
+    }
+  });
+
+  it("names the same store records for every form, so another process replays them", async () => {
+    const store = new RecordingStore();
+    await engineOn(store).engine.check(base);
+    for (const form of sameAsBase) {
+      const r = await engineOn(store).engine.check({ ...base, ...form });
+      expect(r, JSON.stringify(form)).toMatchObject({ replayed: true, decision: { remaining: 4 } });
+    }
+    expect(new Set(store.onceCalls).size).toBe(2); // one record per failure-policy group, named alike
+  });
+});
+
 describe("engine idempotency — records of different domains", () => {
   it("never share a record, whatever characters the domain and the key hold (NUL included)", () => {
     const engine = createEngine({

@@ -58,8 +58,8 @@
  * In-process stores (memory) cannot be unreachable and are used directly. Rules of mode `local` go to a private
  * in-process store when the store is shared; mode `lease` is enforced as `exact` until lease stores exist.
  *
- * **Idempotency.** With `idempotencyKey`, a repeated check of the same request (domain, descriptors, costs and limit
- * overrides: {@link requestFingerprint}) within `ttlMs` returns the first answer (`replayed: true`, decision reason
+ * **Idempotency.** With `idempotencyKey`, a repeated check of the same request (domain, descriptors, effective costs
+ * and limit overrides, however written: {@link requestFingerprint}) within `ttlMs` returns the first answer (`replayed: true`, decision reason
  * `replay`) and counts nothing; the same key with another request is decided (and counted) on its own. Two records
  * serve it:
  * - in process (every store): at most `maxEntries` answers (oldest dropped first); a repeat arriving while the
@@ -580,16 +580,40 @@ function recordKeyOf(domain: string, idempotencyKey: string, fingerprint: string
 
 /**
  * What makes two checks with one idempotency key the same request, as 16 hex digits of a SHA-256: the
- * descriptors' entries, the costs and the limit overrides (not `nowMs`: a retry may be sent at another time). A key
- * sent again with another request is no retry of the first: it is decided on its own (and counted), never handed
- * the first answer (a caller reusing keys would otherwise be admitted for free, under another identity).
+ * descriptors' entries, each descriptor's effective cost and each one's limit override (not `nowMs`: a retry may be
+ * sent at another time). A key sent again with another request is no retry of the first: it is decided on its own
+ * (and counted), never handed the first answer (a caller reusing keys would otherwise be admitted for free, under
+ * another identity). The request is normalised first, so that the ways of writing one request fingerprint alike:
+ * `cost: 1`, `costs: [1]`, `costs: [undefined]` and no cost at all; `limitOverrides: [undefined]` and none. The text
+ * hashed is `[entries, c, null, overrides]` when every descriptor costs `c` (for a request with neither `costs` nor
+ * overrides, the text fingerprints have always hashed: a retry across an upgrade still replays), else
+ * `[entries, null, [c₀, …], overrides]`; `overrides` is null when no descriptor has one, else one
+ * `{ requestsPerUnit, unitMs }` or null per descriptor.
  */
 function requestFingerprint(request: CheckRequest): string {
+  const descriptors = request.descriptors;
+  const n = descriptors.length;
+  const costs: number[] = new Array(n);
+  let uniform = true;
+  for (let i = 0; i < n; i++) {
+    costs[i] = costAt(request, i);
+    if (costs[i] !== costs[0]) uniform = false;
+  }
+  let overrides: ({ requestsPerUnit: number; unitMs: number } | null)[] | null = null;
+  const given = request.limitOverrides;
+  if (given !== undefined) {
+    for (let i = 0; i < n; i++) {
+      const o = given[i];
+      if (o === undefined) continue;
+      overrides ??= new Array(n).fill(null);
+      overrides[i] = { requestsPerUnit: o.requestsPerUnit, unitMs: o.unitMs };
+    }
+  }
   const text = JSON.stringify([
-    request.descriptors.map((d) => d.map((e) => [e.key, e.value])),
-    request.cost ?? 1,
-    request.costs ?? null,
-    request.limitOverrides ?? null,
+    descriptors.map((d) => d.map((e) => [e.key, e.value])),
+    uniform ? (n === 0 ? (request.cost ?? 1) : costs[0]) : null,
+    uniform ? null : costs,
+    overrides,
   ]);
   return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
