@@ -9,7 +9,15 @@ import type { Descriptor } from "../rules/rule.js";
 import { any, exact, makeConfig, makeOverride, makeRule, matchFields, path } from "../rules/testing-rules.js";
 import { MemoryStore, memoryStore } from "../stores/memory/memory-store.js";
 import { createEngine, type Engine } from "./engine.js";
-import { compileConfig, HOT_BY_TIER, HOT_NONE, TierIndex, valueHash } from "./engine-compile.js";
+import {
+  compileConfig,
+  HOT_BY_TIER,
+  HOT_NONE,
+  levelOf,
+  scaleSpec,
+  TierIndex,
+  valueHash,
+} from "./engine-compile.js";
 
 describe("TierIndex", () => {
   it("finds every indexed value with its tier, and no other value, whatever the filter lets through", () => {
@@ -282,5 +290,73 @@ describe("override namespaces: one per distinct shape, not per identity", () => 
     });
     for (let round = 0; round < 2; round++) for (const u of ["a", "b", "c", "d", "x"]) check(engine, u);
     expect(["a", "b", "c", "d", "x"].map((u) => check(engine, u).remaining)).toEqual([0, 2, 57, 4, 7]);
+  });
+});
+
+describe("dynamic levels of window algorithms", () => {
+  const windowLimit = (limit: number, dyn: number) => {
+    const s = parseLimitSpec({ name: "w", algorithm: "fixed_window", limit, periodMs: 1000 });
+    return scaleSpec(s, levelOf(dyn, s)).limit;
+  };
+
+  it("keeps an exact value: static 10/s, previous window 10, multiplier 1.5 → 15 (it was 14)", () => {
+    const config = makeConfig({
+      rules: [
+        makeRule({
+          id: "d",
+          domain: "api",
+          match: [any("user")],
+          limits: [parseLimitSpec({ name: "s", algorithm: "fixed_window", limit: 10, periodMs: 1000 })],
+          dynamic: { windowMs: 1000, recentWeight: 0.75, multiplier: 1.5 },
+        }),
+      ],
+    });
+    const engine = createEngine({ config, clock: new ManualClock(0) });
+    const admitted = (t0: number) => {
+      let ok = 0;
+      let limit: number | undefined;
+      for (let i = 0; i < 30; i++) {
+        const r = engine.checkSync({
+          domain: "api",
+          descriptors: [[{ key: "user", value: "a" }]],
+          nowMs: t0 + i,
+        });
+        if (r.allowed) ok++;
+        const limits = r.descriptors[0].limits;
+        limit = Array.isArray(limits) ? limits[0].limit : undefined;
+      }
+      return [ok, limit];
+    };
+    expect(admitted(10_000)).toEqual([10, 10]);
+    expect(admitted(11_000)).toEqual([15, 15]); // the seed: max(10, previous 10 × 1.5)
+    expect(windowLimit(10, 15)).toBe(15);
+    expect(windowLimit(10, 10)).toBe(10);
+    expect(
+      levelOf(10, parseLimitSpec({ name: "w", algorithm: "fixed_window", limit: 10, periodMs: 1000 })),
+    ).toBe(0);
+  });
+
+  it("is never above the formula, its whole part wherever a level reaches it, else the level below", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5000 }),
+        fc.double({ min: 1, max: 64, noNaN: true }),
+        (limit, x) => {
+          const dyn = limit * x;
+          const got = windowLimit(limit, dyn);
+          expect(got).toBeLessThanOrEqual(Math.floor(dyn + 1e-9));
+          // At least what quantising down then flooring gave, and within 1.1% (plus the unit floored away).
+          const s = parseLimitSpec({ name: "w", algorithm: "fixed_window", limit, periodMs: 1000 });
+          const before = Math.max(
+            1,
+            Math.floor(limit * 2 ** (Math.floor(Math.log2(x) * 64 + 1e-9) / 64) + 1e-9),
+          );
+          expect(got).toBeGreaterThanOrEqual(before);
+          expect(got).toBeGreaterThan(dyn / 2 ** (1 / 64) - 1);
+          if (dyn < 92) expect(got).toBe(Math.floor(dyn + 1e-9));
+          expect(scaleSpec(s, levelOf(dyn, s)).limit).toBe(got);
+        },
+      ),
+    );
   });
 });

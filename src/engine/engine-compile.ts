@@ -49,9 +49,12 @@
  * against the configured burst ({@link DelayShape}): `remaining` excludes the waiting room.
  *
  * **Dynamic limits** (seed 003): each static limit `L` becomes `dynamicLimit(L, current, previous, d)` with the
- * rates converted to units per that limit's period; the result is quantised *down* to 1/64 of an octave
- * (at most 1.1% below; window algorithms then floor to whole units, at least 1), so the sets of one rule are
- * bounded (at most 2,049 levels per limit). Every level of one base keeps the base's namespace, so a key whose
+ * rates converted to units per that limit's period; the result is quantised *down* to 1/64 of an octave, so the
+ * sets of one rule are bounded (at most 2,049 levels per limit) and a limit is never above the seed's formula: rate
+ * algorithms take the highest level at or below it (at most 1.1% below); window algorithms count whole units (at
+ * least 1) and take the level of the largest whole-unit limit at or below it, which is the formula's value floored
+ * wherever levels lie less than a unit apart (below about 92 units per period: an exact 15 stays 15), else within
+ * 1.1% below ({@link levelOf}). Every level of one base keeps the base's namespace, so a key whose
  * limit moves keeps its state. Rate algorithms scale `burst` with the limit (the burst keeps its duration). The
  * limits of a static-only override are never scaled ({@link Resolved.staticOnly}).
  */
@@ -816,11 +819,41 @@ export class DelayShape {
   }
 }
 
-/** The quantised level of dynamic limit `dyn` against static `spec`: ⌊log2(dyn / L)·64⌋, clamped. */
+/**
+ * The quantised level of dynamic limit `dyn` against static `spec` (`L` its limit), clamped to ±{@link DYNAMIC_MAX_LEVEL}:
+ * - rate algorithms: ⌊log2(dyn / L)·64⌋, the highest level whose limit `L·2^(level/64)` is at most `dyn`;
+ * - window algorithms (whole units, {@link windowLimitAt}): the lowest level whose whole-unit limit is the largest
+ *   one reachable at or below `dyn`. Flooring the rate algorithms' level first, then the units, lost up to a unit
+ *   more (static 10, dyn 15: level 37, 14.93, limit 14); now `⌊dyn⌋` itself when some level floors to it, which
+ *   every whole number is below about 92 units (where levels lie less than a unit apart), and otherwise the
+ *   level below it as before (within 1.1%). Never above `dyn`.
+ */
 export function levelOf(dyn: number, spec: LimitSpec): number {
   if (spec.algorithm === "concurrency" || !(dyn > 0)) return 0;
-  const raw = Math.floor(Math.log2(dyn / spec.limit) * DYNAMIC_STEPS_PER_OCTAVE + 1e-9);
-  return raw > DYNAMIC_MAX_LEVEL ? DYNAMIC_MAX_LEVEL : raw < -DYNAMIC_MAX_LEVEL ? -DYNAMIC_MAX_LEVEL : raw;
+  const raw = clampLevel(Math.floor(Math.log2(dyn / spec.limit) * DYNAMIC_STEPS_PER_OCTAVE + 1e-9));
+  if (RATE_ALGORITHMS.has(spec.algorithm) || raw < 0 || raw >= DYNAMIC_MAX_LEVEL) return raw;
+  // The lowest level whose limit reaches m = ⌊dyn⌋ (as windowLimitAt floors, with its 1e-9), checked with the same
+  // arithmetic (a level off by one in the logarithm's rounding is stepped over).
+  const m = Math.floor(dyn + 1e-9);
+  let q = clampLevel(Math.ceil(Math.log2((m - 1e-9) / spec.limit) * DYNAMIC_STEPS_PER_OCTAVE));
+  while (q > 0 && windowLimitAt(spec, q - 1) >= m) q--;
+  while (q < DYNAMIC_MAX_LEVEL && windowLimitAt(spec, q) < m) q++;
+  return windowLimitAt(spec, q) === m ? q + 0 : raw; // + 0: a −0 from Math.ceil is level 0
+}
+
+/** `level` within ±{@link DYNAMIC_MAX_LEVEL}. */
+function clampLevel(level: number): number {
+  return level > DYNAMIC_MAX_LEVEL
+    ? DYNAMIC_MAX_LEVEL
+    : level < -DYNAMIC_MAX_LEVEL
+      ? -DYNAMIC_MAX_LEVEL
+      : level;
+}
+
+/** The whole-unit limit of window `spec` moved by `level` steps: `max(1, ⌊L·2^(level/64)⌋)`. */
+function windowLimitAt(spec: LimitSpec, level: number): number {
+  if (level === 0) return spec.limit;
+  return Math.max(1, Math.floor(spec.limit * 2 ** (level / DYNAMIC_STEPS_PER_OCTAVE) + 1e-9));
 }
 
 /** `spec` with its limit moved by `level` steps (window algorithms floored to whole units, at least 1). */
@@ -836,7 +869,7 @@ export function scaleSpec(spec: LimitSpec, level: number): LimitSpec {
       burst: Math.max(1, spec.burst * f),
     });
   }
-  const limit = Math.max(1, Math.floor(spec.limit * f + 1e-9));
+  const limit = windowLimitAt(spec, level);
   return parseLimitSpec({
     name: spec.name,
     algorithm: spec.algorithm,
