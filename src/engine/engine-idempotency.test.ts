@@ -153,6 +153,46 @@ describe("engine idempotency — one request written several ways", () => {
   });
 });
 
+describe("engine idempotency — stats of a replay", () => {
+  // A delayed check with a shadow descriptor over its limit, then its retry: the retry counts as the answer it
+  // repeats, from the in-process record as from a store's.
+  const shaped = makeConfig({
+    rules: makeRules([
+      {
+        id: "d",
+        domain: "s",
+        match: [any("user")],
+        behaviour: "delay",
+        maxDelayMs: 5000,
+        limits: [parseLimitSpec({ name: "d", algorithm: "gcra", limit: 1, periodMs: 1000 })],
+      },
+      { id: "w", domain: "s", match: [any("ip")], behaviour: "shadow", limits: fixed(1) },
+    ]),
+  });
+  const r = { domain: "s", descriptors: [user("1"), ip("x")], idempotencyKey: "k", nowMs: T0 };
+  const on = (store: Store) => createEngine({ config: shaped, store, clock: new ManualClock(T0) });
+
+  it("counts a replay as delayed and shadowed as the first answer was, on every store", async () => {
+    for (const store of [new MemoryStore({ capacity: 100 }), new AsyncMemoryStore(), new RecordingStore()]) {
+      const engine = on(store);
+      await engine.check({ ...r, idempotencyKey: undefined }); // uses the burst and the shadow limit
+      const first = await engine.check(r);
+      expect(first).toMatchObject({ allowed: true, delayMs: 1000, replayed: false });
+      expect(first.descriptors[1].shadowed).toBe(true);
+      expect(engine.stats).toMatchObject({ checks: 2, delayed: 1, shadowed: 1 });
+      const again = await engine.check(r); // from the in-process record
+      expect(again).toMatchObject({ replayed: true, delayMs: 1000 });
+      expect(engine.stats).toMatchObject({ checks: 3, allowed: 3, delayed: 2, shadowed: 2, replayed: 1 });
+      if (store instanceof RecordingStore) {
+        // Another process replays from the store's records: counted alike.
+        const other = on(store);
+        expect(await other.check(r)).toMatchObject({ replayed: true, delayMs: 1000 });
+        expect(other.stats).toMatchObject({ checks: 1, allowed: 1, delayed: 1, shadowed: 1, replayed: 1 });
+      }
+    }
+  });
+});
+
 describe("engine idempotency — records of different domains", () => {
   it("never share a record, whatever characters the domain and the key hold (NUL included)", () => {
     const engine = createEngine({

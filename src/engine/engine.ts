@@ -287,7 +287,11 @@ export interface EngineStatus {
   readonly lastError?: { readonly message: string; readonly atMs: number };
 }
 
-/** Counters since the engine was created. */
+/**
+ * Counters since the engine was created. Every answer counts, replays included: a replay (from the in-process record
+ * or a store's) counts in `replayed` and as the answer it repeats (checks, allowed or denied, delayed, shadowed), so
+ * the counters describe the answers callers received (a retried, delayed check is one more caller told to wait).
+ */
 export interface EngineStats {
   /** Checks answered (replays included). */
   readonly checks: number;
@@ -910,10 +914,18 @@ class SluiceEngine implements Engine {
     return { counters: items.length, descriptors };
   }
 
+  /**
+   * The replay of `first` from the in-process record, counted as every answer is (see {@link EngineStats}): as a
+   * check, allowed and delayed or not, and its shadowed descriptors, as a replay from a store's record is counted.
+   */
   #replay(first: CheckResult): CheckResult {
     this.#checks++;
     this.#replayed++;
-    if (first.allowed) this.#allowed++;
+    if (first.allowed) {
+      this.#allowed++;
+      if (first.delayMs > 0) this.#delayed++;
+    }
+    for (const r of first.descriptors) if (r.shadowed) this.#shadowed++;
     const d = first.decision;
     return {
       allowed: first.allowed,
