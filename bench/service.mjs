@@ -460,21 +460,42 @@ async function rawGrpcClient(base, target, bodies, connections, onFirstMessage) 
   ]);
   preface.writeUInt32BE(2 ** 31 - 1 - 65535, preface.length - 4);
   let firstSeen = false;
+  // Why calls failed, by cause (reported with the failures): a stream reset by the server (by its RST_STREAM code,
+  // e.g. 7 REFUSED_STREAM), a stream ended without a message, calls failed by a GOAWAY or a closed socket.
+  const failures = { reset: {}, noMessage: 0, goaway: 0, closed: 0 };
   const conns = Array.from({ length: connections }, () => ({
     socket: undefined,
     nextId: 1,
     streams: new Map(), // id → { done, data }
+    // The server's SETTINGS_MAX_CONCURRENT_STREAMS: calls past it wait here, in order, as a conforming client
+    // (Envoy's, grpc-js) holds them, instead of being refused; their latency still runs from their due time.
+    maxStreams: Number.POSITIVE_INFINITY,
+    waiting: [], // { n, done }
     buf: Buffer.alloc(0),
     closed: false,
   }));
-  const failAll = (conn) => {
+  const failAll = (conn, cause) => {
+    if (conn.closed) return;
     conn.closed = true;
+    failures[cause] += conn.streams.size + conn.waiting.length;
     for (const st of conn.streams.values()) st.done(false);
     conn.streams.clear();
+    for (const w of conn.waiting.splice(0)) w.done(false);
+  };
+  const startWaiting = (conn) => {
+    while (conn.waiting.length > 0 && conn.streams.size < conn.maxStreams && !conn.closed) {
+      const w = conn.waiting.shift();
+      start(conn, w.n, w.done);
+    }
   };
   const onFrame = (conn, type, flags, id, payload) => {
     if (type === 0x4) {
-      if ((flags & 0x1) === 0) conn.socket.write(h2FrameHeader(0, 0x4, 0x1, 0)); // SETTINGS ACK
+      if ((flags & 0x1) === 0) {
+        for (let at = 0; at + 6 <= payload.length; at += 6)
+          if (payload.readUInt16BE(at) === 0x3) conn.maxStreams = payload.readUInt32BE(at + 2);
+        conn.socket.write(h2FrameHeader(0, 0x4, 0x1, 0)); // SETTINGS ACK
+        startWaiting(conn);
+      }
       return;
     }
     if (type === 0x6) {
@@ -482,7 +503,7 @@ async function rawGrpcClient(base, target, bodies, connections, onFirstMessage) 
       return;
     }
     if (type === 0x7) {
-      failAll(conn); // GOAWAY
+      failAll(conn, "goaway");
       return;
     }
     const st = conn.streams.get(id);
@@ -496,8 +517,25 @@ async function rawGrpcClient(base, target, bodies, connections, onFirstMessage) 
     }
     if (type === 0x3 || ((type === 0x0 || type === 0x1) && (flags & 0x1) !== 0)) {
       conn.streams.delete(id);
+      if (type === 0x3) {
+        const code = payload.length >= 4 ? payload.readUInt32BE(0) : -1;
+        failures.reset[code] = (failures.reset[code] ?? 0) + 1;
+      } else if (!st.data) failures.noMessage++;
       st.done(type !== 0x3 && st.data);
+      startWaiting(conn);
     }
+  };
+  /** Opens stream `conn.nextId` for call `n` (its HEADERS and DATA in one write). */
+  const start = (conn, n, done) => {
+    const id = conn.nextId;
+    conn.nextId += 2;
+    const t = templates[n % templates.length];
+    const out = Buffer.allocUnsafe(t.length);
+    t.copy(out);
+    out.writeUInt32BE(id, 5);
+    out.writeUInt32BE(id, dataIdAt);
+    conn.streams.set(id, { done, data: false });
+    conn.socket.write(out);
   };
   const open = (conn) =>
     new Promise((resolve, reject) => {
@@ -509,7 +547,7 @@ async function rawGrpcClient(base, target, bodies, connections, onFirstMessage) 
       });
       socket.once("error", reject);
       socket.on("error", () => {});
-      socket.on("close", () => failAll(conn));
+      socket.on("close", () => failAll(conn, "closed"));
       socket.on("data", (chunk) => {
         let buf = conn.buf.length === 0 ? chunk : Buffer.concat([conn.buf, chunk]);
         let at = 0;
@@ -529,19 +567,13 @@ async function rawGrpcClient(base, target, bodies, connections, onFirstMessage) 
     send(n, done) {
       const conn = conns[n % connections];
       if (conn.closed) {
+        failures.closed++;
         done(false);
-        return;
-      }
-      const id = conn.nextId;
-      conn.nextId += 2;
-      const t = templates[n % templates.length];
-      const out = Buffer.allocUnsafe(t.length);
-      t.copy(out);
-      out.writeUInt32BE(id, 5);
-      out.writeUInt32BE(id, dataIdAt);
-      conn.streams.set(id, { done, data: false });
-      conn.socket.write(out);
+      } else if (conn.streams.size >= conn.maxStreams) conn.waiting.push({ n, done });
+      else start(conn, n, done);
     },
+    /** Why calls failed so far (see `failures` above). */
+    failures: () => failures,
     close() {
       for (const c of conns) c.socket.destroy();
     },
@@ -575,6 +607,7 @@ async function openLoopChild(kind, base, target, rate, seconds, connections, pro
   const ids = Array.from({ length: HTTP_IDENTITIES }, (_, i) => `user:${i}`);
   let send;
   let close;
+  let failuresOf = () => undefined;
   let checkFirst = () => {};
   if (kind === "grpc") {
     const { rls, v1 } = await codecs();
@@ -591,7 +624,11 @@ async function openLoopChild(kind, base, target, rate, seconds, connections, pro
     );
     // The first answer is decoded with the service's own codec, and must be an allowed decision.
     let firstAnswer;
-    ({ send, close } = await rawGrpcClient(base, target, bodies, 8, (message) => {
+    ({
+      send,
+      close,
+      failures: failuresOf,
+    } = await rawGrpcClient(base, target, bodies, 8, (message) => {
       firstAnswer = target.includes("ShouldRateLimit")
         ? rls.RateLimitResponse.decode(message).overall_code === 1
         : v1.CheckResponse.decode(message).allowed === true;
@@ -694,6 +731,7 @@ async function openLoopChild(kind, base, target, rate, seconds, connections, pro
     JSON.stringify({
       callsPerS: rate / procs,
       failed,
+      failures: failuresOf(),
       maxInflight,
       maxLateMs,
       elu,
@@ -910,7 +948,10 @@ async function openLoop(kind, base, target, rate, seconds, connections, perProcR
     ),
   );
   const failed = parts.reduce((n, p) => n + p.failed, 0);
-  if (failed > 0) throw new Error(`open loop saw ${failed} failures`);
+  if (failed > 0)
+    throw new Error(
+      `open loop saw ${failed} failures (by client process: ${JSON.stringify(parts.map((p) => p.failures ?? p.failed))})`,
+    );
   const merge = (key) => {
     const h = hdr.decodeFromCompressedBase64(parts[0][key]);
     for (const p of parts.slice(1)) h.add(hdr.decodeFromCompressedBase64(p[key]));

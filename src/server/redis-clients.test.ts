@@ -44,6 +44,28 @@ describe("redisClientSpecs", () => {
     });
   });
 
+  it("an IPv6 literal seeds a Cluster or names a Sentinel without its URL brackets (ioredis connects to the name as is)", () => {
+    const [cluster] = redisClientSpecs(
+      settings({ redis: "redis://[::1]:7000,redis://[fd00::2]", redisCluster: true }),
+      "store",
+    );
+    expect(cluster).toMatchObject({
+      kind: "cluster",
+      seeds: [
+        { host: "::1", port: 7000 },
+        { host: "fd00::2", port: 6379 },
+      ],
+    });
+    const [sentinel] = redisClientSpecs(
+      settings({ redis: "redis://[::1]:26380", redisSentinel: "m" }),
+      "store",
+    );
+    expect(sentinel).toMatchObject({
+      kind: "sentinel",
+      options: { sentinels: [{ host: "::1", port: 26380 }] },
+    });
+  });
+
   it("--redis-sentinel: one client asking the Sentinels for the master, following its failovers", () => {
     const s = settings(
       { redis: "redis://app:pw@10.0.0.1:26380/3,redis://app:pw@10.0.0.2/3", redisSentinel: "mymaster" },

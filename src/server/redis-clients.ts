@@ -72,6 +72,12 @@ export function reconnectOnReadonly(error: Error): 1 | false {
 }
 
 /** The user, password, TLS and (with `withDb`) database a URL asks for, as ioredis options (absent parts left out). */
+/** The host of `u` as a socket connects to it: an IPv6 literal without the brackets the URL syntax puts around it. */
+function hostOf(u: URL): string {
+  const h = u.hostname;
+  return h.startsWith("[") && h.endsWith("]") ? h.slice(1, -1) : h;
+}
+
 function authOf(u: URL, withDb: boolean): RedisOptions {
   const db = Number(u.pathname.replace(/^\//, "") || "0");
   return {
@@ -103,7 +109,7 @@ export function redisClientSpecs(
           ...base,
           ...auth,
           name: settings.redisSentinel,
-          sentinels: urls.map((u) => ({ host: u.hostname, port: Number(u.port || SENTINEL_DEFAULT_PORT) })),
+          sentinels: urls.map((u) => ({ host: hostOf(u), port: Number(u.port || SENTINEL_DEFAULT_PORT) })),
           ...(settings.redisSentinelPassword === undefined
             ? {}
             : { sentinelPassword: settings.redisSentinelPassword }),
@@ -121,7 +127,7 @@ export function redisClientSpecs(
     return [
       {
         kind: "cluster",
-        seeds: urls.map((u) => ({ host: u.hostname, port: Number(u.port || 6379) })),
+        seeds: urls.map((u) => ({ host: hostOf(u), port: Number(u.port || 6379) })),
         options:
           purpose === "store"
             ? {
