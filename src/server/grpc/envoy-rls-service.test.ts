@@ -45,6 +45,10 @@ rules:
     domain: edge
     match: [{ key: tenant }]
     limits: [{ name: tenant-per-10s, algorithm: fixed_window, limit: 100, period: 10s }]
+  - id: per-org
+    domain: edge
+    match: [{ key: org }]
+    limits: [{ name: org-per-minute, algorithm: fixed_window, limit: 100, period: 1m }]
 `;
 
 /** A protobufjs 64-bit value (Long) or number as a number. */
@@ -133,12 +137,12 @@ describe("ShouldRateLimit", () => {
   });
 
   it("reports 0 remaining on an OVER_LIMIT status, as envoyproxy/ratelimit, also when a larger cost than what is left was refused", async () => {
-    const r = await rls({ domain: "edge", descriptors: [d({ tenant: "big" })], hits_addend: 101 });
+    const r = await rls({ domain: "edge", descriptors: [d({ org: "big" })], hits_addend: 101 });
     expect(r.overall_code).toBe(Code.OVER_LIMIT);
     expect(r.statuses[0].code).toBe(Code.OVER_LIMIT);
     expect(r.statuses[0].limit_remaining).toBe(0);
     // Nothing was counted: 100 are still left.
-    const next = await rls({ domain: "edge", descriptors: [d({ tenant: "big" })] });
+    const next = await rls({ domain: "edge", descriptors: [d({ org: "big" })] });
     expect(next.statuses[0].limit_remaining).toBe(99);
   });
 
@@ -148,7 +152,7 @@ describe("ShouldRateLimit", () => {
       hits_addend: 2,
       descriptors: [
         d({ user: "c" }, { hits_addend: { value: 0 } }),
-        d({ tenant: "c" }),
+        d({ org: "c" }),
         d({ path: "/c" }, { hits_addend: { value: 1 } }),
       ],
     });
@@ -159,9 +163,9 @@ describe("ShouldRateLimit", () => {
   });
 
   it("reads request hits_addend 0 (or unset) as 1", async () => {
-    const zero = await rls({ domain: "edge", descriptors: [d({ tenant: "z" })], hits_addend: 0 });
+    const zero = await rls({ domain: "edge", descriptors: [d({ org: "z" })], hits_addend: 0 });
     expect(zero.statuses[0].limit_remaining).toBe(99);
-    const unset = await rls({ domain: "edge", descriptors: [d({ tenant: "z" })] });
+    const unset = await rls({ domain: "edge", descriptors: [d({ org: "z" })] });
     expect(unset.statuses[0].limit_remaining).toBe(98);
   });
 
@@ -213,17 +217,23 @@ describe("ShouldRateLimit", () => {
     // The other descriptor was not evaluated: its limit is reported, nothing counted.
     expect(banned.statuses[1].code).toBe(Code.OK);
     expect(banned.statuses[1].current_limit?.name).toBe("tenant-per-10s");
-    const tenant = await rls({ domain: "edge", descriptors: [d({ tenant: "banned" })] });
-    expect(tenant.statuses[0].limit_remaining).toBe(99);
+    // 95 of its 100 still pass, leaving 5: the request above counted nothing.
+    const tenant = await rls({ domain: "edge", descriptors: [d({ tenant: "banned" })], hits_addend: 95 });
+    expect([tenant.overall_code, tenant.statuses[0].limit_remaining]).toEqual([Code.OK, 5]);
   });
 
-  it("rescales a period that is not one unit (100 per 10 s → 10 per SECOND)", async () => {
+  it("rescales a period that is not one unit (100 per 10 s → 10 per SECOND), remaining never above it", async () => {
     const r = await rls({ domain: "edge", descriptors: [d({ tenant: "scale" })] });
     expect(r.statuses[0].current_limit).toMatchObject({
       name: "tenant-per-10s",
       requests_per_unit: 10,
       unit: Unit.SECOND,
     });
+    // 99 are left, but Envoy shows limit_remaining against current_limit: at most its 10 per SECOND.
+    expect(r.statuses[0].limit_remaining).toBe(10);
+    expect(headersOf(r).RateLimit).toBe('"tenant-per-10s";r=99;t=10');
+    const more = await rls({ domain: "edge", descriptors: [d({ tenant: "scale" })], hits_addend: 95 });
+    expect(more.statuses[0].limit_remaining).toBe(4);
   });
 
   it("adds the draft-10 RateLimit headers", async () => {

@@ -17,8 +17,9 @@
  * (the engine reports them so). Per descriptor:
  * - counted: `current_limit` is its most restrictive limit ({@link currentLimitOf}: `requests_per_unit` and `unit`,
  *   `name` the limit's name as in `RateLimit-Policy`), `limit_remaining` its remaining units (whole, clamped to
- *   uint32; 0 when OVER_LIMIT, as envoyproxy/ratelimit answers, even when a larger cost than what is left was
- *   refused), `duration_until_reset` the time until its key is back to full (whole ms, rounded up);
+ *   uint32 and to `current_limit`'s `requests_per_unit`, which for a window of no whole unit is a rate rescaled
+ *   down to one unit; 0 when OVER_LIMIT, as envoyproxy/ratelimit answers, even when a larger cost than what is
+ *   left was refused), `duration_until_reset` the time until its key is back to full (whole ms, rounded up);
  * - no rule matched, or its rule was replaced (Envoy's `replaces`): OK, no `current_limit`, `limit_remaining` 0
  *   (envoyproxy/ratelimit's answer for a descriptor without a limit);
  * - an `unlimited` rule: OK, no `current_limit`, `limit_remaining` 4294967295 (envoyproxy/ratelimit's MaxUint32);
@@ -230,7 +231,11 @@ function durationOf(ms: number): { seconds: number; nanos: number } {
   return { seconds: Math.floor(whole / 1000), nanos: (whole % 1000) * 1_000_000 };
 }
 
-function rateLimit(name: string, limit: number, periodMs: number): RateLimitProps {
+function rateLimit(
+  name: string,
+  limit: number,
+  periodMs: number,
+): RateLimitProps & { requests_per_unit: number } {
   const c = currentLimitOf(limit, periodMs);
   return { name, requests_per_unit: c.requestsPerUnit, unit: c.unit };
 }
@@ -242,12 +247,17 @@ function statusOf(d: DescriptorResult): DescriptorStatusProps {
   // Nothing was counted: no limit, no remaining made up (see the module comment).
   if (dec?.reason === "fail_open") return { code, limit_remaining: 0 };
   if (dec !== undefined && Number.isFinite(dec.limit)) {
+    const current = rateLimit(dec.policy, dec.limit, dec.periodMs);
     const s: DescriptorStatusProps = {
       code,
-      current_limit: rateLimit(dec.policy, dec.limit, dec.periodMs),
+      current_limit: current,
       // envoyproxy/ratelimit reports 0 left on every OVER_LIMIT status, also when a cost larger than what is left
-      // was refused (Envoy's x-ratelimit-remaining header is read from it).
-      limit_remaining: code === Code.OVER_LIMIT ? 0 : uint32(dec.remaining),
+      // was refused (Envoy's x-ratelimit-remaining header is read from it). Never more than `current_limit` itself:
+      // for a window that is no whole unit the limit is a rate rescaled down to one (900 per 15 minutes: 60 per
+      // MINUTE), and Envoy pairs the two in its headers, so 899 left "of 60" would contradict it; what is left of
+      // one unit's share is at most that share (the exact figures are in the RateLimit headers).
+      limit_remaining:
+        code === Code.OVER_LIMIT ? 0 : Math.min(uint32(dec.remaining), current.requests_per_unit),
     };
     if (Number.isFinite(dec.resetAfterMs) && dec.resetAfterMs > 0) {
       s.duration_until_reset = durationOf(dec.resetAfterMs);
