@@ -737,7 +737,7 @@ export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
     arg: "<name>",
     default: "x-real-ip",
     description:
-      'request header holding the client address, read before X-Forwarded-For ("" to skip it, from the flag or an empty variable), for forward-auth',
+      'request header holding the client address, for forward-auth: read before X-Forwarded-For at 0 trusted proxy hops, and only when X-Forwarded-For is absent beyond ("" to skip it, from the flag or an empty variable)',
     emptyIsValue: true,
     schema: headerName(true),
   }),
@@ -771,7 +771,7 @@ export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
     arg: "<n>",
     default: "0",
     description:
-      "proxies in front whose X-Forwarded-For entries are trusted for the client address (0: the rightmost entry, the one the proxy next to Sluice appended)",
+      "trusted proxies (a CDN, a load balancer) in front of the one next to Sluice, for forward-auth: n > 0 takes the client address from the X-Forwarded-For entry n places from the right, over the address header (which names one of those proxies); 0 reads the address header, else the rightmost entry (the one the proxy next to Sluice appended)",
     schema: wholeNumber(0, 32),
   }),
   row({

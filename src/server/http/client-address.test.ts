@@ -46,4 +46,38 @@ describe("client address", () => {
     expect(clientAddress({ "x-forwarded-for": "1.1.1.1, evil" }, opts)).toBeUndefined();
     expect(clientAddress({}, opts)).toBeUndefined();
   });
+
+  it("takes X-Forwarded-For over the address header behind trusted hops (a CDN in front of nginx)", () => {
+    const hops1 = { ...opts, trustedHops: 1 };
+    // nginx: X-Real-IP $remote_addr (the CDN), X-Forwarded-For $proxy_add_x_forwarded_for ("<client>, <CDN>").
+    const cdn = "198.51.100.7";
+    expect(clientAddress({ "x-real-ip": cdn, "x-forwarded-for": `203.0.113.1, ${cdn}` }, hops1)).toBe(
+      "203.0.113.1",
+    );
+    expect(clientAddress({ "x-real-ip": cdn, "x-forwarded-for": `203.0.113.2, ${cdn}` }, hops1)).toBe(
+      "203.0.113.2",
+    );
+    // A client's own entries left of the CDN's are not read; a bad entry at the trusted position is no address.
+    expect(
+      clientAddress({ "x-real-ip": cdn, "x-forwarded-for": `6.6.6.6, 203.0.113.3, ${cdn}` }, hops1),
+    ).toBe("203.0.113.3");
+    expect(clientAddress({ "x-real-ip": cdn, "x-forwarded-for": `unknown, ${cdn}` }, hops1)).toBeUndefined();
+    // Shorter than the hops (the CDN bypassed): the leftmost entry; without X-Forwarded-For, the address header.
+    expect(clientAddress({ "x-real-ip": cdn, "x-forwarded-for": "203.0.113.4" }, hops1)).toBe("203.0.113.4");
+    expect(clientAddress({ "x-real-ip": cdn }, hops1)).toBe(cdn);
+    expect(
+      clientAddress({ "x-forwarded-for": `203.0.113.5, 10.0.0.1, ${cdn}` }, { ...opts, trustedHops: 2 }),
+    ).toBe("203.0.113.5");
+  });
+
+  it("at 0 hops, no header a client adds to X-Forwarded-For or X-Real-IP moves the address", () => {
+    // nginx overwrites X-Real-IP with its peer and appends that peer to whatever X-Forwarded-For the client sent.
+    const peer = "192.0.2.50";
+    for (const forged of ["1.1.1.1", "1.1.1.1, 2.2.2.2", "garbage"]) {
+      expect(clientAddress({ "x-real-ip": peer, "x-forwarded-for": `${forged}, ${peer}` }, opts)).toBe(peer);
+      expect(clientAddress({ "x-forwarded-for": `${forged}, ${peer}` }, { ...opts, addressHeader: "" })).toBe(
+        peer,
+      );
+    }
+  });
 });

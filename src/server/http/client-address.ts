@@ -1,13 +1,24 @@
 /**
  * The client address of a forward-auth subrequest, from the headers the proxy sets.
  *
- * **Which header.** The address header (default `X-Real-IP`, which nginx and Traefik overwrite with the peer
- * address) wins when it holds a valid address; otherwise `X-Forwarded-For`, whose entries are appended left to
- * right by each proxy, so only the rightmost ones are trustworthy: with `trustedHops` = n, the entry n places from
- * the right is taken (0 = the rightmost, the one the proxy next to Sluice appended; 1 when another trusted proxy
- * sits in front of it, and so on). When the list is shorter than that, its leftmost entry is taken. A proxy that
- * passes a client's own `X-Real-IP` through (Caddy's `forward_auth` copies request headers) must not be paired
- * with the address header: set it to `""` and rely on `X-Forwarded-For`.
+ * **Which header.** `X-Forwarded-For` entries are appended left to right, one by each proxy (nginx's
+ * `$proxy_add_x_forwarded_for`, Caddy, Traefik's `trustForwardHeader`), so only the rightmost ones are
+ * trustworthy: the entry `trustedHops` places from the right is the client (0 = the rightmost, the peer of the
+ * proxy next to Sluice; 1 when one trusted proxy, a CDN or load balancer, sits in front of that proxy, and so on:
+ * Envoy's `xff_num_trusted_hops` counts the same way). When the list is shorter than that, its leftmost entry is
+ * taken (a request that bypassed the front proxies), as express's `trust proxy` does.
+ * - `trustedHops` = 0: the address header (default `X-Real-IP`, which nginx is configured to set to
+ *   `$remote_addr` and Traefik overwrites with the peer address unless the peer is trusted) wins when it holds a
+ *   valid address; otherwise the rightmost `X-Forwarded-For` entry. Both name the proxy's own peer, so no header a
+ *   client sends can choose its address.
+ * - `trustedHops` > 0: `X-Forwarded-For` wins whenever it is present, the address header being read only when it
+ *   is absent. The address header names the peer of the proxy next to Sluice, which here is a trusted proxy (with
+ *   a CDN in front of nginx, `X-Real-IP $remote_addr` is the CDN, shared by every client): it cannot be the
+ *   client. An entry that is not an address gives no address (no fall back to the header).
+ * A proxy that passes a client's own `X-Real-IP` through (Caddy's `forward_auth` copies request headers) must not
+ * be paired with the address header at 0 hops: overwrite it (`header_up X-Real-IP {remote_host}`) or set it to
+ * `""` and rely on `X-Forwarded-For`. A proxy that already resolved the client itself (nginx's realip module,
+ * whose `$remote_addr` is then the client) needs 0 hops. `Forwarded` (RFC 7239) is not read.
  *
  * **Normalisation.** The value must be an IP address, optionally with a port (`1.2.3.4:80`, `[::1]:80`) or an
  * IPv6 zone (`fe80::1%eth0`), both dropped; anything else (`unknown`, garbage) counts as no address, so
@@ -20,9 +31,15 @@ import { isIP } from "node:net";
 
 /** How {@link clientAddress} reads the headers. */
 export interface ClientAddressOptions {
-  /** Header holding the client address, checked first (lower case); `""` to use `X-Forwarded-For` only. */
+  /**
+   * Header holding the client address (lower case): checked first at 0 hops, else only without `X-Forwarded-For`;
+   * `""` to use `X-Forwarded-For` only.
+   */
   readonly addressHeader: string;
-  /** Trusted proxies in front of the one next to Sluice: which `X-Forwarded-For` entry, from the right. */
+  /**
+   * Trusted proxies in front of the one next to Sluice: which `X-Forwarded-For` entry, from the right; above 0 that
+   * header wins over the address header.
+   */
   readonly trustedHops: number;
   /** Bits of an IPv6 address kept (0 to 128). */
   readonly ipv6PrefixLength: number;
@@ -130,11 +147,19 @@ function headerOf(
   return Array.isArray(v) ? v.join(", ") : v;
 }
 
-/** The normalised client address of a request with `headers` (lower-case names), or undefined. */
+/**
+ * The normalised client address of a request with `headers` (lower-case names), or undefined (see the module
+ * comment for which header wins).
+ */
 export function clientAddress(
   headers: Readonly<Record<string, string | string[] | undefined>>,
   options: ClientAddressOptions,
 ): string | undefined {
+  const xff = headerOf(headers, "x-forwarded-for");
+  // Behind trusted proxies the address header names one of them: X-Forwarded-For, when sent, is the only source.
+  if (xff !== undefined && options.trustedHops > 0) {
+    return normalizeAddress(forwardedEntry(xff, options.trustedHops), options.ipv6PrefixLength);
+  }
   if (options.addressHeader !== "") {
     const real = headerOf(headers, options.addressHeader);
     if (real !== undefined) {
@@ -142,7 +167,6 @@ export function clientAddress(
       if (a !== undefined) return a;
     }
   }
-  const xff = headerOf(headers, "x-forwarded-for");
   if (xff === undefined) return undefined;
   return normalizeAddress(forwardedEntry(xff, options.trustedHops), options.ipv6PrefixLength);
 }

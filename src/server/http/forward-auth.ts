@@ -20,7 +20,7 @@
  *   a refusal either way.
  *
  * **Attributes** (see client-address.ts for the address):
- * - `remote_address`: the client address (`X-Real-IP`, else `X-Forwarded-For` honouring the trusted hops);
+ * - `remote_address`: the client address (`X-Real-IP`, else `X-Forwarded-For`; with trusted hops, the latter first);
  * - `user`: the configured user header (e.g. `X-User-Id`, set by an authentication step before);
  * - `endpoint`: `X-Forwarded-Uri` (Caddy, Traefik), else `X-Original-URI` (nginx), query string and fragment
  *   dropped, the path normalised as the proxy and the application route on it (uri-path.ts: encoded unreserved

@@ -573,6 +573,18 @@ describe("/v1/auth (forward-auth)", () => {
     expect(engine.stats.denied).toBe(1);
   });
 
+  it("counts clients behind a CDN apart with trusted hops, though nginx sets X-Real-IP to the CDN", async () => {
+    const { auth } = setup({ forwardAuth: { domain: "edge", trustedProxyHops: 1 } });
+    // nginx behind a CDN: X-Real-IP $remote_addr is the CDN, $proxy_add_x_forwarded_for "<client>, <CDN>".
+    const via = (client: string) => ({
+      "x-real-ip": "198.51.100.7",
+      "x-forwarded-for": `${client}, 198.51.100.7`,
+    });
+    for (let i = 1; i <= 5; i++) expect((await auth(via(`203.0.113.${i}`))).statusCode).toBe(200);
+    await auth(via("203.0.113.1"));
+    expect((await auth(via("203.0.113.1"))).statusCode).toBe(429);
+  });
+
   it("builds user and user+endpoint descriptors, the query string dropped", async () => {
     const { auth } = setup({ forwardAuth: { domain: "edge", userHeader: "X-User-Id" } });
     const h = { "x-user-id": "42", "x-forwarded-uri": "/orders/7?page=2#top" };

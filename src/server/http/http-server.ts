@@ -97,7 +97,7 @@ export const DEFAULT_FORWARD_AUTH_DOMAIN = "edge";
 /** The default header carrying the authenticated user of a forward-auth subrequest. */
 export const DEFAULT_USER_HEADER = "x-user-id";
 
-/** The default header holding the client address (before `X-Forwarded-For`). */
+/** The default header holding the client address (before `X-Forwarded-For` at 0 trusted hops). */
 export const DEFAULT_ADDRESS_HEADER = "x-real-ip";
 
 /** The default time a whole request may take to arrive, ms. */
@@ -117,9 +117,15 @@ export interface ForwardAuthOptions {
   readonly descriptors?: readonly (string | readonly ForwardAuthAttribute[] | readonly string[])[];
   /** Status of a denial: 429, or 403 for nginx `auth_request` (which passes on only 2xx, 401 and 403). @default 429 */
   readonly denyStatus?: 429 | 403;
-  /** Trusted proxies in front of the one next to Sluice (which `X-Forwarded-For` entry, from the right). @default 0 */
+  /**
+   * Trusted proxies in front of the one next to Sluice: which `X-Forwarded-For` entry, from the right, is the client;
+   * above 0, that entry wins over the address header (client-address.ts). @default 0
+   */
   readonly trustedProxyHops?: number;
-  /** Header holding the client address, read before `X-Forwarded-For`; `""` to skip it. @default "x-real-ip" */
+  /**
+   * Header holding the client address, read before `X-Forwarded-For` at 0 hops, else only without it; `""` to skip
+   * it. @default "x-real-ip"
+   */
   readonly addressHeader?: string;
   /** Bits of an IPv6 client address kept (the rest masked); 128 keeps it whole. @default 64 */
   readonly ipv6PrefixLength?: number;
