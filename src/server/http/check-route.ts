@@ -16,7 +16,8 @@
  *
  * **Idempotency.** The `X-Idempotency-Key` header is the `idempotency_key` field: either may be given; when both
  * are, they must be equal (400 naming `idempotency_key` otherwise), so a client can never be unsure which one
- * was used.
+ * was used. The header's bytes are read as UTF-8 when they form it, as forward-auth reads its headers
+ * (`headerText`), so a non-ASCII key is the same key in the header as in the JSON body.
  */
 import { isUtf8 } from "node:buffer";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -30,6 +31,7 @@ import {
   rateLimitHeaders,
 } from "../rate-limit-headers.js";
 import { checkResponseJson } from "./check-response-json.js";
+import { headerText } from "./forward-auth.js";
 import type { RouteKit } from "./http-reply.js";
 
 /** The request header that carries the idempotency key. */
@@ -63,8 +65,9 @@ export function parseJsonBody(body: Buffer): unknown {
 /** Merges the `X-Idempotency-Key` header into the body (see the module comment); the body itself is not changed. */
 function withIdempotencyHeader(body: unknown, header: string | string[] | undefined): unknown {
   if (header === undefined) return body;
-  const key = Array.isArray(header) ? header.join(", ") : header;
-  if (key === "") return body;
+  const raw = Array.isArray(header) ? header.join(", ") : header;
+  if (raw === "") return body;
+  const key = headerText(raw);
   if (body === null || typeof body !== "object" || Array.isArray(body)) return body; // refused by the parser
   const field = (body as { idempotency_key?: unknown }).idempotency_key;
   if (field !== undefined && field !== null && field !== "" && field !== key) {

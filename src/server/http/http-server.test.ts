@@ -902,6 +902,33 @@ describe("over a real socket (undici)", () => {
     expect(head).toMatch(/\r\nratelimit: "per-minute";r=98;t=\d+\r\n/i);
     expect(await checkEdge()).toBe(97);
   });
+  it("reads a UTF-8 X-Idempotency-Key as the same key as the body's idempotency_key", async () => {
+    const { app, engine } = setup();
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    const port = (app.server.address() as AddressInfo).port;
+    // The header's UTF-8 bytes go out as they are (undici refuses non-latin1 header text).
+    const post = async (body: object, key?: string) => {
+      const json = JSON.stringify(body);
+      const head =
+        "POST /v1/check HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n" +
+        `Content-Length: ${Buffer.byteLength(json)}\r\n${key === undefined ? "" : `X-Idempotency-Key: ${key}\r\n`}\r\n`;
+      const { text } = await rawExchange(port, head + json);
+      const raw = Buffer.from(text, "latin1").toString("utf8");
+      return {
+        status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(raw)?.[1]),
+        body: JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4)),
+      };
+    };
+    const both = await post({ ...user("idem"), idempotency_key: "clé-1" }, "clé-1");
+    expect(both.status).toBe(200);
+    expect(both.body).toMatchObject({ allowed: true, current_count: 1 });
+    // Header first, then the retry gives the key in the body: a replay, not a second count.
+    const first = await post(user("idem2"), "clé-2");
+    const retry = await post({ ...user("idem2"), idempotency_key: "clé-2" });
+    expect(first.body).toMatchObject({ current_count: 1 });
+    expect(retry.body).toMatchObject({ replayed: true, current_count: 1 });
+    expect(engine.stats.replayed).toBe(1);
+  });
 });
 
 /** What a raw connection got: everything the server sent, and when the server closed it (ms after connecting). */
