@@ -24,8 +24,8 @@
  * - `user`: the configured user header (e.g. `X-User-Id`, set by an authentication step before);
  * - `endpoint`: `X-Forwarded-Uri` (Caddy, Traefik), else `X-Original-URI` (nginx), query string and fragment
  *   dropped, the path normalised as the proxy and the application route on it (uri-path.ts: encoded unreserved
- *   characters decoded, runs of `/` merged, dot segments removed), so `/%61pi/x`, `//api/x` and `/x/../api/x`
- *   count as `/api/x`; an invalid percent-encoding is refused with 400;
+ *   characters and UTF-8 decoded, runs of `/` merged, dot segments removed), so `/%61pi/x`, `//api/x` and
+ *   `/x/../api/x` count as `/api/x`, `/caf%C3%A9` as `/café`; an invalid percent-encoding is refused with 400;
  * - `method`: `X-Forwarded-Method` (Caddy, Traefik), else `X-Original-Method` (nginx), upper-cased;
  * - `header:<name>`: any request header, under the key `<name>` (lower case).
  *

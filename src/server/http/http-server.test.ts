@@ -597,6 +597,31 @@ describe("/v1/auth (forward-auth)", () => {
     expect((await auth({ "x-user-id": "42", "x-forwarded-uri": "/profile" })).statusCode).toBe(200);
   });
 
+  it("counts a percent-encoded non-ASCII path as its raw UTF-8 spelling: one endpoint counter", async () => {
+    const yaml = `
+version: 1
+rules:
+  - id: cafe
+    domain: edge
+    match: [{ key: user }, { key: endpoint, path: "/menu/café/*" }]
+    limits: [{ name: cafe, algorithm: fixed_window, limit: 2, period: 1h }]
+`;
+    const { auth } = setup({ forwardAuth: { domain: "edge", descriptors: ["user,endpoint"] } }, {}, yaml);
+    // Node reads the header's bytes as latin1: the raw spelling arrives as its UTF-8 bytes, one character each.
+    const raw = Buffer.from("/menu/café/1", "utf8").toString("latin1");
+    const statuses: number[] = [];
+    for (const uri of [raw, "/menu/caf%C3%A9/1", "/menu/caf%c3%a9/1"]) {
+      const r = await auth({ "x-user-id": "a", "x-original-uri": uri });
+      expect(r.headers["ratelimit-policy"], uri).toBe('"cafe";q=2;w=3600');
+      statuses.push(r.statusCode);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    // An encoded slash is no slash, encoded or not beside UTF-8: no rule matches it.
+    const slash = await auth({ "x-user-id": "b", "x-original-uri": "/menu/caf%C3%A9%2F1" });
+    expect(slash.statusCode).toBe(200);
+    expect(slash.headers["ratelimit-policy"]).toBeUndefined();
+  });
+
   it("supports method and header:<name> attributes in templates given as strings", async () => {
     const { auth } = setup({ forwardAuth: { domain: "methods", descriptors: ["method, header:X-Api-Key"] } });
     const h = { "x-forwarded-method": "post", "x-api-key": "k" };
