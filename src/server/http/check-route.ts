@@ -12,7 +12,10 @@
  *
  * **Body.** Only `application/json` (any parameters, e.g. `charset=utf-8`) is accepted (415 otherwise), at most
  * `bounds.maxBodyBytes` (413). The bytes must be valid UTF-8 and valid JSON (400 `body …`); no lenient decoding
- * replaces bad bytes, so what is counted is exactly what was sent.
+ * replaces bad bytes, so what is counted is exactly what was sent. No content coding is decoded: a body with a
+ * `Content-Encoding` other than `identity` (gzip, br, …) is answered 415 with `Accept-Encoding: identity` (RFC 9110
+ * §15.5.16, §12.5.3), a problem naming the header, recorded as `invalid`; it is read (within the size limit) but
+ * not parsed.
  *
  * **Idempotency.** The `X-Idempotency-Key` header is the `idempotency_key` field: either may be given; when both
  * are, they must be equal (400 naming `idempotency_key` otherwise), so a client can never be unsure which one
@@ -24,6 +27,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InvalidArgumentError } from "../../core/errors.js";
 import type { CheckRequest, CheckResult } from "../../engine/engine.js";
 import { checkOutcome, checkResponseOf, parseCheckRequest } from "../check-api.js";
+import { statusProblem } from "../problem-details.js";
 import {
   appliedPolicies,
   HTTP_FIELD_NAMES,
@@ -32,13 +36,51 @@ import {
 } from "../rate-limit-headers.js";
 import { checkResponseJson } from "./check-response-json.js";
 import { headerText } from "./forward-auth.js";
-import type { RouteKit } from "./http-reply.js";
+import { type RouteKit, sendProblem } from "./http-reply.js";
 
 /** The request header that carries the idempotency key. */
 export const IDEMPOTENCY_HEADER = "x-idempotency-key";
 
 /** Longest JSON error detail quoted back (V8's messages quote part of the input). */
 const MAX_JSON_ERROR = 200;
+
+/** Longest `Content-Encoding` value quoted back. */
+const MAX_CODING_QUOTE = 100;
+
+/** The parsed body of a request sent with a content coding (see the module comment): answered 415, never parsed. */
+const CODED_BODY: unique symbol = Symbol("sluice.codedBody");
+
+/**
+ * Whether a `Content-Encoding` value leaves the body as it is: absent, or a list (RFC 9110 §5.6.1, empty elements
+ * allowed) of `identity` only, in any case.
+ */
+export function isIdentityCoding(value: string | string[] | undefined): boolean {
+  if (value === undefined) return true;
+  const text = Array.isArray(value) ? value.join(",") : value;
+  for (const coding of text.split(",")) {
+    const c = coding.trim().toLowerCase();
+    if (c !== "" && c !== "identity") return false;
+  }
+  return true;
+}
+
+/** Answers a body sent with a content coding: 415 naming the header, `Accept-Encoding: identity`. */
+function refuseCoding(kit: RouteKit, request: FastifyRequest, reply: FastifyReply): void {
+  const v = request.headers["content-encoding"];
+  const value = Array.isArray(v) ? v.join(", ") : (v ?? "");
+  const quoted = JSON.stringify(
+    value.length > MAX_CODING_QUOTE ? `${value.slice(0, MAX_CODING_QUOTE)}…` : value,
+  );
+  kit.record("http_check", "invalid", request);
+  sendProblem(
+    reply,
+    statusProblem(
+      415,
+      `content-encoding header must be identity or absent (the body is read as sent, not decoded), got ${quoted}`,
+    ),
+    { "Accept-Encoding": "identity" },
+  );
+}
 
 /**
  * Decodes a JSON body strictly: valid UTF-8 (a leading BOM allowed), then `JSON.parse`. The bytes are checked
@@ -120,7 +162,11 @@ export function registerCheckRoute(
     scope.addContentTypeParser(
       "application/json",
       { parseAs: "buffer", bodyLimit: ctx.bounds.maxBodyBytes },
-      (_request, body, done) => {
+      (request, body, done) => {
+        if (!isIdentityCoding(request.headers["content-encoding"])) {
+          done(null, CODED_BODY);
+          return;
+        }
         try {
           done(null, parseJsonBody(body as Buffer));
         } catch (e) {
@@ -128,6 +174,9 @@ export function registerCheckRoute(
         }
       },
     );
-    scope.post("/v1/check", (request, reply) => kit.gated("http_check", request, reply, prepare, answer));
+    scope.post("/v1/check", (request, reply) => {
+      if (request.body === CODED_BODY) refuseCoding(kit, request, reply);
+      else kit.gated("http_check", request, reply, prepare, answer);
+    });
   });
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { request } from "undici";
@@ -308,6 +309,40 @@ describe("POST /v1/check", () => {
     const ok = await post(`\ufeff${JSON.stringify(user("1"))}`, "application/json; charset=utf-8");
     expect(ok.statusCode).toBe(200);
     expect(engine.stats.checks).toBe(1);
+  });
+
+  it("answers a content-coded body 415 naming Content-Encoding, with Accept-Encoding: identity", async () => {
+    const { app, engine, metric } = setup();
+    const json = JSON.stringify(user("1"));
+    const post = (payload: string | Buffer, coding: string) =>
+      app.inject({
+        method: "POST",
+        url: "/v1/check",
+        payload,
+        headers: { "content-type": "application/json", "content-encoding": coding },
+      });
+    for (const [payload, coding] of [
+      [gzipSync(json), "gzip"],
+      [gzipSync(json), "GZIP"],
+      [json, "br"],
+      [gzipSync(json), "identity, gzip"],
+    ] as const) {
+      const r = await post(payload, coding);
+      expect(r.statusCode, coding).toBe(415);
+      expect(r.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      expect(r.headers["accept-encoding"]).toBe("identity");
+      expect(r.json()).toMatchObject({ status: 415, title: "Unsupported Media Type" });
+      expect(r.json().detail).toBe(
+        `content-encoding header must be identity or absent (the body is read as sent, not decoded), got ${JSON.stringify(coding)}`,
+      );
+    }
+    expect(engine.stats.checks).toBe(0);
+    expect(await metric('sluice_requests_total{api="http_check",code="invalid"}')).toBe(4);
+    // identity leaves the body as it is.
+    for (const coding of ["identity", "Identity, ", ""]) {
+      expect((await post(json, coding)).statusCode, coding).toBe(200);
+    }
+    expect(engine.stats.checks).toBe(3);
   });
 
   it("takes the idempotency key from the header or the body, and refuses two different ones", async () => {

@@ -11,9 +11,9 @@
  *
  * Every failure is an RFC 9457 `application/problem+json` body: 400 naming the field (bad JSON, bad UTF-8, a bad
  * URL and malformed HTTP included), 404 for unknown paths, 405 (with `Allow`) for other methods of known paths,
- * 408 for a request that did not arrive in time, 413 over `bounds.maxBodyBytes`, 415 for a non-JSON check body,
- * 431 for oversized header fields, 503 when the in-flight gate refuses or the store is unreachable, 500 for
- * anything unexpected (logged). `/v1/check` and `/v1/auth` go through the in-flight gate and are recorded in
+ * 408 for a request that did not arrive in time, 413 over `bounds.maxBodyBytes`, 415 for a check body that is not
+ * JSON or has a content coding (gzip), 431 for oversized header fields, 503 when the in-flight gate refuses or the
+ * store is unreachable, 500 for anything unexpected (logged). `/v1/check` and `/v1/auth` go through the in-flight gate and are recorded in
  * `sluice_requests_total` / `sluice_request_duration_seconds` (timed on `ctx.stopwatch` from the request's
  * arrival, body reading included); the operational routes are neither gated nor recorded, so probes and scrapes
  * still answer under overload. Request bodies are read only up to the limit (also on routes that ignore them).
