@@ -18,6 +18,19 @@
  * the engine, so `/readyz` shows it until the repository reads a version that loads, a new one or the one in force
  * (the edit reverted, or fixed by comments only).
  *
+ * **The rules file in Redis mode** is no source of truth: once Redis holds a configuration, the file's rules are
+ * not applied, at start or when it changes. So that a restart with an edited (or another) file, or an edit of the
+ * file while the service runs, is not ignored silently, the file is compared with the configuration in force and a
+ * warning names the file, the Redis location, the version held and what to do (change the rules through the admin
+ * API or the dashboard; or, to seed Redis from the file again, stop every instance, since a running one writes back
+ * the version it knows, delete the hash `<prefix>:config` and start again). Compared: the file's native document
+ * and Redis's, both as the repository stores documents (`toJsonData`, then `canonicalJson`: comments, layout, YAML
+ * anchors and key order do not count), so a file equal to Redis's document (the instance that just seeded it, an
+ * edit that only reformats) gives no warning. When: once Redis's configuration is first loaded (at start, or when
+ * Redis answers after being unreachable at start), and, with `watch`, at each change of the file (watched as in
+ * embedded mode, but only to warn). An envoyproxy/ratelimit file is never a seed: its rules are never in force in
+ * Redis mode, which is warned of the same way.
+ *
  * The admin connection to Redis is its own ioredis client (config and audit traffic never queue behind the data
  * plane's scripts), built from the same settings as the store's (`redis-clients.ts`: one node, a Cluster or a
  * Sentinel-managed master), with the admin's options: its calls wait through a reconnection rather than fail fast.
@@ -28,6 +41,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Clock } from "../../core/clock.js";
 import { ConfigError, FileLockedError, StoreUnavailableError } from "../../core/errors.js";
+import { type ConfigWatcher, watchConfigFile } from "../../engine/config-watcher.js";
 import type { Engine } from "../../engine/engine.js";
 import type { NativeConfigInput } from "../../rules/config-schema.js";
 import { parseConfigValue, unreadableConfigFile } from "../../rules/load-config.js";
@@ -36,12 +50,17 @@ import { within } from "../service-store.js";
 import { type AdminReadAccess, createAdminServer } from "./admin-server.js";
 import type { AdminTokens } from "./admin-tokens.js";
 import type { AuditLog } from "./audit-log.js";
-import { type ConfigRepository, type ConfigSnapshot, toJsonData } from "./config-repository.js";
+import {
+  type ConfigRepository,
+  type ConfigSnapshot,
+  canonicalJson,
+  toJsonData,
+} from "./config-repository.js";
 import { createDecisionTally, type DecisionTally } from "./decision-tally.js";
 import { fileAuditLog } from "./file-audit-log.js";
 import { fileConfigRepository } from "./file-config-repository.js";
 import { redisAuditLog } from "./redis-audit-log.js";
-import { redisConfigRepository } from "./redis-config-repository.js";
+import { redisConfigKey, redisConfigRepository } from "./redis-config-repository.js";
 
 /** How long {@link RunningAdmin.close} waits for a clean close (Redis QUIT included) before cutting, ms. */
 export const ADMIN_CLOSE_TIMEOUT_MS = 1000;
@@ -76,7 +95,8 @@ export interface AdminServiceOptions {
   /**
    * Embedded mode: watch the rules file and apply every version written to it by hand (`--watch`, the service's
    * setting); false: only the admin API's own writes change the rules. Redis mode always follows the shared
-   * document. @default true
+   * document: the file is watched only to warn that an edit of it is not applied (see the module comment).
+   * @default true
    */
   readonly watch?: boolean;
 }
@@ -116,6 +136,62 @@ async function nativeDocumentOf(path: string): Promise<NativeConfigInput | undef
   return toJsonData(value as NativeConfigInput, path);
 }
 
+/** What {@link warnIfFileIgnored} needs to know of the service. */
+interface FileCheck {
+  readonly configFile: string;
+  /** The repository's location (no credentials). */
+  readonly location: string;
+  /** The Redis hash holding the configuration. */
+  readonly key: string;
+  readonly log: Logger;
+}
+
+/**
+ * Redis mode: reads the rules file now and, unless its native document is Redis's (`snapshot`, the configuration in
+ * force) once both are normalised as the repository stores documents, logs why the file is not applied and what
+ * to do (see the module comment). `edited`: the check follows a change of the file, not the first load.
+ */
+async function warnIfFileIgnored(check: FileCheck, snapshot: ConfigSnapshot, edited: boolean): Promise<void> {
+  const { configFile, location, key, log } = check;
+  let file: NativeConfigInput | undefined;
+  let unreadable: string | undefined;
+  try {
+    file = await nativeDocumentOf(configFile);
+    // `nativeDocumentOf` normalises with `toJsonData`, as `snapshotOf` did Redis's document.
+    if (file !== undefined && canonicalJson(file) === canonicalJson(snapshot.document)) return;
+  } catch (error) {
+    // An edit that does not load: not applied either, and the error says why.
+    unreadable = error instanceof Error ? error.message : String(error);
+  }
+  const fields = {
+    configFile,
+    configuration: location,
+    version: snapshot.version,
+    rules: snapshot.document.rules?.length ?? 0,
+    key,
+    ...(unreadable === undefined ? {} : { error: unreadable }),
+  };
+  const redis = `the configuration in Redis (${location}, version ${snapshot.version})`;
+  if (file === undefined && unreadable === undefined) {
+    log.warn(
+      fields,
+      `admin API: the rules file ${configFile} is in the envoyproxy/ratelimit format, which does not seed Redis: ` +
+        `its rules are not applied, ${redis} is, and edits to the file are ignored. Write the rules through the ` +
+        "admin API or the dashboard, or serve the file with --no-admin",
+    );
+    return;
+  }
+  const what = edited
+    ? `admin API: the rules file ${configFile} changed, and the change is not applied: ${redis} stays in force`
+    : `admin API: the rules file ${configFile} differs from ${redis}, which is in force: the file's rules are not applied`;
+  log.warn(
+    fields,
+    `${what}. In Redis mode the file only seeds a Redis that holds no configuration yet, and edits to it are ` +
+      `ignored. Change the rules through the admin API or the dashboard; or, to seed Redis from the file again, ` +
+      `stop every instance, delete the key ${key} (redis-cli DEL ${key}) and start them again`,
+  );
+}
+
 /** Starts the admin API; see the module comment. */
 export async function startAdminService(options: AdminServiceOptions): Promise<RunningAdmin> {
   const { engine, log, clock } = options;
@@ -146,6 +222,8 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
   // callers bound it); `dropClient` closes the socket at once, failing the commands still waiting for a reply.
   let quitClient: () => Promise<void> = () => Promise.resolve();
   let dropClient: () => void = () => {};
+  // Redis mode with `watch`: started once the admin API listens (see the module comment).
+  let startFileWatch: () => ConfigWatcher | undefined = () => undefined;
   if (options.redis === undefined) {
     repository = fileConfigRepository({
       path: options.configFile,
@@ -194,9 +272,33 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
       onRecovered,
     });
     audit = redisAuditLog({ client, key: `${options.redisPrefix}:audit`, clock });
+    const check: FileCheck = {
+      configFile: options.configFile,
+      location: repository.location,
+      key: redisConfigKey(options.redisPrefix),
+      log,
+    };
+    // Set once the configuration in Redis is first loaded: before that, the first load's check covers any edit.
+    let loaded = false;
+    const redisRepository = repository;
+    if (options.watch ?? true) {
+      const edited = (): void => {
+        if (!loaded) return;
+        void redisRepository
+          .load()
+          .then((snapshot) => warnIfFileIgnored(check, snapshot, true))
+          .catch(() => undefined); // closed meanwhile
+      };
+      // The watch's target is no engine: a version of the file that loads, or one that does not, is only compared.
+      startFileWatch = () =>
+        watchConfigFile(options.configFile, { updateConfig: edited, reportConfigError: edited });
+    }
     try {
       // Redis may hold a newer configuration than the file: the engine starts from the shared one.
-      engine.updateConfig((await repository.load()).config);
+      const snapshot = await repository.load();
+      engine.updateConfig(snapshot.config);
+      loaded = true;
+      await warnIfFileIgnored(check, snapshot, false);
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) {
         // A document in Redis that does not load, or the engine refusing it: nothing to serve the admin API from.
@@ -218,6 +320,8 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
           { configuration: repository.location, version: snapshot.version },
           "admin API: the configuration in Redis is reachable: following it",
         );
+        loaded = true;
+        void warnIfFileIgnored(check, snapshot, false);
         if (snapshot.config === engine.config) return;
         try {
           engine.updateConfig(snapshot.config);
@@ -248,6 +352,7 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
     throw error;
   }
   const port = (server.server.address() as AddressInfo).port;
+  const fileWatch = startFileWatch();
   if (options.tokens.names.length === 0) {
     log.warn(
       "admin API: no tokens configured (SLUICE_ADMIN_TOKENS or --admin-tokens-file): every write is refused",
@@ -258,6 +363,7 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
     location: repository.location,
     tally,
     async close(timeoutMs = ADMIN_CLOSE_TIMEOUT_MS): Promise<void> {
+      fileWatch?.close();
       const clean = (async () => {
         await server.close();
         await repository.close();

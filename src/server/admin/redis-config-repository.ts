@@ -105,6 +105,14 @@ redis.call('PUBLISH', ARGV[5], '{"version":' .. ARGV[1] .. '}')
 return {1, version}
 `);
 
+/**
+ * The key of the hash holding the configuration under `prefix` (see the module comment): deleting it, with every
+ * instance stopped, makes the next instance to start seed Redis again.
+ */
+export function redisConfigKey(prefix: string): string {
+  return `${prefix}:config`;
+}
+
 /** The document of a repository that has never been written and has no seed. */
 const EMPTY_DOCUMENT: NativeConfigInput = { version: 1, rules: [] };
 
@@ -150,7 +158,7 @@ class RedisConfigRepository implements ConfigRepository {
   constructor(options: RedisConfigRepositoryOptions) {
     this.client = options.client;
     const prefix = options.prefix ?? "sluice";
-    this.key = `${prefix}:config`;
+    this.key = redisConfigKey(prefix);
     this.channel = `${prefix}:config:changed`;
     this.seed = options.seed;
     this.clock = options.clock ?? systemClock;

@@ -1,0 +1,228 @@
+// The admin API in Redis mode against real redis-server processes: the rules file only seeds a Redis that holds no
+// configuration, so a file that differs from the document Redis holds (a restart with an edited or another file, an
+// edit while the service runs, an envoyproxy/ratelimit file) is warned of, naming the file, the Redis location, the
+// version held and the key to delete to seed again; a file equal to Redis's document once normalised (the instance
+// that seeded it, the same rules in another layout) gives no warning. Also when Redis answers only after the start.
+import { Redis } from "ioredis";
+import pino from "pino";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/core/clock.js";
+import { createEngine } from "../../src/engine/engine.js";
+import { loadConfigFile } from "../../src/rules/load-config.js";
+import { type RunningAdmin, startAdminService } from "../../src/server/admin/admin-service.js";
+import { adminTokens } from "../../src/server/admin/admin-tokens.js";
+import { getSharedRedis, uniqueKeyPrefix } from "../support/redis-env.js";
+import { type RedisProcess, startRedis } from "../support/redis-server.js";
+import { testDir } from "../support/service-clients.js";
+
+const SEEDED = `# the first version
+version: 1
+tiers: [free]
+rules:
+  - id: per-user
+    domain: api
+    match: [{ key: user }]
+    limits: [{ name: per-hour, algorithm: fixed_window, limit: 2, period: 1h }]
+`;
+/** SEEDED's document in another layout and key order, without comments: equal once normalised. */
+const SEEDED_AS_JSON = JSON.stringify({
+  rules: [
+    {
+      limits: [{ period: "1h", limit: 2, algorithm: "fixed_window", name: "per-hour" }],
+      match: [{ key: "user" }],
+      domain: "api",
+      id: "per-user",
+    },
+  ],
+  tiers: ["free"],
+  version: 1,
+});
+/** SEEDED with the limit edited. */
+const EDITED = SEEDED.replace("limit: 2,", "limit: 5,");
+const ENVOY = `domain: api
+descriptors:
+  - key: user
+    rate_limit: { unit: minute, requests_per_unit: 3 }
+`;
+
+interface Line {
+  readonly level: number;
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
+
+const files = testDir("admin-seed-warning");
+const running: RunningAdmin[] = [];
+
+/** Starts the admin service on `configFile` against `url` (prefix `prefix`); its warnings land in `lines`. */
+async function start(
+  configFile: string,
+  url: string,
+  prefix: string,
+  watch = false,
+): Promise<{ admin: RunningAdmin; lines: Line[] }> {
+  const lines: Line[] = [];
+  const log = pino({ level: "warn" }, { write: (s: string) => void lines.push(JSON.parse(s) as Line) });
+  const engine = createEngine({ config: await loadConfigFile(configFile), clock: systemClock });
+  const admin = await startAdminService({
+    engine,
+    configFile,
+    redis: {
+      redisUrls: [url],
+      redisCluster: false,
+      redisSentinel: undefined,
+      redisSentinelPassword: undefined,
+    },
+    redisPrefix: prefix,
+    tokens: adminTokens([]),
+    readAccess: "open",
+    clock: systemClock,
+    log,
+    host: "127.0.0.1",
+    port: 0,
+    watch,
+  });
+  running.push(admin);
+  return { admin, lines };
+}
+
+/** The warnings about the rules file among `lines`. */
+const fileWarnings = (lines: readonly Line[]): Line[] =>
+  lines.filter((l) => l.level === 40 && l.msg.startsWith("admin API: the rules file"));
+
+/** Polls `done` every 10 ms until it holds (or 15 s pass): a bound, not a timing assertion. */
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1500; i++) {
+    if (done()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((a) => a.close()));
+});
+afterAll(() => files.remove());
+
+describe("the admin API in Redis mode, on the shared server", () => {
+  let url: string;
+  let raw: Redis;
+  const prefixes: string[] = [];
+  beforeAll(async () => {
+    url = (await getSharedRedis()).url;
+    raw = new Redis(url);
+  });
+  afterAll(async () => {
+    if (prefixes.length > 0)
+      await raw.del(...prefixes.map((p) => `${p}:config`), ...prefixes.map((p) => `${p}:audit`));
+    raw.disconnect();
+  });
+  const prefix = (label: string): string => {
+    const p = uniqueKeyPrefix(label).slice(0, -1);
+    prefixes.push(p);
+    return p;
+  };
+
+  it("warns when restarted with a file that differs from the document Redis holds, not with an equal one", async () => {
+    const p = prefix("seedwarn");
+    const seeded = files.write("seeded.yaml", SEEDED);
+    // The instance that seeds Redis: its file is Redis's document.
+    const first = await start(seeded, url, p);
+    expect(await raw.hget(`${p}:config`, "version")).toBe("1");
+    expect(fileWarnings(first.lines)).toEqual([]);
+    await first.admin.close();
+
+    // The same document in another layout: no warning either.
+    const json = await start(files.write("seeded.json", SEEDED_AS_JSON), url, p);
+    expect(fileWarnings(json.lines)).toEqual([]);
+    await json.admin.close();
+
+    // Restarted with an edited file: Redis's document stays in force, and the warning says so.
+    const edited = files.write("edited.yaml", EDITED);
+    const second = await start(edited, url, p);
+    const [warning, ...more] = fileWarnings(second.lines);
+    expect(more).toEqual([]);
+    expect(warning).toMatchObject({
+      configFile: edited,
+      configuration: `${url}/${p}`,
+      version: 1,
+      rules: 1,
+      key: `${p}:config`,
+    });
+    expect(warning.msg).toBe(
+      `admin API: the rules file ${edited} differs from the configuration in Redis (${url}/${p}, version 1), ` +
+        "which is in force: the file's rules are not applied. In Redis mode the file only seeds a Redis that holds " +
+        "no configuration yet, and edits to it are ignored. Change the rules through the admin API or the " +
+        `dashboard; or, to seed Redis from the file again, stop every instance, delete the key ${p}:config ` +
+        `(redis-cli DEL ${p}:config) and start them again`,
+    );
+    // Nothing was written: Redis still holds the seeded document.
+    expect(await raw.hget(`${p}:config`, "version")).toBe("1");
+    expect(await raw.hget(`${p}:config`, "document")).toContain('"limit":2');
+  });
+
+  it("warns when the file is edited while the service runs (the edit is not applied), not when it is reformatted", async () => {
+    const p = prefix("seedwarn-edit");
+    const path = files.write("watched.yaml", SEEDED);
+    const { lines } = await start(path, url, p, true);
+    expect(fileWarnings(lines)).toEqual([]);
+    // Only comments change: the document is Redis's, nothing to warn of. Then an edit that changes a limit.
+    files.write("watched.yaml", `# reformatted\n${SEEDED}`);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(fileWarnings(lines)).toEqual([]);
+    files.write("watched.yaml", EDITED);
+    await until(() => fileWarnings(lines).length > 0, "the warning on the edit");
+    expect(fileWarnings(lines)[0]).toMatchObject({ configFile: path, version: 1, key: `${p}:config` });
+    expect(fileWarnings(lines)[0].msg).toContain(
+      `admin API: the rules file ${path} changed, and the change is not applied: the configuration in Redis ` +
+        `(${url}/${p}, version 1) stays in force. In Redis mode the file only seeds`,
+    );
+  });
+
+  it("warns that an envoyproxy/ratelimit file does not seed Redis and its rules are not applied", async () => {
+    const p = prefix("seedwarn-envoy");
+    const path = files.write("envoy.yaml", ENVOY);
+    const { lines } = await start(path, url, p);
+    const [warning, ...more] = fileWarnings(lines);
+    expect(more).toEqual([]);
+    expect(warning).toMatchObject({ configFile: path, version: 0, rules: 0 });
+    expect(warning.msg).toBe(
+      `admin API: the rules file ${path} is in the envoyproxy/ratelimit format, which does not seed Redis: its ` +
+        `rules are not applied, the configuration in Redis (${url}/${p}, version 0) is, and edits to the file are ` +
+        "ignored. Write the rules through the admin API or the dashboard, or serve the file with --no-admin",
+    );
+  });
+});
+
+describe("the admin API in Redis mode, Redis unreachable at start", () => {
+  let server: RedisProcess | undefined;
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
+  });
+
+  it("warns on the first load, once Redis answers, when the file differs from the document Redis holds", async () => {
+    // An append-only file, so the document survives the restart.
+    server = await startRedis({ args: ["--appendonly", "yes", "--appendfsync", "always"] });
+    const seeded = files.write("down-seeded.yaml", SEEDED);
+    const first = await start(seeded, server.url, "down");
+    expect(fileWarnings(first.lines)).toEqual([]);
+    await first.admin.close();
+    await server.kill("SIGTERM");
+
+    const edited = files.write("down-edited.yaml", EDITED);
+    const { lines } = await start(edited, server.url, "down");
+    expect(lines.map((l) => l.msg)).toContain(
+      "admin API: the configuration in Redis is not reachable yet: serving the rules file meanwhile; admin reads and writes answer 503 until Redis answers",
+    );
+    expect(fileWarnings(lines)).toEqual([]);
+    await server.start();
+    await until(() => fileWarnings(lines).length > 0, "the warning once Redis answers");
+    const [warning, ...more] = fileWarnings(lines);
+    expect(more).toEqual([]);
+    expect(warning).toMatchObject({ configFile: edited, version: 1, key: "down:config" });
+    expect(warning.msg).toContain(
+      `admin API: the rules file ${edited} differs from the configuration in Redis`,
+    );
+  }, 60_000);
+});
