@@ -120,6 +120,43 @@ describe("applyOnceClaimed", () => {
   });
 });
 
+describe("applyOnceClaimed: failure policies and wait bounds", () => {
+  it("answers a consume a failure policy took part in without recording it, abandoning its claim", async () => {
+    const clock = new ManualClock(T0);
+    const ledger = new SlotLedger();
+    const store = new MemoryStore({ capacity: 10 });
+    const options = { scheduler: clock, claimTtlMs: 10_000, record: "r" };
+    const consume = () =>
+      Promise.resolve(
+        store
+          .applySync([{ limits, key: "u", cost: 1 }], "consume", T0)
+          .map((d, i) => (i === 0 ? { ...d, reason: "fallback" as const } : d)),
+      );
+    const r = await applyOnceClaimed(ledger, T0, consume, options);
+    expect(r).toEqual({ decisions: [expect.objectContaining({ reason: "fallback" })], replayed: false });
+    expect(ledger.log).toEqual(["claim", "abandon"]);
+    expect(ledger.recorded).toBeUndefined();
+    expect(ledger.claimedBy).toBeUndefined();
+  });
+
+  it("gives up waiting after maxWaitMs when it is shorter than the claim's TTL", async () => {
+    const pauses: number[] = [];
+    const scheduler = {
+      sleep: (ms: number) => {
+        pauses.push(ms);
+        return Promise.resolve();
+      },
+    };
+    const ledger = new SlotLedger();
+    ledger.claimedBy = "another";
+    const options = { scheduler, claimTtlMs: 10_000, maxWaitMs: 50, record: "r" };
+    await expect(applyOnceClaimed(ledger, T0, () => Promise.resolve([]), options)).rejects.toBeInstanceOf(
+      IdempotencyPendingError,
+    );
+    expect(pauses.reduce((a, b) => a + b, 0)).toBe(50);
+  });
+});
+
 describe("untilSettled", () => {
   it("pauses 2 ms doubling up to the step cap, for at most the bound in all, then throws", async () => {
     const pauses: number[] = [];

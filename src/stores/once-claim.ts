@@ -13,11 +13,16 @@
  * 3. claimed: consume every item through the multi-node path, then `record` the decisions and their instant
  *    (`nowMs`) for the record's TTL in place of the claim. A consume that fails `abandon`s the claim (deleted, so
  *    a retry proceeds at once) and rethrows; a record that cannot be written leaves the claim to expire and
- *    still answers (the units are consumed).
+ *    still answers (the units are consumed). A consume answered in part by a failure policy (a node behind a
+ *    failure wrapper was unreachable: some decision's reason is not `store`) is answered but not recorded: the claim
+ *    is abandoned, as for a failed consume, so a retry once the node is back is decided by the store rather than
+ *    replaying a made-up answer for the record's whole TTL.
  *
  * Bound: concurrent callers count once, whichever processes they run in, except when a claimer stops between its
  * consume and its record (process killed, record write lost) or takes longer than `claimTtlMs` to consume: a
- * retry after the claim expired then counts again. Nothing else can count twice. Single-node calls never take
+ * retry after the claim expired then counts again; and except an answer a failure policy took part in (step 3),
+ * which no record holds: a retry counts again on the nodes that answered, as any call answered by a failure policy
+ * reaches no shared record. Nothing else can count twice. Single-node calls never take
  * this path: their record lives in the decision's own script call (one round trip).
  */
 import { randomUUID } from "node:crypto";
@@ -98,6 +103,11 @@ export interface ClaimedApplyOptions {
   readonly scheduler: Scheduler;
   /** How long a claim lives, ms (whole, >= 1); also the bound on the total pause of a waiting caller. */
   readonly claimTtlMs: number;
+  /**
+   * A tighter bound on the total pause of a waiting caller, ms (a failure wrapper's timeout: it answers a longer
+   * wait by its policy). @default claimTtlMs
+   */
+  readonly maxWaitMs?: number;
   /** Names the record in errors. */
   readonly record: string;
 }
@@ -113,6 +123,7 @@ export function applyOnceClaimed(
   options: ClaimedApplyOptions,
 ): Promise<OnceResult> {
   const { scheduler, claimTtlMs, record } = options;
+  const maxWaitMs = Math.min(claimTtlMs, options.maxWaitMs ?? claimTtlMs);
   return untilSettled<OnceResult>(
     async () => {
       const token = randomUUID();
@@ -128,12 +139,22 @@ export function applyOnceClaimed(
         await ledger.abandon(token).catch(() => undefined); // else the claim expires after claimTtlMs
         throw error;
       }
+      if (!decisions.every(byStore)) {
+        // A failure policy's answer reached no record (step 3): nothing is written, and a retry decides anew.
+        await ledger.abandon(token).catch(() => undefined);
+        return { decisions, replayed: false };
+      }
       // Not written: the claim expires after claimTtlMs, and a retry then counts again (the module's bound).
       await ledger.record(token, decisions, nowMs).catch(() => undefined);
       return { decisions, replayed: false, decidedAtMs: nowMs };
     },
     scheduler,
-    claimTtlMs,
+    maxWaitMs,
     record,
   );
+}
+
+/** Whether `d` is the store's own answer, not a failure policy's. */
+function byStore(d: Decision): boolean {
+  return d.reason === "store";
 }
