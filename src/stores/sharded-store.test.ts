@@ -310,6 +310,76 @@ describe("ShardedStore membership", () => {
   });
 });
 
+describe("ShardedStore.wrapShards (views)", () => {
+  /** A store standing for `inner` in a view, passing every call through and counting them. */
+  class Wrapper implements Store {
+    readonly name = "wrapper";
+    calls = 0;
+    constructor(readonly inner: Store) {}
+    get shared(): boolean {
+      return this.inner.shared;
+    }
+    apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
+      this.calls++;
+      return this.inner.apply(items, op, nowMs);
+    }
+    release(limits: LimitSet, key: string, leases: Readonly<Record<string, number>>, nowMs: number) {
+      return this.inner.release(limits, key, leases, nowMs);
+    }
+    close(): Promise<void> {
+      return this.inner.close();
+    }
+  }
+
+  it("routes every key as its source does, through each shard's wrapper, wrapping a shard once", async () => {
+    const shards = spies(["a", "b", "c"]);
+    const s = shardedStore({ shards: [...shards.slice(0, 2), { ...shards[2], weight: 2 }] });
+    const wrapped: string[] = [];
+    const view = s.wrapShards((shard) => {
+      wrapped.push(shard.id);
+      return new Wrapper(shard.store);
+    });
+    expect(wrapped).toEqual(["a", "b", "c"]);
+    for (const k of keys(2000)) expect(view.shardFor(k)).toBe(s.shardFor(k));
+    expect(view.shards.map((sh) => [sh.id, sh.weight, sh.store instanceof Wrapper])).toEqual([
+      ["a", undefined, true],
+      ["b", undefined, true],
+      ["c", 2, true],
+    ]);
+    const limits = perSecond(5);
+    const ka = keyOn(s, "a");
+    const kc = keyOn(s, "c");
+    await view.apply(
+      [
+        { limits, key: ka, cost: 1 },
+        { limits, key: kc, cost: 1 },
+      ],
+      "consume",
+      T0,
+    );
+    expect(view.shards.map((sh) => (sh.store as Wrapper).calls)).toEqual([1, 0, 1]);
+    expect(shards[0].store.remaining(limits, ka)).toBe(4);
+    await view.apply([{ limits, key: ka, cost: 1 }], "consume", T0);
+    expect(wrapped).toEqual(["a", "b", "c"]);
+  });
+
+  it("follows its source's membership and refuses to change its own", () => {
+    const shards = spies(["a", "b"]);
+    const s = shardedStore({ shards });
+    const view = s.wrapShards((shard) => new Wrapper(shard.store));
+    const first = view.shards[0].store;
+    s.addShard({ id: "c", store: new SpyStore() });
+    expect(view.shards.map((sh) => sh.id)).toEqual(["a", "b", "c"]);
+    expect(view.shards[0].store).toBe(first); // not wrapped again
+    for (const k of keys(2000)) expect(view.shardFor(k)).toBe(s.shardFor(k));
+    s.removeShard("a");
+    expect(view.shards.map((sh) => sh.id)).toEqual(["b", "c"]);
+    expect(() => view.addShard({ id: "d", store: new SpyStore() })).toThrow(/view/);
+    expect(() => view.removeShard("b")).toThrow(/view/);
+    expect(() => s.wrapShards((sh) => sh.store, { claimWaitMs: 0 })).toThrow(/claimWaitMs/);
+  });
+});
+
 describe("ShardedStore consume across shards", () => {
   const setup = () => {
     const shards = spies(["a", "b", "c"]);

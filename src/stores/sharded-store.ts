@@ -32,6 +32,12 @@
  * before recording lets a retry after `claimTtlMs` count again. A call whose record shard keeps no shared records
  * (no `applyOnce`, or no ledger for a spread call: a memory shard) is refused with `ERR_SLUICE_UNSUPPORTED` before
  * anything is applied, and the caller decides without a shared record.
+ *
+ * Views ({@link ShardedStore.wrapShards}): the same ring with each shard's store wrapped (a failure wrapper per
+ * shard, `resilient-sharded-store.ts`), so a wrapper sees only the calls of its own shard's keys. A view has no
+ * membership of its own: it follows its source's, re-read on every call (a key's shard is the same in both), and
+ * wraps a shard once, the first time it sees it. Everything above holds for a view, each shard's part going
+ * through that shard's wrapper.
  */
 import type { LimitSet } from "../algorithms/limit-set.js";
 import type { Scheduler } from "../core/clock.js";
@@ -57,6 +63,15 @@ export interface Shard {
   readonly store: Store;
   /** Relative share of keys (scales its virtual node count). @default 1 */
   readonly weight?: number;
+}
+
+/** Options of {@link ShardedStore.wrapShards}. */
+export interface WrapShardsOptions {
+  /**
+   * Longest total pause, in ms, of a spread idempotent consume waiting for another caller's claim on its record
+   * (then `ERR_SLUICE_IDEMPOTENCY_PENDING`); the claim TTL bounds it too. @default the claim TTL
+   */
+  readonly claimWaitMs?: number;
 }
 
 /** Options of {@link shardedStore}. */
@@ -89,6 +104,15 @@ export class ShardedStore implements Store {
   readonly #claimTtlMs: number;
   readonly #scheduler: Scheduler;
   #ring: Ring;
+  /** A view's (see the module comment): the store whose ring it follows; undefined for a store of its own. */
+  #source: ShardedStore | undefined = undefined;
+  /** A view's: the ring of `#source` that `#ring` mirrors last. */
+  #mirrored: Ring | undefined = undefined;
+  /** A view's: what stands for each shard of the source, by the source's `Shard` (made once each). */
+  readonly #wrapped = new WeakMap<Shard, Shard>();
+  #wrap: ((shard: Shard) => Store) | undefined = undefined;
+  /** Longest total pause of a spread idempotent consume waiting for another caller's claim, ms. */
+  #claimWaitMs: number;
 
   /** Creates a sharded store over `options.shards`. */
   constructor(options: ShardedStoreOptions) {
@@ -101,32 +125,95 @@ export class ShardedStore implements Store {
     const { claimTtlMs, scheduler } = claimSettingsOf("shardedStore", options);
     this.#virtualNodes = vnodes;
     this.#claimTtlMs = claimTtlMs;
+    this.#claimWaitMs = claimTtlMs;
     this.#scheduler = scheduler;
     this.#ring = buildRing(options.shards, vnodes);
   }
 
+  /**
+   * A view of this store (see the module comment): the same routing, following this store's membership, with each
+   * shard's store replaced by `wrap(shard)`, called once per shard (now for the current ones, later for shards
+   * added). Throws what `wrap` throws, and `ERR_SLUICE_INVALID_ARGUMENT` for bad options.
+   */
+  wrapShards(wrap: (shard: Shard) => Store, options: WrapShardsOptions = {}): ShardedStore {
+    if (typeof wrap !== "function")
+      throw new InvalidArgumentError("shardedStore.wrapShards: wrap must be a function");
+    const waitMs = options.claimWaitMs ?? this.#claimTtlMs;
+    if (!(typeof waitMs === "number" && waitMs > 0)) {
+      throw new InvalidArgumentError(
+        `shardedStore.wrapShards: claimWaitMs must be a number of ms > 0, got ${String(waitMs)}`,
+      );
+    }
+    this.#refresh();
+    const view = new ShardedStore({
+      shards: this.#ring.shards,
+      virtualNodes: this.#virtualNodes,
+      claimTtlMs: this.#claimTtlMs,
+      scheduler: this.#scheduler,
+    });
+    view.#source = this;
+    view.#wrap = wrap;
+    view.#claimWaitMs = Math.min(this.#claimTtlMs, waitMs);
+    view.#refresh();
+    return view;
+  }
+
+  /** A view's: mirrors its source's ring when it changed, wrapping shards not seen yet. */
+  #refresh(): void {
+    const source = this.#source;
+    if (source === undefined) return;
+    source.#refresh();
+    const ring = source.#ring;
+    if (ring === this.#mirrored) return;
+    this.#ring = {
+      points: ring.points,
+      owners: ring.owners,
+      shards: Object.freeze(ring.shards.map((s) => this.#wrapOf(s))),
+    };
+    this.#mirrored = ring;
+  }
+
+  /** A view's: what stands for `shard` of the source (its id and weight, its store wrapped). */
+  #wrapOf(shard: Shard): Shard {
+    let wrapped = this.#wrapped.get(shard);
+    if (wrapped === undefined) {
+      const store = (this.#wrap as (shard: Shard) => Store)(shard);
+      wrapped = Object.freeze(shard.weight === undefined ? { id: shard.id, store } : { ...shard, store });
+      this.#wrapped.set(shard, wrapped);
+    }
+    return wrapped;
+  }
+
   /** Whether every shard is shared between processes. */
   get shared(): boolean {
+    this.#refresh();
     return this.#ring.shards.every((s) => s.store.shared);
   }
 
-  /** The current shards, in the order they were given. */
+  /** The current shards, in the order they were given (a view's: its source's, each with its wrapped store). */
   get shards(): readonly Shard[] {
+    this.#refresh();
     return this.#ring.shards;
   }
 
   /** The id of the shard that owns `key`. */
   shardFor(key: string): string {
+    this.#refresh();
     return this.#ring.shards[this.#ownerIndex(key)].id;
   }
 
-  /** Adds a shard; about 1/(n+1) of the keys move to it and start fresh there. */
+  /** Adds a shard; about 1/(n+1) of the keys move to it and start fresh there. A view refuses (its source's to do). */
   addShard(shard: Shard): void {
+    this.#ownMembership("addShard");
     this.#ring = buildRing([...this.#ring.shards, shard], this.#virtualNodes);
   }
 
-  /** Removes shard `id` and returns its store, not closed; its keys move to the other shards and start fresh. */
+  /**
+   * Removes shard `id` and returns its store, not closed; its keys move to the other shards and start fresh. A view
+   * refuses (its source's to do).
+   */
   removeShard(id: string): Store {
+    this.#ownMembership("removeShard");
     const shards = this.#ring.shards;
     const removed = shards.find((s) => s.id === id);
     if (removed === undefined) throw new InvalidArgumentError(`shardedStore: no shard with id "${id}"`);
@@ -138,9 +225,19 @@ export class ShardedStore implements Store {
     return removed.store;
   }
 
+  /** Throws for a view: its membership is its source's. */
+  #ownMembership(what: string): void {
+    if (this.#source !== undefined) {
+      throw new InvalidArgumentError(
+        `shardedStore.${what}: this store is a view (wrapShards) following another sharded store's shards; change them there`,
+      );
+    }
+  }
+
   /** Applies `op` shard by shard; a consume spanning shards is all-or-nothing through refunds (module comment). */
   async apply(items: readonly StoreItem[], op: StoreOp, nowMs: number): Promise<Decision[]> {
     if (items.length === 0) return [];
+    this.#refresh();
     const ring = this.#ring;
     const owners = this.#ownersOf(items);
     if (typeof owners === "number") return ring.shards[owners].store.apply(items, op, nowMs);
@@ -164,9 +261,11 @@ export class ShardedStore implements Store {
       onDecisions([]);
       return;
     }
-    const ring = this.#ring;
+    let ring: Ring;
     let owners: number | Uint32Array;
     try {
+      this.#refresh();
+      ring = this.#ring;
       owners = this.#ownersOf(items);
     } catch (error) {
       onError(error);
@@ -237,6 +336,11 @@ export class ShardedStore implements Store {
     ticket?: CallTicket,
   ): Promise<OnceResult> {
     if (items.length === 0) return Promise.resolve({ decisions: [], replayed: false });
+    try {
+      this.#refresh();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const ring = this.#ring;
     const first = this.#ownerIndex(items[0].key);
     let spread = false;
@@ -256,6 +360,7 @@ export class ShardedStore implements Store {
     return applyOnceClaimed(ledger, nowMs, () => this.apply(items, "consume", nowMs), {
       scheduler: this.#scheduler,
       claimTtlMs: this.#claimTtlMs,
+      maxWaitMs: this.#claimWaitMs,
       record: once.key,
     });
   }
@@ -267,11 +372,20 @@ export class ShardedStore implements Store {
     leases: Readonly<Record<string, number>>,
     nowMs: number,
   ): Promise<void> {
+    try {
+      this.#refresh();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.#ring.shards[this.#ownerIndex(key)].store.release(limits, key, leases, nowMs);
   }
 
-  /** Closes every current shard (a removed shard's store is the caller's to close). */
+  /**
+   * Closes every current shard (a removed shard's store is the caller's to close); a view closes its wrapped stores,
+   * which close theirs.
+   */
   async close(): Promise<void> {
+    this.#refresh();
     const results = await Promise.allSettled(this.#ring.shards.map((s) => s.store.close()));
     const failed = results.find((r) => r.status === "rejected");
     if (failed !== undefined) throw failed.reason;
