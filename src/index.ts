@@ -28,6 +28,8 @@ export type { CallOptions, Lease, Limiter, LimiterOptions } from "./engine/limit
 export { createLimiter } from "./engine/limiter.js";
 export type { MemoryStoreOptions, MemoryStoreStats } from "./stores/memory/memory-store.js";
 export { MemoryStore, memoryStore } from "./stores/memory/memory-store.js";
+export type { ResilientShard } from "./stores/resilient-sharded-store.js";
+export { ResilientShardedStore, resilientShardedStore } from "./stores/resilient-sharded-store.js";
 export type {
   BreakerOptions,
   BreakerState,
@@ -37,6 +39,6 @@ export type {
   ResilientStats,
 } from "./stores/resilient-store.js";
 export { ResilientStore, resilientStore } from "./stores/resilient-store.js";
-export type { ShardedStoreOptions } from "./stores/sharded-store.js";
+export type { Shard, ShardedStoreOptions, WrapShardsOptions } from "./stores/sharded-store.js";
 export { ShardedStore, shardedStore } from "./stores/sharded-store.js";
 export type { Store, StoreItem, StoreOp, SyncStore } from "./stores/store.js";

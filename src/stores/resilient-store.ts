@@ -50,7 +50,10 @@
  * Idempotent consumes (`applyOnce`, offered when the inner store offers it) pass the same timeout and breaker; a
  * failed one is answered by the policy as a consume, `replayed: false` (the shared record was not reached: the
  * caller's own in-process record is all that remains). `ERR_SLUICE_UNSUPPORTED` (a call the inner store cannot
- * record atomically) is a caller error and is rethrown untouched.
+ * record atomically) is a caller error and is rethrown untouched. The inner store's idempotency ledger
+ * (`onceLedger`, offered when it offers one: records held apart from decisions, for a consume spread over shards)
+ * passes the same timeout and breaker too; a ledger call that fails, times out or is short-circuited rejects (no
+ * policy can stand in for a record), and its caller decides without the record (`resilient-sharded-store.ts`).
  *
  * Caller errors (`ERR_SLUICE_INVALID_*`, `ERR_SLUICE_UNSUPPORTED`, `ERR_SLUICE_UNKNOWN_LEASE`,
  * `ERR_SLUICE_STORE_CLOSED`) are rethrown untouched and never count as store failures.
@@ -73,7 +76,16 @@ import {
 import { type AlgorithmId, type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
 import { DeadlineQueue, type PendingCall } from "./deadline-queue.js";
 import { MemoryStore } from "./memory/memory-store.js";
-import type { CallTicket, IdempotencyClaim, OnceResult, Store, StoreItem, StoreOp } from "./store.js";
+import {
+  type CallTicket,
+  hasOnceLedger,
+  type IdempotencyClaim,
+  type OnceLedger,
+  type OnceResult,
+  type Store,
+  type StoreItem,
+  type StoreOp,
+} from "./store.js";
 
 /** The longest delay a timer can wait (Node runs a longer one after 1 ms). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -102,6 +114,8 @@ export interface BreakerStateChange {
   readonly atMs: number;
   /** The failure that opened (or re-opened) the breaker, when `to` is `open` because of one. */
   readonly error?: unknown;
+  /** The shard whose breaker changed, when the wrapper guards one shard of a sharded store. */
+  readonly shard?: string;
 }
 
 /** Options of {@link resilientStore}. */
@@ -178,7 +192,7 @@ const CALLER_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** Whether `error` is the caller's fault (bad input, misuse) rather than a store failure. */
-function isCallerError(error: unknown): boolean {
+export function isCallerError(error: unknown): boolean {
   if (error instanceof InvalidArgumentError) return true;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && (code.startsWith("ERR_SLUICE_INVALID_") || CALLER_CODES.has(code));
@@ -263,6 +277,8 @@ export class ResilientStore implements Store {
     nowMs: number,
     once: IdempotencyClaim,
   ) => Promise<OnceResult>;
+  /** The inner store's idempotency ledger through the timeout and breaker; present when `inner` offers one. */
+  readonly onceLedger?: (items: readonly StoreItem[], once: IdempotencyClaim) => OnceLedger;
   readonly #policy: FailurePolicy;
   readonly #share: number;
   readonly #fallbackCapacity: number;
@@ -381,6 +397,55 @@ export class ResilientStore implements Store {
     if (typeof inner.applyOnce === "function") {
       this.applyOnce = (items, nowMs, once) => this.#applyOnce(items, nowMs, once);
     }
+    if (hasOnceLedger(inner)) {
+      this.onceLedger = (items, once) => this.#guardedLedger(inner.onceLedger(items, once));
+    }
+  }
+
+  /** `ledger` with each call through the timeout and breaker: a failure is counted, then rethrown. */
+  #guardedLedger(ledger: OnceLedger): OnceLedger {
+    return {
+      claim: (token, claimTtlMs) => this.#ledgerCall(() => ledger.claim(token, claimTtlMs)),
+      record: (token, decisions, decidedAtMs) =>
+        this.#ledgerCall(() => ledger.record(token, decisions, decidedAtMs)),
+      abandon: (token) => this.#ledgerCall(() => ledger.abandon(token)),
+    };
+  }
+
+  /**
+   * One ledger call through the breaker and the timeout, as any call to the inner store, except that a failed or
+   * short-circuited one rejects (`ERR_SLUICE_STORE_UNAVAILABLE` for the breaker) instead of taking the policy.
+   */
+  #ledgerCall<T>(call: () => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(closedError(this.name));
+    const gate = this.#admit();
+    if (gate === Gate.Short) {
+      this.#n.shortCircuited++;
+      return Promise.reject(new StoreUnavailableError(this.name, "circuit breaker open"));
+    }
+    const epoch = this.#epoch;
+    const probe = gate === Gate.Probe;
+    return this.#timed(call).then(
+      (value) => {
+        this.#succeeded(epoch, probe);
+        return value;
+      },
+      (error: unknown) => {
+        if (isCallerError(error)) this.#neutral(epoch, probe);
+        else this.#failed(epoch, probe, error);
+        throw error;
+      },
+    );
+  }
+
+  /**
+   * The failure policy's answer to a consume of `items`, without calling the inner store, as for a call it did not
+   * answer (counted in the stats as such): for a caller that could not reach the store another way (a spread
+   * idempotent consume whose wait for another caller's claim ran out).
+   */
+  consumeByPolicy(items: readonly StoreItem[], nowMs: number): Decision[] {
+    if (this.#closed) throw closedError(this.name);
+    return this.#answer(items, "consume", nowMs, BREAKER_OPEN);
   }
 
   /** See {@link ResilientStore.applyOnce}: the inner store's, or the policy's answer (never replayed). */
