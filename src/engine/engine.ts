@@ -50,7 +50,10 @@
  *
  * **Failure policy.** For a store without a synchronous path, each rule's items go through a `resilientStore`
  * wrapper of its `failurePolicy` (one wrapper per policy, created once, each with its own breaker; a store that
- * already is a `ResilientStore` is used as is). Items of rules with different policies therefore go to
+ * already is a `ResilientStore` or a `ResilientShardedStore` is used as is). On a `ShardedStore` the wrapper of a
+ * policy is a `resilientShardedStore`: a breaker per shard, so a dead node sends only the keys it owns to the
+ * policy, and keys on the other nodes keep being decided by their stores (`stores/resilient-sharded-store.ts`).
+ * Items of rules with different policies therefore go to
  * different wrappers in separate calls: all-or-nothing holds within a policy group, and when one group denies,
  * the units taken by the groups that admitted are refunded (best effort). Their descriptors then report the
  * refund's answer, the state as it left it, as one all-or-nothing call reports an item of a denied call (its state
@@ -112,7 +115,9 @@ import { effectiveLimits, type LimitSource } from "../rules/effective-limits.js"
 import { descriptorKey, LazyRuleMatch, type RuleMatch, valueKey } from "../rules/matcher.js";
 import type { Descriptor, Rule, RuleFailurePolicy, SluiceConfig } from "../rules/rule.js";
 import { type MemoryStore, memoryStore } from "../stores/memory/memory-store.js";
+import { ResilientShardedStore, resilientShardedStore } from "../stores/resilient-sharded-store.js";
 import { type ResilientOptions, ResilientStore, resilientStore } from "../stores/resilient-store.js";
+import { ShardedStore } from "../stores/sharded-store.js";
 import {
   type ChoiceConsumer,
   isSyncStore,
@@ -354,10 +359,12 @@ export interface Engine {
   readonly store: Store;
   /**
    * The failure wrappers of a shared store, by failure policy: the timeout, circuit breaker and policy the engine
-   * put around `store` for each policy its rules have used (or `store` itself, when it is a `ResilientStore`, under
-   * its own policy). Empty on an in-process store. Each one's `stats` and `state` are what metrics report.
+   * put around `store` for each policy its rules have used (or `store` itself, when it is a `ResilientStore` or a
+   * `ResilientShardedStore`, under its own policy). Empty on an in-process store. On a `ShardedStore`, a
+   * `ResilientShardedStore`, whose `shards` each have their own wrapper. Their `stats` and `state` are what metrics
+   * report.
    */
-  readonly failureStores: ReadonlyMap<RuleFailurePolicy, ResilientStore>;
+  readonly failureStores: ReadonlyMap<RuleFailurePolicy, FailureStore>;
   /** Listens to `event`; returns a function that stops listening. */
   on<K extends keyof EngineEvents>(event: K, listener: (e: EngineEvents[K]) => void): () => void;
   /** Stops `listener` listening to `event`. */
@@ -365,6 +372,9 @@ export interface Engine {
   /** Closes the stores the engine created. */
   close(): Promise<void>;
 }
+
+/** A failure wrapper of {@link Engine.failureStores}: one breaker, or one per shard. */
+export type FailureStore = ResilientStore | ResilientShardedStore;
 
 /** The decision of a request no limit applied to: allowed, unbounded. */
 export const NO_LIMIT_DECISION: Decision = decisionOf(
@@ -674,7 +684,7 @@ class SluiceEngine implements Engine {
   readonly #idem: IdempotencyRecords<CheckResult>;
   readonly #events = new Emitter<EngineEvents>();
   readonly #failure: EngineOptions["failure"];
-  readonly #wrappers = new Map<RuleFailurePolicy, ResilientStore>();
+  readonly #wrappers = new Map<RuleFailurePolicy, FailureStore>();
   #local: MemoryStore | undefined;
   #lastError: { message: string; atMs: number } | undefined;
   #checks = 0;
@@ -730,8 +740,8 @@ class SluiceEngine implements Engine {
     return Object.freeze(this.#lastError === undefined ? base : { ...base, lastError: this.#lastError });
   }
 
-  get failureStores(): ReadonlyMap<RuleFailurePolicy, ResilientStore> {
-    if (this.store instanceof ResilientStore) return new Map([[this.store.policy, this.store]]);
+  get failureStores(): ReadonlyMap<RuleFailurePolicy, FailureStore> {
+    if (isFailureStore(this.store)) return new Map([[this.store.policy, this.store]]);
     return new Map(this.#wrappers);
   }
 
@@ -1749,19 +1759,29 @@ class SluiceEngine implements Engine {
       this.#local ??= memoryStore();
       return { store: this.#local, sync: this.#local };
     }
-    if (this.store instanceof ResilientStore) return { store: this.store, sync: undefined };
+    if (isFailureStore(this.store)) return { store: this.store, sync: undefined };
     let w = this.#wrappers.get(spec.failurePolicy);
     if (w === undefined) {
-      w = resilientStore(this.store, {
+      const options: ResilientOptions = {
         ...this.#failure,
         onError: spec.failurePolicy,
         clock: this.#clock, // the system clock's stand-in there is a monotonic one (resilient-store.ts)
         scheduler: this.#scheduler,
-      });
+      };
+      // Shards fail one by one: a breaker each (module comment), so a dead node does not cut off the others.
+      w =
+        this.store instanceof ShardedStore
+          ? resilientShardedStore(this.store, options)
+          : resilientStore(this.store, options);
       this.#wrappers.set(spec.failurePolicy, w);
     }
     return { store: w, sync: undefined };
   }
+}
+
+/** Whether `store` already is a failure wrapper (used as is, under its own policy). */
+function isFailureStore(store: Store): store is FailureStore {
+  return store instanceof ResilientStore || store instanceof ResilientShardedStore;
 }
 
 /** Creates an {@link Engine}; throws `ConfigError` when the configuration cannot be enforced. */

@@ -10,7 +10,9 @@ import { InvalidArgumentError, SluiceError } from "../core/errors.js";
 import { type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
 import { MAX_NOW_MS } from "../core/time-math.js";
 import { memoryStore } from "../stores/memory/memory-store.js";
+import { resilientShardedStore } from "../stores/resilient-sharded-store.js";
 import { type ResilientOptions, resilientStore } from "../stores/resilient-store.js";
+import { ShardedStore } from "../stores/sharded-store.js";
 import { isSyncStore, type Store, type StoreOp, type SyncStore } from "../stores/store.js";
 
 /** Longest key accepted, in UTF-16 code units. */
@@ -38,7 +40,9 @@ export interface LimiterOptions {
   /**
    * Failure handling for a remote store: timeout, circuit breaker and `fail_open` / `fail_closed` /
    * `fallback` (see `resilientStore`). Only wraps stores without a synchronous path: in-process stores
-   * cannot be unreachable, and wrapping them would lose `limitSync`. @default undefined (no wrapping)
+   * cannot be unreachable, and wrapping them would lose `limitSync`. A `ShardedStore` is wrapped shard by shard
+   * (`resilientShardedStore`: a breaker per shard, so one dead node leaves the others' keys to their stores).
+   * @default undefined (no wrapping)
    */
   readonly failure?: ResilientOptions;
 }
@@ -122,7 +126,13 @@ export function createLimiter(options: LimiterOptions): Limiter {
     if (failure === null || typeof failure !== "object") {
       throw new InvalidArgumentError("createLimiter: failure must be an object of resilientStore options");
     }
-    if (!isSyncStore(store)) store = resilientStore(store, { ...failure, clock: failure.clock ?? clock });
+    if (!isSyncStore(store)) {
+      const resilience = { ...failure, clock: failure.clock ?? clock };
+      store =
+        store instanceof ShardedStore
+          ? resilientShardedStore(store, resilience)
+          : resilientStore(store, resilience);
+    }
   }
   return new BoundLimiter(createLimitSet(name, specs), store, clock);
 }
