@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { AsyncMemoryStore } from "../../test/support/async-memory-store.js";
 import { failingStore } from "../../test/support/failing-store.js";
 import { ManualClock } from "../core/manual-clock.js";
 import { createEngine } from "../engine/engine.js";
 import { parseConfig } from "../rules/load-config.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
 import { resilientStore } from "../stores/resilient-store.js";
+import { shardedStore } from "../stores/sharded-store.js";
 import { createInflightGate } from "./inflight-gate.js";
 import { createServiceMetrics, MAX_DETAILED_SERIES } from "./service-metrics.js";
 
@@ -232,6 +234,52 @@ describe("createServiceMetrics", () => {
     expect(at("sluice_store_errors_total", "fallback")).toBe(1);
     expect(at("sluice_store_breaker_open", "fallback")).toBe(0);
     expect(at("sluice_store_queue_timeouts_total", "fallback")).toBe(0);
+  });
+
+  it("reports a sharded store's failure wrappers by policy and shard: one breaker per shard", async () => {
+    const clock = new ManualClock(T0);
+    const [up, down] = [new AsyncMemoryStore(), failingStore()];
+    const sharded = shardedStore({
+      shards: [
+        { id: "10.0.0.1:6379/0", store: up },
+        { id: "10.0.0.2:6379/0", store: down },
+      ],
+    });
+    const engine = createEngine({
+      config: parseConfig(CONFIG),
+      store: sharded,
+      clock,
+      scheduler: clock,
+      failure: { breaker: { failures: 2, openMs: 1000 } },
+    });
+    const metrics = createServiceMetrics(engine, { defaultMetrics: false });
+    const onShard = (id: string) => {
+      for (let i = 0; ; i++) if (sharded.shardFor(`a${i}`) === id) return `a${i}`;
+    };
+    // The counter key of a `tenant` descriptor is its value (one variable entry).
+    for (const id of ["10.0.0.1:6379/0", "10.0.0.2:6379/0"]) {
+      for (let i = 0; i < 3; i++) {
+        await engine.check({ domain: "api", descriptors: [[{ key: "tenant", value: onShard(id) }]] });
+      }
+    }
+    const s = parseExposition((await metrics.render()).body);
+    const at = (name: string, shard: string) => sampleValue(s, name, { policy: "fail_open", shard });
+    expect(at("sluice_store_calls_total", "10.0.0.1:6379/0")).toBe(3);
+    expect(at("sluice_store_errors_total", "10.0.0.1:6379/0")).toBe(0);
+    expect(at("sluice_store_breaker_open", "10.0.0.1:6379/0")).toBe(0);
+    expect(at("sluice_store_calls_total", "10.0.0.2:6379/0")).toBe(2); // the third was short-circuited
+    expect(at("sluice_store_errors_total", "10.0.0.2:6379/0")).toBe(2);
+    expect(at("sluice_store_short_circuited_total", "10.0.0.2:6379/0")).toBe(1);
+    expect(at("sluice_store_breaker_opened_total", "10.0.0.2:6379/0")).toBe(1);
+    expect(at("sluice_store_breaker_open", "10.0.0.2:6379/0")).toBe(1);
+    // One series per policy in use (the rules use two) and shard, never one without a shard on a sharded store.
+    const gauges = s.filter((x) => x.name === "sluice_store_breaker_open");
+    expect(gauges.map((x) => `${x.labels.policy} ${x.labels.shard}`).sort()).toEqual([
+      "fail_open 10.0.0.1:6379/0",
+      "fail_open 10.0.0.2:6379/0",
+      "fallback 10.0.0.1:6379/0",
+      "fallback 10.0.0.2:6379/0",
+    ]);
   });
 
   it("has no store traffic series on an in-process store", async () => {

@@ -18,8 +18,8 @@
  * | `sluice_store_evictions_total` | counter | | memory store keys evicted while holding usage (when the engine's store is a memory store) |
  * | `sluice_store_keys` | gauge | | keys a memory store holds |
  * | `sluice_store_large_state_bytes` | gauge | | bytes a memory store's large states hold (sliding_log, bucketed_window, concurrency; bounded by its `maxLargeStateBytes`) |
- * | `sluice_store_calls_total`, `sluice_store_errors_total`, `sluice_store_timeouts_total`, `sluice_store_queue_timeouts_total`, `sluice_store_short_circuited_total`, `sluice_store_breaker_opened_total` | counter | policy | the traffic of the engine's failure wrappers around a shared store, one per failure policy in use (`Engine.failureStores`) |
- * | `sluice_store_breaker_open` | gauge | policy | 1 while that wrapper's breaker is open or half-open |
+ * | `sluice_store_calls_total`, `sluice_store_errors_total`, `sluice_store_timeouts_total`, `sluice_store_queue_timeouts_total`, `sluice_store_short_circuited_total`, `sluice_store_breaker_opened_total` | counter | policy, shard | the traffic of the engine's failure wrappers around a shared store, one per failure policy in use (`Engine.failureStores`), and on a client-side sharded store one per policy and shard (`shard` is the shard's id, `host:port/db` in `sluice serve`; absent on any other store), so the series are at most 3 × the configured shards |
+ * | `sluice_store_breaker_open` | gauge | policy, shard | 1 while that wrapper's breaker (that shard's, on a sharded store) is open or half-open |
  * | process_*, nodejs_* | | | prom-client's default metrics |
  *
  * **Cost on the data plane.** `recordDecision` and `recordRequest` run once per request, so they only add to plain
@@ -31,6 +31,7 @@
 import client, { type Registry } from "prom-client";
 import type { CheckResult, Engine } from "../engine/engine.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
+import { ResilientShardedStore } from "../stores/resilient-sharded-store.js";
 import type { ResilientStore } from "../stores/resilient-store.js";
 import { CountingHistogram, type HistogramSeries } from "./counting-histogram.js";
 import type { InflightGate, ServiceApi, ServiceMetrics, ServiceOutcome } from "./service-context.js";
@@ -300,16 +301,26 @@ export function createServiceMetrics(engine: Engine, options: ServiceMetricsOpti
     });
   }
   // The failure wrappers of a shared store (one per failure policy in use, created as rules need them, so read at
-  // every scrape): their traffic, by policy. None on an in-process store: then no series.
+  // every scrape): their traffic, by policy, and by shard on a sharded store (a breaker each). None on an
+  // in-process store: then no series.
+  const eachWrapper = (
+    visit: (labels: { policy: string; shard?: string }, w: ResilientStore) => void,
+  ): void => {
+    for (const [policy, w] of engine.failureStores) {
+      if (w instanceof ResilientShardedStore)
+        for (const s of w.shards) visit({ policy, shard: s.id }, s.store);
+      else visit({ policy }, w);
+    }
+  };
   const fromStats = (name: string, help: string, read: (s: ResilientStore["stats"]) => number): void => {
     new client.Counter({
       name,
       help,
-      labelNames: ["policy"] as const,
+      labelNames: ["policy", "shard"] as const,
       registers,
       collect() {
         this.reset();
-        for (const [policy, w] of engine.failureStores) this.inc({ policy }, read(w.stats));
+        eachWrapper((labels, w) => this.inc(labels, read(w.stats)));
       },
     });
   };
@@ -334,11 +345,11 @@ export function createServiceMetrics(engine: Engine, options: ServiceMetricsOpti
   new client.Gauge({
     name: "sluice_store_breaker_open",
     help: "1 while the store's circuit breaker is open or half-open, else 0.",
-    labelNames: ["policy"] as const,
+    labelNames: ["policy", "shard"] as const,
     registers,
     collect() {
       this.reset();
-      for (const [policy, w] of engine.failureStores) this.set({ policy }, w.state === "closed" ? 0 : 1);
+      eachWrapper((labels, w) => this.set(labels, w.state === "closed" ? 0 : 1));
     },
   });
 

@@ -3,7 +3,9 @@
  * - `memory`: one bounded in-process {@link MemoryStore} (always reachable);
  * - `redis` with one URL: a {@link RedisStore} over one ioredis client;
  * - `redis` with several URLs: client-side sharding ({@link ShardedStore}) over one Redis store per node, each
- *   shard named `host:port/db` (never the credentials, so a password change moves no key);
+ *   shard named `host:port/db` (never the credentials, so a password change moves no key); the engine puts a
+ *   failure wrapper around each node (`resilient-sharded-store.ts`), so one node down sends only its own keys to
+ *   the failure policy (readiness still fails while any node is down: the probe below);
  * - `redis` with `--redis-cluster`: one Redis store over an ioredis `Cluster` seeded with the URLs;
  * - `redis` with `--redis-sentinel <master>`: one Redis store over one ioredis client that finds the master through
  *   the Sentinels at the URLs and follows its failovers (`redis-clients.ts`).
