@@ -432,6 +432,24 @@ describe("POST /v1/check", () => {
     expect((await check(user("2"))).statusCode).toBe(200);
   });
 
+  it("refuses work during the drain with a 503 saying the service is going away, counted as unavailable", async () => {
+    const { check, auth, ctx, metric } = setup();
+    expect(await ctx.gate.drain(0)).toBe(true);
+    for (const r of [await check(user("1")), await auth({ "x-user-id": "u" })]) {
+      expect(r.statusCode).toBe(503);
+      expect(r.headers["retry-after"]).toBe("1");
+      expect(r.json()).toEqual({
+        type: "about:blank",
+        title: "Service Unavailable",
+        status: 503,
+        detail: "The service is shutting down; retry on another instance.",
+      });
+    }
+    expect(await metric('sluice_requests_total{api="http_check",code="unavailable"}')).toBe(1);
+    expect(await metric('sluice_requests_total{api="http_auth",code="unavailable"}')).toBe(1);
+    expect(await metric('sluice_requests_total{api="http_check",code="overloaded"}')).toBeUndefined();
+  });
+
   it("answers 503 when the store is unavailable and 500 (logged) for anything unexpected", async () => {
     let fail: Error = new StoreUnavailableError("redis", "connection refused");
     const { check, ctx, metric } = setup(

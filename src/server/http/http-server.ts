@@ -374,10 +374,19 @@ export function createHttpServer(ctx: ServiceContext, options: HttpServerOptions
       // Injected requests (`app.inject`, tests) bypass the server: timed from here, body reading excluded.
       (request.raw as StampedRequest)[ARRIVAL_MS] ??= stopwatch.nowMs();
       if (!ctx.gate.tryEnter()) {
-        record(api, "overloaded", request);
-        sendProblem(reply, statusProblem(503, "Too many requests in flight; retry shortly."), {
-          "Retry-After": "1",
-        });
+        // Draining is not overload: the refusal says this instance is going away, as gRPC's UNAVAILABLE does.
+        const draining = ctx.gate.draining;
+        record(api, draining ? "unavailable" : "overloaded", request);
+        sendProblem(
+          reply,
+          statusProblem(
+            503,
+            draining
+              ? "The service is shutting down; retry on another instance."
+              : "Too many requests in flight; retry shortly.",
+          ),
+          { "Retry-After": "1" },
+        );
         return;
       }
       let input: CheckRequest | undefined;
