@@ -126,7 +126,7 @@ describe("startService (in process)", () => {
     expect(await first).toEqual({ drained: true });
     const after = await svc.readiness();
     expect(after.ready).toBe(false);
-    expect(after.checks.shutdown).toEqual({ ok: false, detail: "shutting down" });
+    expect(after.checks.shutdown).toEqual({ ok: false, detail: "draining: shutting down" });
   });
 
   it("probes the store at most once per cache period, concurrent callers sharing one probe", async () => {

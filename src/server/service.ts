@@ -27,13 +27,16 @@
  * **gRPC health** (`grpc.health.v1`) follows readiness, re-read every {@link READINESS_CACHE_MS}: NOT_SERVING while
  * the store is unreachable or a refused reload is in effect, as envoyproxy/ratelimit's health follows Redis.
  *
- * **Close** (the SIGTERM path): gRPC health turns NOT_SERVING and readiness false; both servers stop accepting
- * (HTTP requests arriving on open keep-alive connections get 503, new gRPC calls are refused); the in-flight gate
- * refuses new work and waits up to `drainTimeoutMs` for in-flight requests to finish; then remaining
- * connections are closed by force, the file watch stops, the admin API closes and the store closes, each of these
- * two within min(`drainTimeoutMs`, 1 s) per step (Redis QUIT included; past it connections are dropped), so a
- * Redis that stopped answering does not hang the shutdown. `close()` is idempotent: every call returns the same
- * promise.
+ * **Close** (the SIGTERM path): gRPC health turns NOT_SERVING and readiness false (`/readyz` 503, its `shutdown`
+ * check saying draining); both servers stop accepting new connections and close idle ones; the in-flight gate
+ * refuses new work (HTTP 503 with `Retry-After`, gRPC `UNAVAILABLE`) and waits up to `drainTimeoutMs` for
+ * in-flight requests, delayed ones included, to finish. Each open connection closes once it has its answers: gRPC
+ * sends GOAWAY; HTTP answers every request already received on it, even one that arrives during the drain, the
+ * last answer saying `Connection: close` (see http/http-drain.ts). At `drainTimeoutMs` the connections still open
+ * are closed by force (`drained: false`). Then the file watch stops, the admin API closes and the store closes,
+ * each of these two within min(`drainTimeoutMs`, 1 s) per step (Redis QUIT included; past it connections are
+ * dropped), so a Redis that stopped answering does not hang the shutdown. `close()` is idempotent: every call
+ * returns the same promise.
  */
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
@@ -50,6 +53,7 @@ import { disablePretenuring } from "./disable-pretenuring.js";
 import { createGrpcServer, type SluiceGrpcServer } from "./grpc/grpc-server.js";
 import {
   createHttpServer,
+  drainHttpServer,
   forwardAuthDomainOf,
   type HttpServerOptions,
   type Readiness,
@@ -85,7 +89,10 @@ export interface ServiceDeps {
 
 /** What {@link RunningService.close} reports. */
 export interface CloseReport {
-  /** Whether every in-flight request finished within the drain timeout (false: connections were cut). */
+  /**
+   * Whether every in-flight request finished and every connection closed within the drain timeout (false:
+   * connections were cut).
+   */
   readonly drained: boolean;
 }
 
@@ -345,7 +352,7 @@ export async function startService(
             : { ok: false, detail: status.lastError.message },
         forwardAuth: forwardAuthDomainCheck(authDomain, engine.config),
       };
-      if (closing) checks.shutdown = { ok: false, detail: "shutting down" };
+      if (closing) checks.shutdown = { ok: false, detail: "draining: shutting down" };
       return { ready: Object.values(checks).every((c) => c.ok), checks };
     };
 
@@ -436,14 +443,20 @@ export async function startService(
         grpc.setServing(false);
         healthStop.abort();
         watcher?.close();
-        const httpClosed = http.close();
+        // Both servers stop accepting and close each connection once its answers are out (HTTP: `Connection:
+        // close`; gRPC: GOAWAY), cutting what remains at the drain timeout; the gate refuses new work meanwhile.
+        const httpDrained = drainHttpServer(http, drainMs, systemScheduler);
         const grpcClosed = grpc.close(drainMs);
-        const drained = await context.gate.drain(drainMs);
+        const [gateDrained, httpClosed] = await Promise.all([context.gate.drain(drainMs), httpDrained]);
+        const drained = gateDrained && httpClosed;
         if (!drained) {
-          log.warn({ inflight: context.gate.inflight }, "drain timeout: closing the remaining connections");
+          log.warn(
+            { inflight: context.gate.inflight },
+            "drain timeout: the remaining connections were closed",
+          );
         }
-        http.server.closeAllConnections();
-        await Promise.all([httpClosed, grpcClosed]);
+        // fastify's own close (its hooks); its server has closed already.
+        await Promise.all([http.close(), grpcClosed]);
         // Past the drain, each close step gets a bound, so a Redis that stopped answering cannot hang the shutdown.
         const closeMs = Math.min(drainMs, 1000) || 1;
         if (admin !== undefined) {

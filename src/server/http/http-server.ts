@@ -26,6 +26,12 @@
  * bytes in error behind a complete request still being answered (pipelining), where an answer written now would
  * be read as that earlier request's; the connection is closed.
  *
+ * **Drain** ({@link drainHttpServer}, the SIGTERM path; see http-drain.ts): the server stops accepting and closes
+ * idle connections; a request still arriving on an open one is answered (503 from the draining gate, with
+ * `Retry-After` and a detail saying the service is shutting down, where overload's says too many in flight), the
+ * last answer on each connection saying `Connection: close`. Every request stamps its connection's latest request
+ * for that (`HttpDrain.noteRequest`), and responses are `HttpDrain`'s `ServerResponse` subclass.
+ *
  * **Request timeout.** A request must arrive whole, headers and body, within `requestTimeoutMs` of its first byte
  * (a slow client holds a connection and a parser, never a gate slot: the gate is entered once the body is in). The
  * `node:http` server enforces it with `requestTimeout` and `headersTimeout` (both set to it: Node's default gives
@@ -42,7 +48,7 @@
  * (`engine.checkSync`) and the answer is written in the same turn as the request's last byte: an answer sent
  * from a later microtask costs the `node:http` server measurably more per request (about 2 µs on `/v1/auth`).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, {
   type FastifyInstance,
@@ -50,6 +56,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from "fastify";
+import type { Scheduler } from "../../core/clock.js";
 import { InvalidArgumentError } from "../../core/errors.js";
 import type { CheckRequest, CheckResult } from "../../engine/engine.js";
 import { isSyncStore } from "../../stores/store.js";
@@ -71,11 +78,15 @@ import {
   registerForwardAuthRoute,
   slotCount,
 } from "./forward-auth.js";
+import { HttpDrain } from "./http-drain.js";
 import { errorAnswer, type RouteKit, sendProblem } from "./http-reply.js";
 import { LazyRequestLogger } from "./lazy-request-logger.js";
 
 /** Where the `node:http` server stamps a request's arrival (`ctx.stopwatch` ms) on the raw request. */
 const ARRIVAL_MS = Symbol("sluice.arrivalMs");
+
+/** The drain of each server {@link createHttpServer} made, by its `node:http` server. */
+const DRAINS = new WeakMap<Server, HttpDrain>();
 
 /** A raw request with its arrival stamp. */
 type StampedRequest = IncomingMessage & { [ARRIVAL_MS]?: number };
@@ -266,6 +277,23 @@ export function connectionsCheckingIntervalOf(requestTimeoutMs: number): number 
   return requestTimeoutMs === 0 ? 30_000 : Math.max(1, Math.min(1000, Math.ceil(requestTimeoutMs / 10)));
 }
 
+/**
+ * Drains `app`, a server made by {@link createHttpServer} (the SIGTERM path; see http-drain.ts): stops accepting,
+ * answers what open connections are owed with `Connection: close`, closes idle ones. Resolves true once every
+ * connection closed, false when `timeoutMs` (ms) passed first and the rest were destroyed. The same promise on
+ * every call; throws `InvalidArgumentError` for another server.
+ */
+export function drainHttpServer(
+  app: FastifyInstance,
+  timeoutMs: number,
+  scheduler?: Scheduler,
+): Promise<boolean> {
+  const drain = DRAINS.get(app.server);
+  if (drain === undefined)
+    throw new InvalidArgumentError("drainHttpServer: the server was not made by createHttpServer");
+  return drain.start(app.server, timeoutMs, scheduler);
+}
+
 /** Creates the HTTP server (see the module comment); throws `InvalidArgumentError` for invalid options. */
 export function createHttpServer(ctx: ServiceContext, options: HttpServerOptions): FastifyInstance {
   const auth = forwardAuthSetup(options);
@@ -285,17 +313,21 @@ export function createHttpServer(ctx: ServiceContext, options: HttpServerOptions
     childLoggerFactory: (_nullLogger, bindings, childOptions) =>
       new LazyRequestLogger(httpLog, bindings, childOptions),
     // fastify's own server (http.createServer and the same four settings), plus the arrival stamp, the request
-    // timeout on headers too, its sweep period, and the Host check (see the module comment).
+    // timeout on headers too, its sweep period, the Host check, and the drain's response class and mark of each
+    // connection's latest request (see the module comment).
     serverFactory: (handler, opts) => {
+      const drain = new HttpDrain();
       const server = createServer(
         {
           requestTimeout,
           headersTimeout: requestTimeout,
           connectionsCheckingInterval: connectionsCheckingIntervalOf(requestTimeout),
           requireHostHeader: false,
+          ServerResponse: drain.ServerResponse,
         },
         (req: StampedRequest, res: ServerResponse) => {
           req[ARRIVAL_MS] = stopwatch.nowMs();
+          HttpDrain.noteRequest(req);
           if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
             res.writeHead(400, {
               "Content-Type": PROBLEM_CONTENT_TYPE,
@@ -314,6 +346,7 @@ export function createHttpServer(ctx: ServiceContext, options: HttpServerOptions
       server.keepAliveTimeout = o.keepAliveTimeout;
       server.setTimeout(o.connectionTimeout);
       if (perSocket > 0) server.maxRequestsPerSocket = perSocket;
+      DRAINS.set(server, drain);
       return server;
     },
     bodyLimit: ctx.bounds.maxBodyBytes,
