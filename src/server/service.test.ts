@@ -221,6 +221,20 @@ describe("startService (in process)", () => {
     }
   });
 
+  it("with the admin API on, an envoyproxy/ratelimit file keeps the --envoy-algorithm of its limits", async () => {
+    const envoy =
+      "domain: api\ndescriptors:\n  - key: user\n    rate_limit: { unit: minute, requests_per_unit: 5 }\n";
+    const s = settings({ admin: true, adminPort: "0", watch: false, envoyAlgorithm: "gcra" }, envoy);
+    const svc = await startService(s, { log: createServiceLogger({ level: "silent" }) });
+    try {
+      // The admin API applied its repository's snapshot of the file over the one loaded at start.
+      expect((await svc.readiness()).checks.config?.detail).toMatch(/^version [2-9]/);
+      expect(svc.context.engine.config.rules[0].limits[0].algorithm).toBe("gcra");
+    } finally {
+      await svc.close();
+    }
+  });
+
   it("with the admin API watching, /readyz is ready again once an invalid hand edit is reverted or fixed by a comment", async () => {
     const s = settings({ admin: true, adminPort: "0", watch: true });
     const svc = await startService(s, { log: createServiceLogger({ level: "silent" }) });

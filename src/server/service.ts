@@ -273,6 +273,7 @@ export async function startService(
         startAdminService({
           engine,
           configFile: settings.configFile,
+          ...loadOptions,
           ...(settings.store === "redis" ? { redis: settings } : {}),
           redisPrefix: settings.redisPrefix,
           ...(settings.auditFile === undefined ? {} : { auditFile: settings.auditFile }),

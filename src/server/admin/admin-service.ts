@@ -41,6 +41,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Clock } from "../../core/clock.js";
 import { ConfigError, FileLockedError, StoreUnavailableError } from "../../core/errors.js";
+import type { AlgorithmId } from "../../core/limit-spec.js";
 import { type ConfigWatcher, watchConfigFile } from "../../engine/config-watcher.js";
 import type { Engine } from "../../engine/engine.js";
 import type { NativeConfigInput } from "../../rules/config-schema.js";
@@ -71,6 +72,8 @@ export interface AdminServiceOptions {
   readonly engine: Engine;
   /** The rules file: the source of truth (embedded), or the seed of Redis (Redis mode). */
   readonly configFile: string;
+  /** Algorithm of the limits of an envoyproxy/ratelimit rules file (`--envoy-algorithm`). @default fixed_window */
+  readonly envoyAlgorithm?: AlgorithmId;
   /**
    * Where the shared configuration and audit stream live (the service's Redis settings; with several sharded
    * URLs, the first node); undefined: embedded (file) mode.
@@ -231,6 +234,7 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
       watch: options.watch ?? true,
       onError,
       onRecovered,
+      ...(options.envoyAlgorithm === undefined ? {} : { envoyAlgorithm: options.envoyAlgorithm }),
     });
     const fileAudit = fileAuditLog({ path: options.auditFile ?? `${options.configFile}.audit.jsonl`, clock });
     audit = fileAudit;

@@ -333,6 +333,18 @@ describe("fileConfigRepository", () => {
     expect(await readFile(envoy)).toEqual(bytes);
   });
 
+  it("compiles an envoyproxy/ratelimit file with the envoyAlgorithm given, as the service loads it", async () => {
+    const envoy = join(dir, "envoy.yaml");
+    await copyFile(ENVOY_EXAMPLE, envoy);
+    const r = fileConfigRepository({ path: envoy, clock, watch: false, envoyAlgorithm: "gcra" });
+    open.push(r);
+    const algorithms = (await r.load()).config.rules.flatMap((x) => x.limits.map((l) => l.algorithm));
+    expect(algorithms.length).toBeGreaterThan(0);
+    expect(new Set(algorithms)).toEqual(new Set(["gcra"]));
+    await r.close();
+    expect((await repo({ path: envoy }).load()).config.rules[0].limits[0].algorithm).toBe("fixed_window");
+  });
+
   it("rewrites a JSON file as JSON", async () => {
     const json = join(dir, "sluice.json");
     await writeFile(json, JSON.stringify(parse(BASE)));

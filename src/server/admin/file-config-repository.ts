@@ -34,9 +34,9 @@
  * stays. When the watch starts, the file is read once more and compared with the text the current snapshot came
  * from, so a hand edit made between the first `load` and the start of the watch is not missed.
  *
- * Files in the envoyproxy/ratelimit format are read-only here: `load` returns their compiled rules (`config`),
- * with a `document` holding no rules since the file is not in the native format, and `update` throws
- * `ERR_SLUICE_UNSUPPORTED` naming the file.
+ * Files in the envoyproxy/ratelimit format are read-only here: `load` returns their compiled rules (`config`, their
+ * limits' algorithm `envoyAlgorithm`, as `sluice serve --envoy-algorithm` loads them), with a `document` holding no
+ * rules since the file is not in the native format, and `update` throws `ERR_SLUICE_UNSUPPORTED` naming the file.
  *
  * One writer per file: two processes editing one file through the API would lose each other's updates (each
  * re-reads, then renames its own text over the file), so it is enforced. The repository takes the file's
@@ -49,6 +49,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { ConfigError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
+import type { AlgorithmId } from "../../core/limit-spec.js";
 import { type ConfigWatcher, watchConfigFile } from "../../engine/config-watcher.js";
 import {
   ConfigSource,
@@ -92,6 +93,8 @@ export interface FileConfigRepositoryOptions {
    * to `onError` no longer holds.
    */
   readonly onRecovered?: (snapshot: ConfigSnapshot) => void;
+  /** Algorithm of the limits of an envoyproxy/ratelimit file (`--envoy-algorithm`). @default fixed_window */
+  readonly envoyAlgorithm?: AlgorithmId;
 }
 
 /** Attempts of one `update` whose file keeps changing by hand while it writes (see the module comment). */
@@ -137,6 +140,7 @@ class FileConfigRepository implements ConfigRepository {
   private readonly debounceMs: number;
   private readonly onError: (error: unknown) => void;
   private readonly onRecovered: (snapshot: ConfigSnapshot) => void;
+  private readonly envoyAlgorithm: AlgorithmId | undefined;
   private readonly serial = new Serializer();
   private readonly listeners: SnapshotListeners;
   private current: ConfigSnapshot | undefined;
@@ -163,6 +167,7 @@ class FileConfigRepository implements ConfigRepository {
     this.debounceMs = options.debounceMs ?? 100;
     this.onError = options.onError ?? (() => {});
     this.onRecovered = options.onRecovered ?? (() => {});
+    this.envoyAlgorithm = options.envoyAlgorithm;
     this.listeners = new SnapshotListeners(this.onError);
   }
 
@@ -340,7 +345,11 @@ class FileConfigRepository implements ConfigRepository {
     const source = ConfigSource.parse(text, { format, source: this.file });
     const version = this.json ? undefined : headerVersion(text);
     if (isEnvoyConfig(source.value)) {
-      const config = parseEnvoyConfig(text, { source: this.file, format });
+      const config = parseEnvoyConfig(text, {
+        source: this.file,
+        format,
+        ...(this.envoyAlgorithm === undefined ? {} : { algorithm: this.envoyAlgorithm }),
+      });
       return { text, document: NO_RULES, config, envoy: true, headerVersion: version };
     }
     const result = validateConfig(source.value);
