@@ -3,10 +3,15 @@
 // edit while the service runs, an envoyproxy/ratelimit file) is warned of, naming the file, the Redis location, the
 // version held and the key to delete to seed again; a file equal to Redis's document once normalised (the instance
 // that seeded it, the same rules in another layout) gives no warning. Also when Redis answers only after the start.
+// An envoyproxy/ratelimit file is no seed but the rules in force (see admin-service.ts): no such warning, but one
+// when Redis holds a configuration that instance does not use; and a native file edited into that format while
+// the service follows Redis is warned of.
+
 import { Redis } from "ioredis";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
+import type { Engine } from "../../src/engine/engine.js";
 import { createEngine } from "../../src/engine/engine.js";
 import { loadConfigFile } from "../../src/rules/load-config.js";
 import { type RunningAdmin, startAdminService } from "../../src/server/admin/admin-service.js";
@@ -60,7 +65,7 @@ async function start(
   url: string,
   prefix: string,
   watch = false,
-): Promise<{ admin: RunningAdmin; lines: Line[] }> {
+): Promise<{ admin: RunningAdmin; lines: Line[]; engine: Engine }> {
   const lines: Line[] = [];
   const log = pino({ level: "warn" }, { write: (s: string) => void lines.push(JSON.parse(s) as Line) });
   const engine = createEngine({ config: await loadConfigFile(configFile), clock: systemClock });
@@ -83,12 +88,16 @@ async function start(
     watch,
   });
   running.push(admin);
-  return { admin, lines };
+  return { admin, lines, engine };
 }
 
 /** The warnings about the rules file among `lines`. */
 const fileWarnings = (lines: readonly Line[]): Line[] =>
   lines.filter((l) => l.level === 40 && l.msg.startsWith("admin API: the rules file"));
+
+/** The warnings and errors among `lines` but the one of every test (no admin tokens: writes refused). */
+const problems = (lines: readonly Line[]): Line[] =>
+  lines.filter((l) => l.level >= 40 && !l.msg.startsWith("admin API: no tokens configured"));
 
 /** Polls `done` every 10 ms until it holds (or 15 s pass): a bound, not a timing assertion. */
 async function until(done: () => boolean, what: string): Promise<void> {
@@ -179,18 +188,52 @@ describe("the admin API in Redis mode, on the shared server", () => {
     );
   });
 
-  it("warns that an envoyproxy/ratelimit file does not seed Redis and its rules are not applied", async () => {
+  it("applies an envoyproxy/ratelimit file's rules, not Redis's (empty) configuration, and warns of nothing", async () => {
     const p = prefix("seedwarn-envoy");
     const path = files.write("envoy.yaml", ENVOY);
-    const { lines } = await start(path, url, p);
+    const { admin, lines, engine } = await start(path, url, p);
+    expect(fileWarnings(lines)).toEqual([]);
+    expect(problems(lines)).toEqual([]);
+    expect(engine.config.rules.map((r) => r.id)).toEqual(["user"]);
+    expect(admin.location).toBe(`file:${path}`);
+    expect(await raw.exists(`${p}:config`)).toBe(0); // no seed written
+  });
+
+  it("warns when Redis holds a configuration an envoyproxy/ratelimit instance does not use", async () => {
+    const p = prefix("seedwarn-envoy-unused");
+    const seeder = await start(files.write("unused-seed.yaml", SEEDED), url, p);
+    await seeder.admin.close();
+    const path = files.write("envoy-unused.yaml", ENVOY);
+    const { lines, engine } = await start(path, url, p);
+    await until(() => problems(lines).length > 0, "the warning");
+    const [warning, ...more] = problems(lines);
+    expect(more).toEqual([]);
+    expect(warning).toMatchObject({ configFile: path, key: `${p}:config`, version: 1 });
+    expect(warning.msg).toBe(
+      `admin API: Redis holds a shared configuration (${p}:config, version 1) that this instance does not use: its ` +
+        `rules come from the envoyproxy/ratelimit file ${path}. Instances on this Redis and prefix started with a ` +
+        "native rules file follow that configuration, sharing counters with this one under other rules; once none " +
+        `does, delete it (redis-cli DEL ${p}:config)`,
+    );
+    expect(engine.config.rules.map((r) => r.id)).toEqual(["user"]);
+  });
+
+  it("warns when a native file is edited into the envoyproxy/ratelimit format while it follows Redis", async () => {
+    const p = prefix("seedwarn-to-envoy");
+    const path = files.write("to-envoy.yaml", SEEDED);
+    const { lines, engine } = await start(path, url, p, true);
+    expect(fileWarnings(lines)).toEqual([]);
+    files.write("to-envoy.yaml", ENVOY);
+    await until(() => fileWarnings(lines).length > 0, "the warning on the edit");
     const [warning, ...more] = fileWarnings(lines);
     expect(more).toEqual([]);
-    expect(warning).toMatchObject({ configFile: path, version: 0, rules: 0 });
+    expect(warning).toMatchObject({ configFile: path, version: 1, key: `${p}:config` });
     expect(warning.msg).toBe(
-      `admin API: the rules file ${path} is in the envoyproxy/ratelimit format, which does not seed Redis: its ` +
-        `rules are not applied, the configuration in Redis (${url}/${p}, version 0) is, and edits to the file are ` +
-        "ignored. Write the rules through the admin API or the dashboard, or serve the file with --no-admin",
+      `admin API: the rules file ${path} changed to the envoyproxy/ratelimit format, and the change is not ` +
+        `applied: the configuration in Redis (${url}/${p}, version 1) stays in force. An instance started with an ` +
+        "envoyproxy/ratelimit file takes its rules from the file (restart to do so)",
     );
+    expect(engine.config.rules.map((r) => r.id)).toEqual(["per-user"]);
   });
 });
 

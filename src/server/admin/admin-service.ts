@@ -28,8 +28,21 @@
  * anchors and key order do not count), so a file equal to Redis's document (the instance that just seeded it, an
  * edit that only reformats) gives no warning. When: once Redis's configuration is first loaded (at start, or when
  * Redis answers after being unreachable at start), and, with `watch`, at each change of the file (watched as in
- * embedded mode, but only to warn). An envoyproxy/ratelimit file is never a seed: its rules are never in force in
- * Redis mode, which is warned of the same way.
+ * embedded mode, but only to warn).
+ *
+ * **An envoyproxy/ratelimit file in Redis mode** is the source of truth of the rules, as it is for
+ * envoyproxy/ratelimit itself: every instance reads its own copy (a ConfigMap) and, with `watch`, applies each edit
+ * of it; Redis holds the counters (the data plane's store) and the audit stream, not the rules. Such a file is no
+ * native document, so it cannot seed Redis, and taking the rules from Redis instead (none on an empty one) silently
+ * dropped every limit. Chosen at start by the file's format: the repository is then the file repository, read-only
+ * (`file-config-repository.ts`): it loads and watches the file as in embedded mode (an edit that does not load shows
+ * in `/readyz`, the previous rules staying), and refuses every configuration write (rules, tiers, overrides) with
+ * `ERR_SLUICE_UNSUPPORTED` naming the file (409). It takes no file lock: it never writes, so several instances may
+ * share one file on one host. The audit log stays the Redis stream, as in Redis mode: what the admin API can still
+ * change (a reset of limits) acts on the counters in Redis, which every instance shares, so its record belongs
+ * beside them, readable from every instance, and nothing is written beside a file that may sit on a read-only mount.
+ * A configuration held in Redis under the prefix (`<prefix>:config`: written by instances started with a native
+ * file) is not used, and is warned of once it is seen, since instances sharing the counters then run other rules.
  *
  * The admin connection to Redis is its own ioredis client (config and audit traffic never queue behind the data
  * plane's scripts), built from the same settings as the store's (`redis-clients.ts`: one node, a Cluster or a
@@ -45,6 +58,7 @@ import type { AlgorithmId } from "../../core/limit-spec.js";
 import { type ConfigWatcher, watchConfigFile } from "../../engine/config-watcher.js";
 import type { Engine } from "../../engine/engine.js";
 import type { NativeConfigInput } from "../../rules/config-schema.js";
+import { isEnvoyConfig } from "../../rules/envoy-config.js";
 import { parseConfigValue, unreadableConfigFile } from "../../rules/load-config.js";
 import { createRedisClient, type RedisConnectionSettings, redisClientSpecs } from "../redis-clients.js";
 import { within } from "../service-store.js";
@@ -70,7 +84,10 @@ export const ADMIN_CLOSE_TIMEOUT_MS = 1000;
 export interface AdminServiceOptions {
   /** The data plane's engine. */
   readonly engine: Engine;
-  /** The rules file: the source of truth (embedded), or the seed of Redis (Redis mode). */
+  /**
+   * The rules file: the source of truth (embedded, and Redis mode with an envoyproxy/ratelimit file), or the seed of
+   * Redis (Redis mode with a native file). See the module comment.
+   */
   readonly configFile: string;
   /** Algorithm of the limits of an envoyproxy/ratelimit rules file (`--envoy-algorithm`). @default fixed_window */
   readonly envoyAlgorithm?: AlgorithmId;
@@ -97,8 +114,9 @@ export interface AdminServiceOptions {
   readonly port: number;
   /**
    * Embedded mode: watch the rules file and apply every version written to it by hand (`--watch`, the service's
-   * setting); false: only the admin API's own writes change the rules. Redis mode always follows the shared
-   * document: the file is watched only to warn that an edit of it is not applied (see the module comment).
+   * setting); false: only the admin API's own writes change the rules. Redis mode with a native file always follows
+   * the shared document: the file is watched only to warn that an edit of it is not applied; with an
+   * envoyproxy/ratelimit file, as embedded (see the module comment).
    * @default true
    */
   readonly watch?: boolean;
@@ -110,6 +128,11 @@ export interface RunningAdmin {
   readonly port: number;
   /** Where the configuration lives (`file:…` or `redis://…`, no credentials). */
   readonly location: string;
+  /**
+   * Whether each edit of the rules file is applied to the engine: with `watch`, in embedded mode and in Redis mode
+   * with an envoyproxy/ratelimit file; false when the rules follow Redis.
+   */
+  readonly watchesRulesFile: boolean;
   /** Record every data-plane decision here (feeds `/api/v1/stats` and the dashboard). */
   readonly tally: DecisionTally;
   /**
@@ -121,11 +144,18 @@ export interface RunningAdmin {
 }
 
 /**
- * The native document of a rules file, when it is one (the Redis seed); undefined for envoy-format files. Read by
- * the loader's own parser, so the seed is the document the data plane loaded (YAML merge keys and aliases
- * resolved, the same JSON-or-YAML choice).
+ * A rules file as the admin service reads it: an envoyproxy/ratelimit file, or the native document (the Redis seed;
+ * undefined when the value has no `rules` list, which the loader refuses).
  */
-async function nativeDocumentOf(path: string): Promise<NativeConfigInput | undefined> {
+type RulesFile =
+  | { readonly envoy: true }
+  | { readonly envoy: false; readonly document: NativeConfigInput | undefined };
+
+/**
+ * Reads the rules file at `path` by the loader's own parser, so the seed is the document the data plane loaded
+ * (YAML merge keys and aliases resolved, the same JSON-or-YAML choice) and the format is the one it detected.
+ */
+async function readRulesFile(path: string): Promise<RulesFile> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -133,11 +163,19 @@ async function nativeDocumentOf(path: string): Promise<NativeConfigInput | undef
     throw unreadableConfigFile(path, error);
   }
   const value = parseConfigValue(text, { source: path });
+  if (isEnvoyConfig(value)) return { envoy: true };
   if (value === null || typeof value !== "object" || !Array.isArray((value as { rules?: unknown }).rules)) {
-    return undefined;
+    return { envoy: false, document: undefined };
   }
-  return toJsonData(value as NativeConfigInput, path);
+  return { envoy: false, document: toJsonData(value as NativeConfigInput, path) };
 }
+
+/** Why a configuration write is refused in Redis mode with an envoyproxy/ratelimit file (after `<file>: `). */
+export const ENVOY_FILE_READ_ONLY =
+  "the rules are read from this envoyproxy/ratelimit file (with the Redis store, Redis holds the counters, not the " +
+  "rules), which the admin API does not edit: edit the file on every instance (each reloads it on change, unless " +
+  "--no-watch); to manage the rules through the admin API, convert the file to the native format, which seeds " +
+  "the shared configuration in Redis";
 
 /** What {@link warnIfFileIgnored} needs to know of the service. */
 interface FileCheck {
@@ -156,12 +194,17 @@ interface FileCheck {
  */
 async function warnIfFileIgnored(check: FileCheck, snapshot: ConfigSnapshot, edited: boolean): Promise<void> {
   const { configFile, location, key, log } = check;
-  let file: NativeConfigInput | undefined;
+  let file: RulesFile | undefined;
   let unreadable: string | undefined;
   try {
-    file = await nativeDocumentOf(configFile);
-    // `nativeDocumentOf` normalises with `toJsonData`, as `snapshotOf` did Redis's document.
-    if (file !== undefined && canonicalJson(file) === canonicalJson(snapshot.document)) return;
+    file = await readRulesFile(configFile);
+    // `readRulesFile` normalises with `toJsonData`, as `snapshotOf` did Redis's document.
+    if (
+      !file.envoy &&
+      file.document !== undefined &&
+      canonicalJson(file.document) === canonicalJson(snapshot.document)
+    )
+      return;
   } catch (error) {
     // An edit that does not load: not applied either, and the error says why.
     unreadable = error instanceof Error ? error.message : String(error);
@@ -175,12 +218,13 @@ async function warnIfFileIgnored(check: FileCheck, snapshot: ConfigSnapshot, edi
     ...(unreadable === undefined ? {} : { error: unreadable }),
   };
   const redis = `the configuration in Redis (${location}, version ${snapshot.version})`;
-  if (file === undefined && unreadable === undefined) {
+  if (file?.envoy === true) {
+    // Edited into that format while running: this instance chose Redis's configuration at start, from a native file.
     log.warn(
       fields,
-      `admin API: the rules file ${configFile} is in the envoyproxy/ratelimit format, which does not seed Redis: ` +
-        `its rules are not applied, ${redis} is, and edits to the file are ignored. Write the rules through the ` +
-        "admin API or the dashboard, or serve the file with --no-admin",
+      `admin API: the rules file ${configFile} changed to the envoyproxy/ratelimit format, and the change is not ` +
+        `applied: ${redis} stays in force. An instance started with an envoyproxy/ratelimit file takes its rules ` +
+        "from the file (restart to do so)",
     );
     return;
   }
@@ -192,6 +236,32 @@ async function warnIfFileIgnored(check: FileCheck, snapshot: ConfigSnapshot, edi
     `${what}. In Redis mode the file only seeds a Redis that holds no configuration yet, and edits to it are ` +
       `ignored. Change the rules through the admin API or the dashboard; or, to seed Redis from the file again, ` +
       `stop every instance, delete the key ${key} (redis-cli DEL ${key}) and start them again`,
+  );
+}
+
+/**
+ * Redis mode with an envoyproxy/ratelimit file: once Redis answers, logs a warning when it holds a configuration under
+ * the prefix (`key`), which this instance does not use (see the module comment). Never waits, never throws: a
+ * failed read (the client closed first) is dropped.
+ */
+function warnIfRedisConfigUnused(
+  client: { hget(key: string, field: string): Promise<string | null> },
+  key: string,
+  configFile: string,
+  log: Logger,
+): void {
+  client.hget(key, "version").then(
+    (version) => {
+      if (version === null) return;
+      log.warn(
+        { configFile, key, version: Number(version) },
+        `admin API: Redis holds a shared configuration (${key}, version ${version}) that this instance does not ` +
+          `use: its rules come from the envoyproxy/ratelimit file ${configFile}. Instances on this Redis and prefix ` +
+          "started with a native rules file follow that configuration, sharing counters with this one under other " +
+          `rules; once none does, delete it (redis-cli DEL ${key})`,
+      );
+    },
+    () => undefined,
   );
 }
 
@@ -225,8 +295,12 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
   // callers bound it); `dropClient` closes the socket at once, failing the commands still waiting for a reply.
   let quitClient: () => Promise<void> = () => Promise.resolve();
   let dropClient: () => void = () => {};
-  // Redis mode with `watch`: started once the admin API listens (see the module comment).
+  // Redis mode with a native file and `watch`: started once the admin API listens (see the module comment).
   let startFileWatch: () => ConfigWatcher | undefined = () => undefined;
+  // Whether the rules follow the file (embedded, or an envoyproxy/ratelimit file in Redis mode) rather than Redis.
+  let rulesFromFile = true;
+  const envoyAlgorithm =
+    options.envoyAlgorithm === undefined ? {} : { envoyAlgorithm: options.envoyAlgorithm };
   if (options.redis === undefined) {
     repository = fileConfigRepository({
       path: options.configFile,
@@ -234,7 +308,7 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
       watch: options.watch ?? true,
       onError,
       onRecovered,
-      ...(options.envoyAlgorithm === undefined ? {} : { envoyAlgorithm: options.envoyAlgorithm }),
+      ...envoyAlgorithm,
     });
     const fileAudit = fileAuditLog({ path: options.auditFile ?? `${options.configFile}.audit.jsonl`, clock });
     audit = fileAudit;
@@ -252,7 +326,7 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
     }
   } else {
     // Before the client: a failure here leaves nothing to close.
-    const seed = await nativeDocumentOf(options.configFile);
+    const file = await readRulesFile(options.configFile);
     const { Redis, Cluster } = await import("ioredis");
     const [spec] = redisClientSpecs(options.redis, "admin");
     const client = createRedisClient({ Redis, Cluster }, spec) as InstanceType<typeof Redis>;
@@ -267,72 +341,100 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
       }
     };
     dropClient = () => client.disconnect();
-    repository = redisConfigRepository({
-      client,
-      prefix: options.redisPrefix,
-      ...(seed === undefined ? {} : { seed }),
-      clock,
-      onError,
-      onRecovered,
-    });
     audit = redisAuditLog({ client, key: `${options.redisPrefix}:audit`, clock });
-    const check: FileCheck = {
-      configFile: options.configFile,
-      location: repository.location,
-      key: redisConfigKey(options.redisPrefix),
-      log,
-    };
-    // Set once the configuration in Redis is first loaded: before that, the first load's check covers any edit.
-    let loaded = false;
-    const redisRepository = repository;
-    if (options.watch ?? true) {
-      const edited = (): void => {
-        if (!loaded) return;
-        void redisRepository
-          .load()
-          .then((snapshot) => warnIfFileIgnored(check, snapshot, true))
-          .catch(() => undefined); // closed meanwhile
-      };
-      // The watch's target is no engine: a version of the file that loads, or one that does not, is only compared.
-      startFileWatch = () =>
-        watchConfigFile(options.configFile, { updateConfig: edited, reportConfigError: edited });
-    }
-    try {
-      // Redis may hold a newer configuration than the file: the engine starts from the shared one.
-      const snapshot = await repository.load();
-      engine.updateConfig(snapshot.config);
-      loaded = true;
-      await warnIfFileIgnored(check, snapshot, false);
-    } catch (error) {
-      if (!(error instanceof StoreUnavailableError)) {
-        // A document in Redis that does not load, or the engine refusing it: nothing to serve the admin API from.
-        await repository.close();
-        await audit.close();
-        dropClient();
-        throw error;
-      }
-      // Redis unreachable: serve anyway, as the data plane does. The repository stays unloaded (admin reads and
-      // writes answer 503) and loads by itself once Redis answers; its first snapshot then reaches the watchers:
-      // this one applies it to the engine (as above), the admin server's records it.
-      log.warn(
-        { configuration: repository.location, error: error.message },
-        "admin API: the configuration in Redis is not reachable yet: serving the rules file meanwhile; admin reads and writes answer 503 until Redis answers",
-      );
-      const stopWaiting = repository.watch((snapshot) => {
-        stopWaiting();
-        log.info(
-          { configuration: repository.location, version: snapshot.version },
-          "admin API: the configuration in Redis is reachable: following it",
-        );
-        loaded = true;
-        void warnIfFileIgnored(check, snapshot, false);
-        if (snapshot.config === engine.config) return;
-        try {
-          engine.updateConfig(snapshot.config);
-        } catch {
-          // refused: the engine recorded and logged the error, and keeps the configuration in force
-        }
+    if (file.envoy) {
+      // The file is the rules' source of truth, Redis holds the counters and the audit stream (see the module comment).
+      repository = fileConfigRepository({
+        path: options.configFile,
+        clock,
+        watch: options.watch ?? true,
+        onError,
+        onRecovered,
+        readOnly: { reason: ENVOY_FILE_READ_ONLY },
+        ...envoyAlgorithm,
       });
+      log.info(
+        {
+          configFile: options.configFile,
+          audit: `${options.redisPrefix}:audit`,
+          watch: options.watch ?? true,
+        },
+        `admin API: the rules come from the envoyproxy/ratelimit file ${options.configFile}` +
+          `${(options.watch ?? true) ? ", reloaded on change" : ""}, read-only through the admin API; Redis holds ` +
+          "the counters and the audit log",
+      );
+      // As in embedded mode, a failure to load (the file broken since the data plane read it) is left to the
+      // server, which logs it and serves the rules the engine holds.
+      await repository.load().catch(() => undefined);
+      warnIfRedisConfigUnused(client, redisConfigKey(options.redisPrefix), options.configFile, log);
+    } else {
+      rulesFromFile = false;
+      repository = redisConfigRepository({
+        client,
+        prefix: options.redisPrefix,
+        ...(file.document === undefined ? {} : { seed: file.document }),
+        clock,
+        onError,
+        onRecovered,
+      });
+      const check: FileCheck = {
+        configFile: options.configFile,
+        location: repository.location,
+        key: redisConfigKey(options.redisPrefix),
+        log,
+      };
+      // Set once the configuration in Redis is first loaded: before that, the first load's check covers any edit.
+      let loaded = false;
+      const redisRepository = repository;
+      if (options.watch ?? true) {
+        const edited = (): void => {
+          if (!loaded) return;
+          void redisRepository
+            .load()
+            .then((snapshot) => warnIfFileIgnored(check, snapshot, true))
+            .catch(() => undefined); // closed meanwhile
+        };
+        // The watch's target is no engine: a version of the file that loads, or one that does not, is only compared.
+        startFileWatch = () =>
+          watchConfigFile(options.configFile, { updateConfig: edited, reportConfigError: edited });
+      }
+      try {
+        // Redis may hold a newer configuration than the file: the engine starts from the shared one.
+        const snapshot = await repository.load();
+        engine.updateConfig(snapshot.config);
+        loaded = true;
+        await warnIfFileIgnored(check, snapshot, false);
+      } catch (error) {
+        if (!(error instanceof StoreUnavailableError)) {
+          // A document in Redis that does not load, or the engine refusing it: nothing to serve the admin API from.
+          await repository.close();
+          await audit.close();
+          dropClient();
+          throw error;
+        }
+        // Redis unreachable: serve anyway, as the data plane does. The repository stays unloaded (admin reads and
+        // writes answer 503) and loads by itself once Redis answers; its first snapshot then reaches the watchers:
+        // this one applies it to the engine (as above), the admin server's records it.
+        log.warn(
+          { configuration: repository.location, error: error.message },
+          "admin API: the configuration in Redis is not reachable yet: serving the rules file meanwhile; admin reads and writes answer 503 until Redis answers",
+        );
+        const stopWaiting = repository.watch((snapshot) => {
+          stopWaiting();
+          log.info(
+            { configuration: repository.location, version: snapshot.version },
+            "admin API: the configuration in Redis is reachable: following it",
+          );
+          loaded = true;
+          void warnIfFileIgnored(check, snapshot, false);
+          if (snapshot.config === engine.config) return;
+          try {
+            engine.updateConfig(snapshot.config);
+          } catch {
+            // refused: the engine recorded and logged the error, and keeps the configuration in force
+          }
+        });
+      }
     }
   }
   const tally = createDecisionTally({ clock });
@@ -365,6 +467,7 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
   return {
     port,
     location: repository.location,
+    watchesRulesFile: rulesFromFile && (options.watch ?? true),
     tally,
     async close(timeoutMs = ADMIN_CLOSE_TIMEOUT_MS): Promise<void> {
       fileWatch?.close();

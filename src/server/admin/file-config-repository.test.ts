@@ -345,6 +345,55 @@ describe("fileConfigRepository", () => {
     expect((await repo({ path: envoy }).load()).config.rules[0].limits[0].algorithm).toBe("fixed_window");
   });
 
+  it("read-only: refuses every update with the reason, takes no lock, leaves the directory alone", async () => {
+    const bytes = await readFile(file);
+    const readOnly = () => {
+      const r = fileConfigRepository({
+        path: file,
+        clock,
+        watch: false,
+        readOnly: { reason: "edit the file" },
+      });
+      open.push(r);
+      return r;
+    };
+    // A writer holds the lock: read-only repositories on the same file load anyway, any number of them.
+    const writer = repo();
+    await writer.load();
+    // A temp file of a writer that died, which a writing repository removes on its first read.
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid; // a pid that has exited
+    const stale = `.sluice.yaml.${dead}.0123456789ab.sluice-tmp`;
+    await writeFile(join(dir, stale), "rules: [ {{{ torn");
+    const [a, b] = [readOnly(), readOnly()];
+    expect((await a.load()).document.rules).toHaveLength(2);
+    expect((await b.load()).config.rules).toHaveLength(2);
+    await writer.close();
+    expect((await readdir(dir)).sort()).toEqual([stale, "sluice.yaml"]);
+    // Whatever the file holds, native here: refused before any write, naming the file.
+    const error = await a.update((draft) => draft.rules?.push(rule("acme"))).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SluiceError);
+    expect(error).toMatchObject({ code: "ERR_SLUICE_UNSUPPORTED", message: `${file}: edit the file` });
+    expect(await readFile(file)).toEqual(bytes);
+    expect((await readdir(dir)).sort()).toEqual([stale, "sluice.yaml"]);
+  });
+
+  it("read-only: applies hand edits, as the watch does for any repository", async () => {
+    const r = fileConfigRepository({
+      path: file,
+      clock,
+      debounceMs: 10,
+      readOnly: { reason: "edit the file" },
+    });
+    open.push(r);
+    const seen: ConfigSnapshot[] = [];
+    r.watch((s) => seen.push(s));
+    expect((await r.load()).version).toBe(1);
+    await writeFile(file, BASE.replace("limit: 10,", "limit: 20,"));
+    await until(() => seen.length > 0, "the hand edit");
+    expect(seen[0].version).toBe(2);
+    expect(limitsOf(seen[0].document.rules?.[0])[0].limit).toBe(20);
+  });
+
   it("rewrites a JSON file as JSON", async () => {
     const json = join(dir, "sluice.json");
     await writeFile(json, JSON.stringify(parse(BASE)));

@@ -38,12 +38,19 @@
  * limits' algorithm `envoyAlgorithm`, as `sluice serve --envoy-algorithm` loads them), with a `document` holding no
  * rules since the file is not in the native format, and `update` throws `ERR_SLUICE_UNSUPPORTED` naming the file.
  *
+ * A read-only repository (`readOnly`: the admin API in Redis mode on an envoyproxy/ratelimit file, which every
+ * instance reads from its own copy) never writes: `update` throws `ERR_SLUICE_UNSUPPORTED` naming the file and the
+ * reason given, whatever the file holds, before reading it. Loading and watching are as above. It takes no lock and
+ * does not sweep the directory of dead writers' temp files: it writes nothing there (a ConfigMap volume is mounted
+ * read-only), and any number of processes, on one host or in containers sharing a mount, may read one file.
+ *
  * One writer per file: two processes editing one file through the API would lose each other's updates (each
  * re-reads, then renames its own text over the file), so it is enforced. The repository takes the file's
  * exclusive lock (`file-lock.ts`: `<file>.lock` naming its pid) before its first read, and keeps it until
  * `close`; a second repository on the same file, in this process or another, fails its `load` and `update` with
  * `ERR_SLUICE_FILE_LOCKED` naming the file and the holder's pid, and changes nothing. A lock left by a process
- * that died is taken over. Hand edits and other readers are not affected (use Redis mode for several instances).
+ * that died is taken over. Hand edits and other readers, read-only repositories included, are not affected (use
+ * Redis mode for several instances).
  */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -95,6 +102,11 @@ export interface FileConfigRepositoryOptions {
   readonly onRecovered?: (snapshot: ConfigSnapshot) => void;
   /** Algorithm of the limits of an envoyproxy/ratelimit file (`--envoy-algorithm`). @default fixed_window */
   readonly envoyAlgorithm?: AlgorithmId;
+  /**
+   * Never write the file, nor lock it (see the module comment): every `update` throws `ERR_SLUICE_UNSUPPORTED` with
+   * `<file>: <reason>`. Undefined: the file is the admin API's to edit.
+   */
+  readonly readOnly?: { readonly reason: string };
 }
 
 /** Attempts of one `update` whose file keeps changing by hand while it writes (see the module comment). */
@@ -141,6 +153,8 @@ class FileConfigRepository implements ConfigRepository {
   private readonly onError: (error: unknown) => void;
   private readonly onRecovered: (snapshot: ConfigSnapshot) => void;
   private readonly envoyAlgorithm: AlgorithmId | undefined;
+  /** Why every `update` is refused; undefined: the repository writes the file (see the module comment). */
+  private readonly readOnlyReason: string | undefined;
   private readonly serial = new Serializer();
   private readonly listeners: SnapshotListeners;
   private current: ConfigSnapshot | undefined;
@@ -168,6 +182,7 @@ class FileConfigRepository implements ConfigRepository {
     this.onError = options.onError ?? (() => {});
     this.onRecovered = options.onRecovered ?? (() => {});
     this.envoyAlgorithm = options.envoyAlgorithm;
+    this.readOnlyReason = options.readOnly?.reason;
     this.listeners = new SnapshotListeners(this.onError);
   }
 
@@ -185,6 +200,9 @@ class FileConfigRepository implements ConfigRepository {
   update(edit: ConfigEdit): Promise<ConfigSnapshot> {
     const result = this.serial.run(async () => {
       this.assertOpen();
+      if (this.readOnlyReason !== undefined) {
+        throw new SluiceError("ERR_SLUICE_UNSUPPORTED", `${this.file}: ${this.readOnlyReason}`);
+      }
       await this.takeLock();
       for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
         const current = await this.sync();
@@ -239,9 +257,9 @@ class FileConfigRepository implements ConfigRepository {
     this.listeners.clear();
   }
 
-  /** Takes the file's lock unless held (see the module comment); runs inside the serializer. */
+  /** Takes the file's lock unless held or read-only (see the module comment); runs inside the serializer. */
   private async takeLock(): Promise<void> {
-    if (this.lock !== undefined) return;
+    if (this.lock !== undefined || this.readOnlyReason !== undefined) return;
     this.lock = await acquireFileLock(await resolveTarget(this.file), "edit it through the admin API");
   }
 
@@ -302,8 +320,10 @@ class FileConfigRepository implements ConfigRepository {
 
   /** {@link sync} without the recovery bookkeeping. */
   private async read(): Promise<ConfigSnapshot> {
-    // First read: temp files of a writer that died mid-write are removed (they are never read either way).
-    if (this.current === undefined) await removeStaleTempFiles(await resolveTarget(this.file));
+    // First read: temp files of a writer that died mid-write are removed (they are never read either way); a
+    // read-only repository leaves the directory alone.
+    if (this.current === undefined && this.readOnlyReason === undefined)
+      await removeStaleTempFiles(await resolveTarget(this.file));
     let text: string;
     try {
       text = await readFile(this.file, "utf8");
