@@ -3,6 +3,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
+import { pino } from "pino";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type RedisProcess, startRedis } from "../../test/support/redis-server.js";
 import { healthClient } from "../../test/support/service-clients.js";
@@ -481,6 +482,27 @@ describe("startService with the Redis store and the admin API (in process)", () 
       await until(true, "the restored document to clear the error");
     } finally {
       raw.disconnect();
+      await svc.close();
+    }
+  });
+
+  it("logs the rules in force, Redis's, and watch false in its ready line, not the file's", async () => {
+    redis = await startRedis();
+    const seeding = redisSettings(redis.url);
+    // The first instance seeds Redis with two rules; the second starts, watching, with a file of one.
+    writeFileSync(seeding.configFile, TWO_DOMAINS);
+    await (await startService(seeding, { log: createServiceLogger({ level: "silent" }) })).close();
+    const s = { ...redisSettings(redis.url), redisPrefix: seeding.redisPrefix, watch: true };
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const svc = await startService(s, { log });
+    try {
+      expect(lines.find((l) => l.msg === "ready")).toMatchObject({
+        rules: 2,
+        domains: ["api", "edge"],
+        watch: false,
+      });
+    } finally {
       await svc.close();
     }
   });

@@ -423,14 +423,16 @@ export async function startService(
         "listening: admin /api/v1 (rules, users, audit, limits reset), dashboard /dashboard/",
       );
     }
+    // The rules in force: the admin API may have replaced the file's by Redis's (Redis mode, native file).
     log.info(
       {
         store: storage.description,
-        rules: config.rules.length,
-        domains: domainsOf(config),
+        rules: engine.config.rules.length,
+        domains: domainsOf(engine.config),
         defaultDomain,
         authDomain,
-        watch: settings.watch,
+        // Whether edits of the rules file are applied (with the admin API on, its repository decides).
+        watch: admin === undefined ? settings.watch : admin.watchesRulesFile,
       },
       "ready",
     );
