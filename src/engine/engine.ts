@@ -341,7 +341,25 @@ export interface Engine {
    * identity starts fresh (seed 002's ResetLimit). Descriptors that match nothing are ignored.
    */
   reset(request: ResetRequest): Promise<ResetResult>;
-  /** Resolves after `result.delayMs` on the engine's scheduler (at once when 0). */
+  /**
+   * Gives back the units a check of `request` counted, as its answer `result` reports them: for a caller that was
+   * admitted (typically told to wait `delayMs`) but does not proceed — it could not be held while it waited, or it
+   * went away. Resolves with how many counters were refunded.
+   *
+   * The request is planned again, at `request.nowMs` (else now) on the configuration in use, and every counted
+   * descriptor whose result says it consumed (its decision `allowed`, reached through the store itself: `reason`
+   * `store`; a shadow descriptor only when the request was admitted or counting is `each`, else it was peeked) and
+   * that plans to the same rule, counter key and source gets its cost back, a dynamic rule's traffic counters with
+   * it and at the level the result reports: one `refund` store call per store, so a limit never goes below its
+   * fresh state, and units others took since stay taken. Nothing is given back for a replay (its units belong to
+   * the first answer), for a descriptor a failure policy answered (`fail_open` counted nothing; a `fallback`
+   * counted in a store the wrapper may no longer send to), for one whose rule or identity a reload moved since,
+   * nor for a concurrency limit (a lease is freed by its expiry: no refund can say which lease). The stats keep the
+   * check as it was answered, and an idempotency record keeps its answer. On a store with a synchronous path
+   * (memory) the units are back when this returns.
+   */
+  refund(request: CheckRequest, result: CheckResult): Promise<number>;
+  /** Resolves after `result.delayMs` on the engine's scheduler (at once when 0); rejects when `signal` aborts it. */
   waitFor(result: CheckResult, signal?: AbortSignal): Promise<void>;
   /** Applies a new configuration atomically, keeping counters; throws (and reports) when it is invalid. */
   updateConfig(config: SluiceConfig): void;
@@ -922,6 +940,55 @@ class SluiceEngine implements Engine {
     if (items.length === 0) return { counters: 0, descriptors };
     await Promise.all(groupsOf(items).map((g) => g.store.apply(storeItemsOf(g.items), "reset", nowMs)));
     return { counters: items.length, descriptors };
+  }
+
+  refund(request: CheckRequest, result: CheckResult): Promise<number> {
+    let nowMs: number;
+    let plan: Plan;
+    try {
+      validateRequest("refund", request);
+      const results = (result as Partial<CheckResult> | null)?.descriptors;
+      if (!Array.isArray(results) || results.length !== request.descriptors.length) {
+        throw new InvalidArgumentError(
+          "refund: result must be the answer to the request's check (one descriptor result per descriptor)",
+        );
+      }
+      if (result.replayed) return Promise.resolve(0);
+      nowMs = request.nowMs ?? this.#clock.nowMs();
+      plan = this.#plan(this.#compiled, request, nowMs);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const items: Item[] = [];
+    // Shadow descriptors of a denied request were only peeked (counting `each` aside): their `allowed` says nothing.
+    const planned =
+      plan.shadow.length === 0 || !(result.allowed || this.#each)
+        ? plan.enforce
+        : [...plan.enforce, ...plan.shadow];
+    for (const it of planned) {
+      const r = result.descriptors[it.index];
+      const d = r.decision;
+      if (d === undefined || !d.allowed || d.reason !== "store" || r.source !== it.source) continue;
+      if (
+        r.match?.rule.id !== it.match?.rule.id ||
+        (it.match !== undefined && r.match?.counterKey !== it.key)
+      ) {
+        continue;
+      }
+      if (it.rates !== undefined && it.rs !== undefined && Array.isArray(r.limits)) {
+        // The level the check counted at, from the limits it reports (already a level: found again exactly).
+        it.entry = it.rs.dynamicEntry(
+          it.entry,
+          r.limits.map((s) => s.limit),
+        );
+        it.limits = it.entry.set;
+      }
+      items.push(it);
+    }
+    if (items.length === 0) return Promise.resolve(0);
+    return Promise.all(
+      groupsOf(items).map((g) => g.store.apply(storeItemsOf(g.items), "refund", nowMs)),
+    ).then(() => items.length);
   }
 
   /**

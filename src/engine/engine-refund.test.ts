@@ -1,0 +1,155 @@
+import { describe, expect, it } from "vitest";
+import { AsyncMemoryStore } from "../../test/support/async-memory-store.js";
+import { type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
+import { ManualClock } from "../core/manual-clock.js";
+import type { Descriptor } from "../rules/rule.js";
+import { any, makeConfig, makeRule } from "../rules/testing-rules.js";
+import { MemoryStore } from "../stores/memory/memory-store.js";
+import type { Store } from "../stores/store.js";
+import { type CheckRequest, type CheckResult, createEngine } from "./engine.js";
+
+// Engine.refund gives back what an admitted check counted, for a caller that did not proceed (forward-auth: a
+// delayed request the waiting pool could not hold, or whose client went away while it waited).
+
+const T0 = 1_700_000_000_000;
+const spec = (input: LimitSpecInput) => parseLimitSpec(input);
+
+const config = makeConfig({
+  rules: [
+    // 1 per second, one at a time, waits of up to 10 s.
+    makeRule({
+      id: "shaped",
+      domain: "api",
+      match: [any("user")],
+      behaviour: "delay",
+      maxDelayMs: 10_000,
+      limits: [spec({ name: "per-second", algorithm: "gcra", limit: 1, periodMs: 1000, burst: 1 })],
+    }),
+    makeRule({
+      id: "per-ip",
+      domain: "api",
+      match: [any("ip")],
+      limits: [spec({ name: "per-minute", algorithm: "fixed_window", limit: 3, periodMs: 60_000 })],
+    }),
+    makeRule({
+      id: "trial",
+      domain: "api",
+      match: [any("plan")],
+      behaviour: "shadow",
+      limits: [spec({ name: "trial", algorithm: "fixed_window", limit: 5, periodMs: 60_000 })],
+    }),
+    makeRule({
+      id: "dyn",
+      domain: "api",
+      match: [any("tenant")],
+      limits: [spec({ name: "rate", algorithm: "gcra", limit: 10, periodMs: 1000 })],
+      dynamic: { windowMs: 10_000, recentWeight: 0.75, multiplier: 1.5 },
+    }),
+    makeRule({
+      id: "open",
+      domain: "api",
+      match: [any("key")],
+      failurePolicy: "fail_open",
+      limits: [spec({ name: "per-minute", algorithm: "fixed_window", limit: 3, periodMs: 60_000 })],
+    }),
+  ],
+});
+
+const of = (key: string, value: string): Descriptor => [{ key, value }];
+
+const STORES: readonly [string, () => Store][] = [
+  ["memory (synchronous path)", () => new MemoryStore({ capacity: 100 })],
+  ["async store", () => new AsyncMemoryStore()],
+];
+
+describe.each(STORES)("engine.refund (%s)", (_name, makeStore) => {
+  function setup() {
+    const clock = new ManualClock(T0);
+    const store = makeStore();
+    const engine = createEngine({ config, store, clock, scheduler: clock });
+    const check = (descriptors: Descriptor[], extra: Partial<CheckRequest> = {}) => {
+      const request: CheckRequest = { domain: "api", descriptors, ...extra };
+      return engine.check(request).then((result) => ({ request, result }));
+    };
+    return { clock, store, engine, check };
+  }
+
+  it("gives a delayed admission's reservation back: the next request waits as if it had never come", async () => {
+    const { engine, check } = setup();
+    expect((await check([of("user", "bob")])).result.delayMs).toBe(0);
+    expect((await check([of("user", "bob")])).result.delayMs).toBe(1000);
+    // Refused (or gone) before its turn: refunded, the one after it waits 2 s, not 3.
+    const third = await check([of("user", "bob")]);
+    expect(third.result.delayMs).toBe(2000);
+    expect(await engine.refund(third.request, third.result)).toBe(1);
+    expect((await check([of("user", "bob")])).result.delayMs).toBe(2000);
+    // Another key is untouched.
+    expect((await check([of("user", "ann")])).result.delayMs).toBe(0);
+  });
+
+  it("refunds every counted descriptor of the request, shadow ones included, and nothing of a denied one", async () => {
+    const { engine, check } = setup();
+    const both = [of("ip", "192.0.2.1"), of("plan", "free")];
+    const first = await check(both);
+    expect(first.result.allowed).toBe(true);
+    expect(await engine.refund(first.request, first.result)).toBe(2);
+    const again = await check(both);
+    expect(again.result.descriptors.map((d) => d.decision?.remaining)).toEqual([2, 4]);
+    await check(both);
+    await check(both);
+    const denied = await check(both);
+    expect(denied.result.allowed).toBe(false);
+    expect(await engine.refund(denied.request, denied.result)).toBe(0);
+    expect((await check([of("ip", "192.0.2.1")])).result.allowed).toBe(false);
+  });
+
+  it("gives a dynamic rule's traffic counters back with it", async () => {
+    const { engine, check, store } = setup();
+    const first = await check([of("tenant", "t1")]);
+    expect(first.result.decision.remaining).toBe(9);
+    expect(await engine.refund(first.request, first.result)).toBe(1);
+    if (store instanceof AsyncMemoryStore) {
+      const refund = store.calls.find((c) => c.op === "refund");
+      expect(refund?.items.length).toBe(3); // the limit, then its two traffic counters
+    }
+    expect((await check([of("tenant", "t1")], { cost: 0 })).result.decision.remaining).toBe(10);
+  });
+
+  it("refunds nothing for a replay: its units belong to the first answer", async () => {
+    const { engine, check } = setup();
+    const first = await check([of("ip", "192.0.2.2")], { idempotencyKey: "k" });
+    const replay = await check([of("ip", "192.0.2.2")], { idempotencyKey: "k" });
+    expect(replay.result.replayed).toBe(true);
+    expect(await engine.refund(replay.request, replay.result)).toBe(0);
+    expect((await check([of("ip", "192.0.2.2")], { cost: 0 })).result.decision.remaining).toBe(2);
+    expect(first.result.replayed).toBe(false);
+  });
+
+  it("refuses a result that is not the request's answer", async () => {
+    const { engine, check } = setup();
+    const { result } = await check([of("ip", "192.0.2.3")]);
+    await expect(
+      engine.refund({ domain: "api", descriptors: [of("ip", "a"), of("ip", "b")] }, result),
+    ).rejects.toMatchObject({
+      code: "ERR_SLUICE_INVALID_ARGUMENT",
+      message: expect.stringMatching(/^refund: result must be the answer to the request's check/),
+    });
+    await expect(engine.refund({ domain: "", descriptors: [] }, result)).rejects.toThrow(/domain/);
+  });
+});
+
+describe("engine.refund with a store that is down", () => {
+  it("gives nothing back for a descriptor fail_open let through: it counted nothing", async () => {
+    const clock = new ManualClock(T0);
+    const store = new AsyncMemoryStore();
+    const engine = createEngine({ config, store, clock, scheduler: clock });
+    const request: CheckRequest = { domain: "api", descriptors: [of("key", "k")] };
+    store.failing = true;
+    const result: CheckResult = await engine.check(request);
+    expect(result.decision.reason).toBe("fail_open");
+    store.failing = false;
+    const calls = store.calls.length;
+    expect(await engine.refund(request, result)).toBe(0);
+    expect(store.calls.length).toBe(calls);
+  });
+});
