@@ -97,7 +97,7 @@ export function readyNote(
     `  curl -s ${http}/v1/check -H 'content-type: application/json' \\`,
     `    -d ${shellQuote(checkBody)}`,
     `  curl -si ${http}/v1/auth -H ${shellQuote(`${settings.authAddressHeader || "x-forwarded-for"}: 192.0.2.7`)} \\`,
-    `    -H ${shellQuote(`${settings.authUserHeader}: ${user}`)} -H 'x-forwarded-uri: /api/v1/items'`,
+    `    -H ${shellQuote(`${settings.authUserHeader}: ${user}`)} -H '${settings.authHeaders}-uri: /api/v1/items'`,
     `  grpcurl -plaintext -import-path ${proto} -proto sluice/v1/rate_limiter.proto \\`,
     `    -d ${shellQuote(checkBody)} ${grpc} sluice.v1.RateLimiter/CheckRateLimit`,
     `  grpcurl -plaintext -import-path ${proto} -proto envoy/service/ratelimit/v3/rls.proto \\`,
@@ -153,6 +153,9 @@ export function registerServe(program: Command): void {
       "after",
       "\nEvery option can also be set by its SLUICE_* environment variable; a flag wins over the variable.\n" +
         "Durations: milliseconds or 250ms, 10s, 1m. Sizes: bytes or 64KiB, 1MiB.\n" +
+        "Forward-auth (/v1/auth) reads the original URI and method from the one header family --auth-headers\n" +
+        "names: the proxy must set those headers itself (nginx: proxy_set_header X-Forwarded-Uri $request_uri;\n" +
+        "proxy_set_header X-Forwarded-Method $request_method;), as nginx passes the client's own headers on.\n" +
         "Example: sluice serve --config examples/sluice.yaml --store redis --redis redis://127.0.0.1:6379",
     );
   addSettingOptions(command);

@@ -75,6 +75,7 @@ describe("the settings table", () => {
       logLevel: "info",
       authDomain: undefined,
       authUserHeader: "x-user-id",
+      authHeaders: "x-forwarded",
       authAddressHeader: "x-real-ip",
       authDescriptors: undefined,
       authDenyStatus: 429,
@@ -297,6 +298,7 @@ describe("parseServiceSettings", () => {
         authDescriptors: "user; user,endpoint ;header:X-Tenant",
         authAddressHeader: "",
         authDenyStatus: "403",
+        authHeaders: "x-original",
         trustedProxyHops: "1",
       },
       {},
@@ -304,6 +306,7 @@ describe("parseServiceSettings", () => {
     expect(s).toMatchObject({
       authDomain: "edge",
       authUserHeader: "x-auth-user",
+      authHeaders: "x-original",
       authDescriptors: ["user", "user,endpoint", "header:X-Tenant"],
       authAddressHeader: "",
       authDenyStatus: 403,
@@ -313,6 +316,18 @@ describe("parseServiceSettings", () => {
     // empty variables count as unset.
     expect(parseServiceSettings(CONFIG, { SLUICE_AUTH_ADDRESS_HEADER: "" }).authAddressHeader).toBe("");
     expect(parseServiceSettings(CONFIG, { SLUICE_AUTH_USER_HEADER: "" }).authUserHeader).toBe("x-user-id");
+    // One header family for the URI and method, x-forwarded unless told (flag over variable).
+    expect(parseServiceSettings(CONFIG, {}).authHeaders).toBe("x-forwarded");
+    expect(parseServiceSettings(CONFIG, { SLUICE_AUTH_HEADERS: "x-original" }).authHeaders).toBe(
+      "x-original",
+    );
+    expect(
+      parseServiceSettings({ ...CONFIG, authHeaders: "x-forwarded" }, { SLUICE_AUTH_HEADERS: "x-original" })
+        .authHeaders,
+    ).toBe("x-forwarded");
+    expect(errorOf(() => parseServiceSettings(CONFIG, { SLUICE_AUTH_HEADERS: "both" })).message).toBe(
+      'SLUICE_AUTH_HEADERS: must be one of x-forwarded, x-original, got "both"',
+    );
     expect(errorOf(() => parseServiceSettings({ ...CONFIG, authDenyStatus: "401" }, {})).message).toBe(
       '--auth-deny-status: must be one of 429, 403, got "401"',
     );

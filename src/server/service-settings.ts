@@ -27,7 +27,7 @@ import { ALGORITHM_IDS, type AlgorithmId } from "../core/limit-spec.js";
 import type { Counting } from "../engine/engine.js";
 import { ADMIN_TOKENS_ENV, ADMIN_TOKENS_FILE_ENV } from "./admin/admin-tokens.js";
 import { GRPC_TRANSPORTS, type GrpcTransport, RECEIVE_BUFFER_HEADROOM_BYTES } from "./grpc/grpc-server.js";
-import { compileTemplates } from "./http/forward-auth.js";
+import { compileTemplates, FORWARD_AUTH_HEADERS, type ForwardAuthHeaders } from "./http/forward-auth.js";
 import { maskUrlCredentials } from "./service-logger.js";
 
 /** Log levels of the service logger (pino's), quietest last. */
@@ -117,6 +117,11 @@ export interface ServiceSettings {
   readonly authDomain: string | undefined;
   /** Request header carrying the authenticated user, for forward-auth. */
   readonly authUserHeader: string;
+  /**
+   * Which headers carry the original request's URI and method for forward-auth: `x-forwarded` (`X-Forwarded-Uri` /
+   * `X-Forwarded-Method`) or `x-original` (`X-Original-URI` / `X-Original-Method`); the other family is ignored.
+   */
+  readonly authHeaders: ForwardAuthHeaders;
   /** Header holding the client address for forward-auth, read before `X-Forwarded-For`; `""`: skip it. */
   readonly authAddressHeader: string;
   /** Descriptor templates of forward-auth checks (attributes joined by `,`); undefined: the HTTP server's default. */
@@ -728,6 +733,17 @@ export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
     default: "x-user-id",
     description: "request header carrying the authenticated user, for forward-auth",
     schema: headerName(false),
+  }),
+  row({
+    key: "authHeaders",
+    flag: "auth-headers",
+    env: "SLUICE_AUTH_HEADERS",
+    kind: "enum",
+    arg: "<family>",
+    default: "x-forwarded",
+    description:
+      "headers carrying the original URI and method, for forward-auth: x-forwarded (X-Forwarded-Uri/-Method: Caddy, Traefik, nginx with proxy_set_header) or x-original (X-Original-URI/-Method); the other family is ignored (a proxy must set the one read: nginx passes the client's headers on)",
+    schema: oneOf(FORWARD_AUTH_HEADERS),
   }),
   row({
     key: "authAddressHeader",

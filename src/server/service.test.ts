@@ -75,6 +75,7 @@ describe("httpOptionsOf", () => {
       authUserHeader: "X-Auth-User",
       authAddressHeader: "",
       authDescriptors: "user;user,endpoint",
+      authHeaders: "x-original",
       trustedProxyHops: "2",
       legacyHeaders: true,
     });
@@ -85,6 +86,7 @@ describe("httpOptionsOf", () => {
       forwardAuth: {
         domain: "api",
         userHeader: "x-auth-user",
+        headers: "x-original",
         addressHeader: "",
         descriptors: ["user", "user,endpoint"],
         denyStatus: 403,

@@ -163,6 +163,7 @@ export function httpOptionsOf(
     forwardAuth: {
       domain: settings.authDomain ?? defaultDomain,
       userHeader: settings.authUserHeader,
+      headers: settings.authHeaders,
       addressHeader: settings.authAddressHeader,
       ...(settings.authDescriptors !== undefined ? { descriptors: settings.authDescriptors } : {}),
       denyStatus: settings.authDenyStatus,

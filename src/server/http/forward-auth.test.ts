@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import {
   compileTemplates,
   DEFAULT_FORWARD_AUTH_TEMPLATES,
+  FORWARD_AUTH_HEADER_NAMES,
+  type ForwardAuthHeaders,
   type ForwardAuthSetup,
   forwardAuthDescriptors,
   headerText,
@@ -9,13 +11,18 @@ import {
   slotCount,
 } from "./forward-auth.js";
 
-const setupOf = (list: readonly (string | readonly string[])[]): ForwardAuthSetup => {
+const setupOf = (
+  list: readonly (string | readonly string[])[],
+  headers: ForwardAuthHeaders = "x-forwarded",
+): ForwardAuthSetup => {
   const templates = compileTemplates(list);
   return {
     domain: "edge",
     templates,
     slots: slotCount(templates),
     userHeader: "x-user-id",
+    uriHeader: FORWARD_AUTH_HEADER_NAMES[headers].uri,
+    methodHeader: FORWARD_AUTH_HEADER_NAMES[headers].method,
     denyStatus: 429,
     address: { addressHeader: "x-real-ip", trustedHops: 0, ipv6PrefixLength: 64 },
   };
@@ -44,7 +51,7 @@ describe("pathEnd", () => {
 describe("forwardAuthDescriptors", () => {
   it("builds one descriptor per template whose attributes are all present", () => {
     const s = setupOf(DEFAULT_FORWARD_AUTH_TEMPLATES);
-    expect(forwardAuthDescriptors({ "x-user-id": "u", "x-original-uri": "/a?q" }, s)).toEqual([
+    expect(forwardAuthDescriptors({ "x-user-id": "u", "x-forwarded-uri": "/a?q" }, s)).toEqual([
       [{ key: "user", value: "u" }],
       [
         { key: "user", value: "u" },
@@ -59,7 +66,7 @@ describe("forwardAuthDescriptors", () => {
 
   it("normalises the endpoint as proxies and applications route on it, and refuses an invalid encoding", () => {
     const s = setupOf(["endpoint"]);
-    const endpoint = (uri: string) => forwardAuthDescriptors({ "x-original-uri": uri }, s)[0]?.[0].value;
+    const endpoint = (uri: string) => forwardAuthDescriptors({ "x-forwarded-uri": uri }, s)[0]?.[0].value;
     for (const uri of [
       "/api/x",
       "/%61pi/x",
@@ -73,6 +80,32 @@ describe("forwardAuthDescriptors", () => {
     expect(endpoint("/a%2fb")).toBe("/a%2Fb"); // an encoded slash stays one segment
     expect(() => forwardAuthDescriptors({ "x-forwarded-uri": "/a%zz" }, s)).toThrow(
       /^x-forwarded-uri header must be a URI whose path has no % without two hex digits after it$/,
+    );
+  });
+
+  it("reads the URI and the method from the configured header family only, never falling back to the other", () => {
+    const s = setupOf(["endpoint", "method"]);
+    const o = setupOf(["endpoint", "method"], "x-original");
+    const both = {
+      "x-forwarded-uri": "/proxy-set",
+      "x-forwarded-method": "delete",
+      "x-original-uri": "/client-sent",
+      "x-original-method": "get",
+    };
+    expect(forwardAuthDescriptors(both, s)).toEqual([
+      [{ key: "endpoint", value: "/proxy-set" }],
+      [{ key: "method", value: "DELETE" }],
+    ]);
+    expect(forwardAuthDescriptors(both, o)).toEqual([
+      [{ key: "endpoint", value: "/client-sent" }],
+      [{ key: "method", value: "GET" }],
+    ]);
+    // Only the other family present (the proxy set none: the client sent them): no endpoint, no method.
+    expect(forwardAuthDescriptors({ "x-original-uri": "/x", "x-original-method": "GET" }, s)).toEqual([]);
+    expect(forwardAuthDescriptors({ "x-forwarded-uri": "/x", "x-forwarded-method": "GET" }, o)).toEqual([]);
+    // A refusal names the header read.
+    expect(() => forwardAuthDescriptors({ "x-original-uri": "/a%zz" }, o)).toThrow(
+      /^x-original-uri header must/,
     );
   });
 
@@ -105,7 +138,8 @@ describe("forwardAuthDescriptors", () => {
   it("reads header values whose bytes are valid UTF-8 as UTF-8, before normalising the endpoint", () => {
     // What Node hands over for UTF-8 bytes on the wire: one latin1 character per byte.
     const wire = (text: string) => Buffer.from(text, "utf8").toString("latin1");
-    const s = setupOf(["user", "user,endpoint", "header:x-team"]);
+    // nginx's $request_uri is the raw request line's: UTF-8 bytes as sent.
+    const s = setupOf(["user", "user,endpoint", "header:x-team"], "x-original");
     expect(
       forwardAuthDescriptors(
         { "x-user-id": wire("bøb"), "x-original-uri": wire("/café//menü?q=ß"), "x-team": wire("東京") },

@@ -22,12 +22,22 @@
  * **Attributes** (see client-address.ts for the address):
  * - `remote_address`: the client address (`X-Real-IP`, else `X-Forwarded-For`; with trusted hops, the latter first);
  * - `user`: the configured user header (e.g. `X-User-Id`, set by an authentication step before);
- * - `endpoint`: `X-Forwarded-Uri` (Caddy, Traefik), else `X-Original-URI` (nginx), query string and fragment
- *   dropped, the path normalised as the proxy and the application route on it (uri-path.ts: encoded unreserved
- *   characters and UTF-8 decoded, runs of `/` merged, dot segments removed), so `/%61pi/x`, `//api/x` and
- *   `/x/../api/x` count as `/api/x`, `/caf%C3%A9` as `/café`; an invalid percent-encoding is refused with 400;
- * - `method`: `X-Forwarded-Method` (Caddy, Traefik), else `X-Original-Method` (nginx), upper-cased;
+ * - `endpoint`: the original URI's header, query string and fragment dropped, the path normalised as the proxy and
+ *   the application route on it (uri-path.ts: encoded unreserved characters and UTF-8 decoded, runs of `/`
+ *   merged, dot segments removed), so `/%61pi/x`, `//api/x` and `/x/../api/x` count as `/api/x`, `/caf%C3%A9` as
+ *   `/café`; an invalid percent-encoding is refused with 400;
+ * - `method`: the original method's header, upper-cased;
  * - `header:<name>`: any request header, under the key `<name>` (lower case).
+ *
+ * **Which headers carry the URI and the method** is a setting (`headers`, `--auth-headers`), one family for every
+ * request, never a fallback from one to the other: `x-forwarded` (the default) reads `X-Forwarded-Uri` and
+ * `X-Forwarded-Method`, which Caddy's `forward_auth` and Traefik's `ForwardAuth` set themselves (overwriting what
+ * the client sent) and nginx sets with `proxy_set_header` as README.md configures it; `x-original` reads
+ * `X-Original-URI` and `X-Original-Method`, for an nginx configured with those. The other family's headers are
+ * ignored: nginx's `auth_request` passes every client header on, so a header the proxy does not set itself is
+ * the client's to choose, and a client could pick the endpoint or method it is counted under if it were read.
+ * Authelia does the same with an endpoint per proxy kind: its `forward-auth` reads only `X-Forwarded-*`, its
+ * `auth-request` (nginx) only `X-Original-*`.
  *
  * **Header text.** Node reads header bytes as latin1 (one character per byte), while proxies pass a UTF-8 value
  * through as its bytes: a user `bøb` would arrive as `bÃ¸b`, a counter apart from the `bøb` that `/v1/check`
@@ -66,6 +76,19 @@ import { type ClientAddressOptions, clientAddress } from "./client-address.js";
 import { errorAnswer, type RouteKit, sendProblem } from "./http-reply.js";
 import { normalizeUriPath } from "./uri-path.js";
 
+/** Which headers carry the original request's URI and method (see the module comment). */
+export const FORWARD_AUTH_HEADERS = ["x-forwarded", "x-original"] as const;
+/** One of {@link FORWARD_AUTH_HEADERS}. */
+export type ForwardAuthHeaders = (typeof FORWARD_AUTH_HEADERS)[number];
+
+/** The URI and method header names (lower case) of each {@link ForwardAuthHeaders} family. */
+export const FORWARD_AUTH_HEADER_NAMES: Readonly<
+  Record<ForwardAuthHeaders, { readonly uri: string; readonly method: string }>
+> = Object.freeze({
+  "x-forwarded": Object.freeze({ uri: "x-forwarded-uri", method: "x-forwarded-method" }),
+  "x-original": Object.freeze({ uri: "x-original-uri", method: "x-original-method" }),
+});
+
 /** An attribute of the original request a template may name. */
 export type ForwardAuthAttribute = "remote_address" | "user" | "endpoint" | "method" | `header:${string}`;
 
@@ -96,6 +119,10 @@ export interface ForwardAuthSetup {
   readonly slots: number;
   /** The user header, lower case. */
   readonly userHeader: string;
+  /** The header of the original URI (`endpoint`), lower case: that of the configured family only. */
+  readonly uriHeader: string;
+  /** The header of the original method (`method`), lower case: that of the configured family only. */
+  readonly methodHeader: string;
   /** Status of a denial. */
   readonly denyStatus: 429 | 403;
   /** How the client address is read. */
@@ -205,9 +232,9 @@ function attributeOf(entry: TemplateEntry, headers: Headers, setup: ForwardAuthS
       value = header(headers, name);
       break;
     case "endpoint": {
-      const fwd = header(headers, "x-forwarded-uri");
-      name = fwd !== undefined ? "x-forwarded-uri" : "x-original-uri";
-      const uri = fwd ?? header(headers, "x-original-uri");
+      // The configured family's header alone: the other one, if sent, is the client's (see the module comment).
+      name = setup.uriHeader;
+      const uri = header(headers, name);
       if (uri !== undefined) {
         const cut = pathEnd(uri);
         const path = cut === uri.length ? uri : uri.slice(0, cut);
@@ -221,12 +248,10 @@ function attributeOf(entry: TemplateEntry, headers: Headers, setup: ForwardAuthS
       }
       break;
     }
-    case "method": {
-      const fwd = header(headers, "x-forwarded-method");
-      name = fwd !== undefined ? "x-forwarded-method" : "x-original-method";
-      value = (fwd ?? header(headers, "x-original-method"))?.toUpperCase();
+    case "method":
+      name = setup.methodHeader;
+      value = header(headers, name)?.toUpperCase();
       break;
-    }
     default:
       name = entry.header as string;
       value = header(headers, name);

@@ -644,7 +644,7 @@ describe("/v1/auth (forward-auth)", () => {
     const ok = await auth(h);
     expect(ok.statusCode).toBe(200);
     expect(ok.headers["ratelimit-policy"]).toBe('"per-minute";q=100;w=60, "orders";q=1;w=60');
-    const denied = await auth({ "x-user-id": "42", "x-original-uri": "/orders/8?x" });
+    const denied = await auth({ "x-user-id": "42", "x-forwarded-uri": "/orders/8?x" });
     expect(denied.statusCode).toBe(429);
     expect(denied.json()["violated-policies"]).toEqual(["orders"]);
     expect((await auth({ "x-user-id": "42", "x-forwarded-uri": "/profile" })).statusCode).toBe(200);
@@ -679,8 +679,33 @@ rules:
     const { auth } = setup({ forwardAuth: { domain: "methods", descriptors: ["method, header:X-Api-Key"] } });
     const h = { "x-forwarded-method": "post", "x-api-key": "k" };
     expect((await auth(h)).statusCode).toBe(200);
-    expect((await auth({ "x-original-method": "POST", "x-api-key": "k" })).statusCode).toBe(429);
-    expect((await auth({ "x-original-method": "GET", "x-api-key": "k" })).statusCode).toBe(200);
+    expect((await auth({ "x-forwarded-method": "POST", "x-api-key": "k" })).statusCode).toBe(429);
+    expect((await auth({ "x-forwarded-method": "GET", "x-api-key": "k" })).statusCode).toBe(200);
+  });
+
+  it("reads the URI and method from the configured header family only: the other one, sent by a client, changes nothing", async () => {
+    // nginx's auth_request passes every client header on: with X-Original-* set by nginx, a client's own
+    // X-Forwarded-Uri / X-Forwarded-Method must not pick what it is counted under (nor the reverse).
+    for (const [headers, set, spoof] of [
+      ["x-original", "x-original", "x-forwarded"],
+      ["x-forwarded", "x-forwarded", "x-original"],
+    ] as const) {
+      const { auth } = setup({ forwardAuth: { domain: "edge", headers } });
+      const orders = { "x-user-id": "7", [`${set}-uri`]: "/orders/1" };
+      expect((await auth(orders)).statusCode, headers).toBe(200);
+      const r = await auth({ ...orders, [`${spoof}-uri`]: "/profile" });
+      expect(r.statusCode, headers).toBe(429);
+      expect(r.json()["violated-policies"]).toEqual(["orders"]);
+      const m = setup({
+        forwardAuth: { domain: "methods", headers, descriptors: ["method,header:x-api-key"] },
+      });
+      const del = { "x-api-key": "k", [`${set}-method`]: "DELETE" };
+      expect((await m.auth(del)).statusCode, headers).toBe(200);
+      expect((await m.auth({ ...del, [`${spoof}-method`]: "GET" })).statusCode, headers).toBe(429);
+    }
+    expect(() =>
+      setup({ forwardAuth: { domain: "edge", headers: "x-both" as unknown as "x-original" } }),
+    ).toThrow(/^forwardAuth\.headers must be x-forwarded or x-original, got "x-both"$/);
   });
 
   it("answers a request shaped by a delay rule after its delay", async () => {

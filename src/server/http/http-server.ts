@@ -73,7 +73,10 @@ import { DEFAULT_IPV6_PREFIX_LENGTH } from "./client-address.js";
 import {
   compileTemplates,
   DEFAULT_FORWARD_AUTH_TEMPLATES,
+  FORWARD_AUTH_HEADER_NAMES,
+  FORWARD_AUTH_HEADERS,
   type ForwardAuthAttribute,
+  type ForwardAuthHeaders,
   type ForwardAuthSetup,
   registerForwardAuthRoute,
   slotCount,
@@ -133,6 +136,12 @@ export interface ForwardAuthOptions {
    * above 0, that entry wins over the address header (client-address.ts). @default 0
    */
   readonly trustedProxyHops?: number;
+  /**
+   * Which headers carry the original URI and method: `x-forwarded` (`X-Forwarded-Uri` / `X-Forwarded-Method`:
+   * Caddy, Traefik, nginx as README.md sets them) or `x-original` (`X-Original-URI` / `X-Original-Method`); the
+   * other family is ignored (forward-auth.ts). @default "x-forwarded"
+   */
+  readonly headers?: ForwardAuthHeaders;
   /**
    * Header holding the client address, read before `X-Forwarded-For` at 0 hops, else only without it; `""` to skip
    * it. @default "x-real-ip"
@@ -249,12 +258,23 @@ function forwardAuthSetup(options: HttpServerOptions): ForwardAuthSetup {
   }
   const userHeader = (fa.userHeader ?? DEFAULT_USER_HEADER).toLowerCase();
   if (userHeader === "") throw new InvalidArgumentError("forwardAuth.userHeader must be a header name");
+  const family = fa.headers ?? "x-forwarded";
+  const names = Object.hasOwn(FORWARD_AUTH_HEADER_NAMES, family)
+    ? FORWARD_AUTH_HEADER_NAMES[family]
+    : undefined;
+  if (names === undefined) {
+    throw new InvalidArgumentError(
+      `forwardAuth.headers must be ${FORWARD_AUTH_HEADERS.join(" or ")}, got ${JSON.stringify(family)}`,
+    );
+  }
   const templates = compileTemplates(fa.descriptors ?? DEFAULT_FORWARD_AUTH_TEMPLATES);
   return {
     domain: forwardAuthDomainOf(options),
     templates,
     slots: slotCount(templates),
     userHeader,
+    uriHeader: names.uri,
+    methodHeader: names.method,
     denyStatus,
     address: {
       addressHeader: (fa.addressHeader ?? DEFAULT_ADDRESS_HEADER).toLowerCase(),
