@@ -21,7 +21,8 @@ export type ServiceApi =
 
 /**
  * The outcome of one served request, as a metric label (`code`): `fail_closed` is a check denied because the store
- * was unreachable and its rule fails closed (not a quota used up, so not `over_limit`).
+ * was unreachable and its rule fails closed (not a quota used up, so not `over_limit`); `cancelled` is a request
+ * whose client went away before its answer (forward-auth, while it waited out a delay: its units were refunded).
  */
 export type ServiceOutcome =
   | "ok"
@@ -30,7 +31,8 @@ export type ServiceOutcome =
   | "invalid"
   | "overloaded"
   | "unavailable"
-  | "error";
+  | "error"
+  | "cancelled";
 
 /** Where the service records what it does (Prometheus metrics; see service-metrics.ts). */
 export interface ServiceMetrics {

@@ -8,9 +8,18 @@
  *   shapes the request, the 200 is sent after its delay (at most the rule's `maxDelay`). The wait costs a timer,
  *   not work: the request gives its in-flight slot back and holds a slot of the gate's waiting pool instead
  *   (`InflightGate.tryWait`, capped by `--max-delayed`), so keys over their rate cannot fill the in-flight cap and
- *   get unrelated clients refused 503. With the waiting pool full, the delayed request is denied at once like an
- *   over-limit one (429 or the deny status, `quota-exceeded` naming the delayed policies, `Retry-After` its delay
- *   rounded up): its caller is over the rate, and it stays counted as the engine admitted it;
+ *   get unrelated clients refused 503. Its `RateLimit` fields are those of the decision as left after the wait
+ *   (`t` counts down from the check to the answer);
+ * - delayed but the waiting pool full: denied at once like an over-limit request (429 or the deny status, a
+ *   `quota-exceeded` problem naming the delayed policies), and the units its check counted are refunded
+ *   (`Engine.refund`): a denied request is consumed from none, so refusals never push the client's next admission
+ *   further out. Its delayed policies read as denied for as long as it would have waited: `r=0`, `t` and
+ *   `Retry-After` that wait in whole seconds (rounded up, at least 1), `RateLimit-State: throttled`; it is
+ *   recorded as denied (`sluice_decisions_total`) and `over_limit`;
+ * - delayed, and the client leaves while it waits (the proxy gave up: a timeout, its own client gone): the wait
+ *   ends at once, its waiting slot is given back, and its units are refunded — it was never let through. Nothing
+ *   is sent; `sluice_requests_total` records it as `cancelled`, and `sluice_decisions_total` not at all (no
+ *   decision reached the client);
  * - denied: 429 (or 403 when configured: nginx `auth_request` passes on only 2xx, 401 and 403), with the same
  *   headers, `Retry-After`, and a `quota-exceeded` problem body;
  * - denied only because the store is unreachable and the rule fails closed: 503 (whatever the deny status: no
@@ -52,21 +61,19 @@
  * would share a counter).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { combineDecision, deniedDecision, type PolicyStatus } from "../../core/decision.js";
 import { InvalidArgumentError } from "../../core/errors.js";
 import {
   type CheckRequest,
   type CheckResult,
+  type DescriptorResult,
   MAX_ENTRY_KEY_LENGTH,
   MAX_VALUE_LENGTH,
 } from "../../engine/engine.js";
 import type { Descriptor, DescriptorEntry } from "../../rules/rule.js";
+import { delayRefusedProblem, quotaExceededProblem, reducedCapacityProblem } from "../problem-details.js";
 import {
-  delayRefusedProblem,
-  delayRetryAfterSeconds,
-  quotaExceededProblem,
-  reducedCapacityProblem,
-} from "../problem-details.js";
-import {
+  type AppliedPolicy,
   appliedPolicies,
   deniedByUnavailableStore,
   HTTP_FIELD_NAMES,
@@ -304,20 +311,43 @@ export function slotCount(templates: readonly (readonly TemplateEntry[])[]): num
 }
 
 /**
- * The headers of a delayed request denied at once (the waiting pool full): its `RateLimit` fields as decided, with
- * `Retry-After` its delay in whole seconds (rounded up, at least 1) and `RateLimit-State: throttled`, each when sent.
+ * A delayed admission as the client gets it when the waiting pool is full: denied, consumed from none (its units
+ * are refunded). Each delayed descriptor reads as over its limit for as long as it would have waited: its policies
+ * that left nothing (`remaining` 0: those that made it wait; all of them should none have) are denied with that
+ * wait as their `retryAfterMs`, so `t` and `Retry-After` say the same; the other descriptors keep their numbers,
+ * marked not consumed, as the engine reports the items of a denied all-or-nothing call.
  */
-function throttledHeaders(
-  headers: Readonly<Record<string, string>>,
-  delayMs: number,
-  kit: RouteKit,
-): Record<string, string> {
-  const out: Record<string, string> = { ...headers };
-  if (kit.headerOptions.retryAfter !== false) {
-    out[HTTP_FIELD_NAMES.retryAfter] = String(delayRetryAfterSeconds(delayMs));
-  }
-  if (out[HTTP_FIELD_NAMES.state] !== undefined) out[HTTP_FIELD_NAMES.state] = "throttled";
-  return out;
+export function refusedDelay(result: CheckResult): CheckResult {
+  const statuses: PolicyStatus[] = [];
+  const descriptors = result.descriptors.map((r): DescriptorResult => {
+    const d = r.decision;
+    if (d === undefined) return r;
+    if (r.delayMs <= 0) {
+      if (!r.shadowed) statuses.push(...d.policies);
+      return { ...r, decision: deniedDecision(d) };
+    }
+    const exhausted = d.policies.some((p) => p.remaining <= 0);
+    const policies = d.policies.map(
+      (p): PolicyStatus =>
+        exhausted && p.remaining > 0
+          ? p
+          : { ...p, allowed: false, remaining: 0, retryAfterMs: r.delayMs, state: "throttled" },
+    );
+    statuses.push(...policies);
+    return {
+      ...r,
+      code: "OVER_LIMIT",
+      decision: combineDecision(policies, d.reason, undefined, false),
+      delayMs: 0,
+    };
+  });
+  return {
+    allowed: false,
+    decision: combineDecision(statuses, result.decision.reason, undefined, false),
+    descriptors,
+    delayMs: 0,
+    replayed: result.replayed,
+  };
 }
 
 /** Registers `/v1/auth` for every method, in a context that reads and ignores any body. */
@@ -329,9 +359,95 @@ export function registerForwardAuthRoute(app: FastifyInstance, kit: RouteKit, se
     const descriptors = forwardAuthDescriptors(request.headers, setup);
     return descriptors.length === 0 ? undefined : { domain, descriptors };
   };
+  /** Gives back what `result` counted (see the module comment); a failure is logged, never thrown. */
+  const refund = (input: CheckRequest, result: CheckResult, why: string): void => {
+    ctx.engine.refund(input, result).catch((error: unknown) => {
+      ctx.log.warn({ err: error }, `forward-auth: refunding ${why} failed; its units stay counted`);
+    });
+  };
+  /**
+   * A request a `delay` rule shapes: the proxy cannot wait on its own, so the answer waits (at most the rule's
+   * maxDelay), in the waiting pool, the in-flight slot given back when this returns; refused at once when the pool
+   * is full, and given up when the client leaves (see the module comment).
+   */
+  const delayed = (
+    result: CheckResult,
+    input: CheckRequest,
+    policies: readonly AppliedPolicy[],
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): undefined => {
+    // When the check decided: `t` of the 200 counts down from here to the answer.
+    const decidedAtMs = ctx.clock.nowMs();
+    const res = reply.raw;
+    if (res.destroyed) {
+      // Gone while it was being checked.
+      refund(input, result, "a delayed request whose client left");
+      kit.record("http_auth", "cancelled", request);
+      return undefined;
+    }
+    if (!ctx.gate.tryWait()) {
+      refund(input, result, "a delayed request the waiting pool refused");
+      const refused = refusedDelay(result);
+      const refusedPolicies = appliedPolicies(refused);
+      ctx.metrics.recordDecision(domain, refused);
+      kit.record("http_auth", "over_limit", request);
+      sendProblem(
+        reply,
+        delayRefusedProblem(result, ctx.gate.maxWaiting, setup.denyStatus, policies),
+        rateLimitHeaders(refused, kit.headerOptions, refusedPolicies, HTTP_FIELD_NAMES),
+      );
+      return undefined;
+    }
+    const gone = new AbortController();
+    // 'close' before the answer has ended: the connection went away (a proxy timeout, its own client gone).
+    const onClose = (): void => {
+      if (!res.writableEnded) gone.abort();
+    };
+    res.once("close", onClose);
+    ctx.engine
+      .waitFor(result, gone.signal)
+      .then(
+        () => {
+          res.off("close", onClose);
+          // The durations left after the wait: the check's `decidedAtMs`, as for a replay (rate-limit-headers.ts).
+          const headers = rateLimitHeaders(
+            result.decidedAtMs === undefined ? { ...result, decidedAtMs } : result,
+            kit.headerOptions,
+            policies,
+            HTTP_FIELD_NAMES,
+            ctx.clock.nowMs(),
+          );
+          ctx.metrics.recordDecision(domain, result);
+          kit.record("http_auth", "ok", request);
+          reply.code(200).headers(headers).send();
+        },
+        (error: unknown) => {
+          res.off("close", onClose);
+          if (gone.signal.aborted) {
+            refund(input, result, "a delayed request whose client left");
+            kit.record("http_auth", "cancelled", request);
+            return;
+          }
+          throw error;
+        },
+      )
+      .catch((error: unknown) => {
+        // Out of the gated call by now: answer here, and never let a failure escape as an unhandled rejection.
+        try {
+          const failed = errorAnswer(error, ctx.log);
+          kit.record("http_auth", failed.outcome, request);
+          if (!reply.sent) sendProblem(reply, failed.problem);
+        } catch (e) {
+          ctx.log.error({ err: e }, "http: answering a delayed forward-auth request failed");
+        }
+      })
+      .finally(() => ctx.gate.leaveWait());
+    return undefined;
+  };
   const answer = (
     result: CheckResult | undefined,
-    _input: CheckRequest | undefined,
+    input: CheckRequest | undefined,
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> | undefined => {
@@ -340,45 +456,19 @@ export function registerForwardAuthRoute(app: FastifyInstance, kit: RouteKit, se
       reply.code(200).send();
       return undefined;
     }
-    ctx.metrics.recordDecision(domain, result);
     const policies = appliedPolicies(result);
-    const headers = rateLimitHeaders(result, kit.headerOptions, policies, HTTP_FIELD_NAMES);
     if (result.allowed) {
-      if (result.delayMs <= 0) {
-        kit.record("http_auth", "ok", request);
-        reply.code(200).headers(headers).send();
-        return undefined;
-      }
-      // A `delay` rule shapes: the proxy cannot wait on its own, so the answer waits (at most the rule's maxDelay),
-      // in the waiting pool: the in-flight slot is given back when this returns (see the module comment).
-      if (!ctx.gate.tryWait()) {
-        kit.record("http_auth", "over_limit", request);
-        sendProblem(
-          reply,
-          delayRefusedProblem(result, ctx.gate.maxWaiting, setup.denyStatus, policies),
-          throttledHeaders(headers, result.delayMs, kit),
-        );
-        return undefined;
-      }
-      ctx.engine
-        .waitFor(result)
-        .then(() => {
-          kit.record("http_auth", "ok", request);
-          reply.code(200).headers(headers).send();
-        })
-        .catch((error: unknown) => {
-          // Out of the gated call by now: answer here, and never let a failure escape as an unhandled rejection.
-          try {
-            const failed = errorAnswer(error, ctx.log);
-            kit.record("http_auth", failed.outcome, request);
-            if (!reply.sent) sendProblem(reply, failed.problem);
-          } catch (e) {
-            ctx.log.error({ err: e }, "http: answering a delayed forward-auth request failed");
-          }
-        })
-        .finally(() => ctx.gate.leaveWait());
+      if (result.delayMs > 0) return delayed(result, input as CheckRequest, policies, request, reply);
+      ctx.metrics.recordDecision(domain, result);
+      kit.record("http_auth", "ok", request);
+      reply
+        .code(200)
+        .headers(rateLimitHeaders(result, kit.headerOptions, policies, HTTP_FIELD_NAMES))
+        .send();
       return undefined;
     }
+    ctx.metrics.recordDecision(domain, result);
+    const headers = rateLimitHeaders(result, kit.headerOptions, policies, HTTP_FIELD_NAMES);
     if (deniedByUnavailableStore(result, policies)) {
       kit.record("http_auth", "fail_closed", request);
       sendProblem(reply, reducedCapacityProblem(result, policies), headers);

@@ -808,6 +808,93 @@ rules:
     expect([ctx.gate.inflight, ctx.gate.waiting]).toEqual([0, 0]);
   });
 
+  it("refunds a delayed request the full waiting pool refuses: it counts as denied, and its t and Retry-After agree", async () => {
+    const { ctx, clock, app, from, waits } = shapedSetup({ maxWaiting: 1 });
+    const metrics = async () => (await app.inject({ url: "/metrics" })).body;
+    expect((await from("192.0.2.1")).statusCode).toBe(200);
+    const waiting = from("192.0.2.1"); // waits 1 s, in the pool's one slot
+    await waits(1);
+    // Each refusal consumes nothing: every one would have waited 2 s, as the first (not 2, 3, 4 s).
+    for (let i = 0; i < 3; i++) {
+      const refused = await from("192.0.2.1");
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers["retry-after"]).toBe("2");
+      expect(refused.headers.ratelimit).toBe('"per-second";r=0;t=2');
+      expect(refused.json()["retry-after"]).toBe(2);
+    }
+    clock.advance(1000);
+    expect((await waiting).statusCode).toBe(200);
+    // The next one waits 1 s, as if the refused ones had never come (with them counted: 4 s).
+    let answered = false;
+    const next = from("192.0.2.1").then((r) => {
+      answered = true;
+      return r;
+    });
+    await waits(1);
+    clock.advance(1000);
+    await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(true);
+    expect((await next).statusCode).toBe(200);
+    const body = await metrics();
+    expect(body).toContain('sluice_decisions_total{domain="shaped",rule="shaped",outcome="allowed"} 3');
+    expect(body).toContain('sluice_decisions_total{domain="shaped",rule="shaped",outcome="denied"} 3');
+    expect(body).toContain('sluice_requests_total{api="http_auth",code="over_limit"} 3');
+    expect([ctx.gate.inflight, ctx.gate.waiting]).toEqual([0, 0]);
+  });
+
+  it("sends a delayed 200 with the RateLimit fields left after its wait", async () => {
+    const { clock, from, waits } = shapedSetup({});
+    expect((await from("192.0.2.1")).headers.ratelimit).toBe('"per-second";r=0;t=1');
+    // Decided with 2 s to full (t=2); answered 1 s later, with 1 s left.
+    const delayed = from("192.0.2.1");
+    await waits(1);
+    clock.advance(1000);
+    const r = await delayed;
+    expect(r.statusCode).toBe(200);
+    expect(r.headers.ratelimit).toBe('"per-second";r=0;t=1');
+    expect(r.headers["ratelimit-policy"]).toBe('"per-second";q=1;w=1');
+  });
+
+  it("gives a delayed request up when its client leaves: the waiting slot at once, its units refunded, recorded as cancelled", async () => {
+    const { ctx, clock, app, from, waits } = shapedSetup({ maxWaiting: 1 });
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    const port = (app.server.address() as AddressInfo).port;
+    const metric = async (line: string) =>
+      (await app.inject({ url: "/metrics" })).body.split("\n").find((l) => l.startsWith(`${line} `));
+    expect((await from("192.0.2.1")).statusCode).toBe(200);
+    // The second waits 1 s (time stands still here); its client gives up meanwhile.
+    const gone = new AbortController();
+    const abandoned = request(`http://127.0.0.1:${port}/v1/auth`, {
+      headers: { "x-real-ip": "192.0.2.1" },
+      signal: gone.signal,
+    }).catch((e: unknown) => e);
+    await waits(1);
+    expect(ctx.gate.waiting).toBe(1);
+    gone.abort();
+    expect(await abandoned).toMatchObject({ name: "AbortError" });
+    for (let i = 0; i < 200 && ctx.gate.waiting > 0; i++) await new Promise((r) => setTimeout(r, 5));
+    // The slot is free for another client before the delay has passed, and no timer is left behind.
+    expect([ctx.gate.inflight, ctx.gate.waiting]).toEqual([0, 0]);
+    expect(clock.pendingSleeps).toBe(0);
+    // Its reservation was given back: the next request waits 1 s, not 2.
+    let answered = false;
+    const next = from("192.0.2.1").then((r) => {
+      answered = true;
+      return r;
+    });
+    await waits(1);
+    clock.advance(1000);
+    await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(true);
+    expect((await next).statusCode).toBe(200);
+    expect(await metric('sluice_requests_total{api="http_auth",code="cancelled"}')).toMatch(/ 1$/);
+    expect(await metric('sluice_requests_total{api="http_auth",code="ok"}')).toMatch(/ 2$/);
+    // Only the answers sent count as decisions.
+    expect(await metric('sluice_decisions_total{domain="shaped",rule="shaped",outcome="allowed"}')).toMatch(
+      / 2$/,
+    );
+  });
+
   it("allows without a check when no template has all its attributes", async () => {
     const { auth, engine } = setup();
     const r = await auth({ "x-forwarded-for": "not-an-address" });
