@@ -45,7 +45,8 @@
  * `X-Original-URI` and `X-Original-Method`, for an nginx configured with those. The other family's headers are
  * ignored: nginx's `auth_request` passes every client header on, so a header the proxy does not set itself is
  * the client's to choose, and a client could pick the endpoint or method it is counted under if it were read.
- * Authelia does the same with an endpoint per proxy kind: its `forward-auth` reads only `X-Forwarded-*`, its
+ * A subrequest carrying the other family's header without the one read (a proxy set up for the other family) is
+ * logged once, as a warning. Authelia does the same with an endpoint per proxy kind: its `forward-auth` reads only `X-Forwarded-*`, its
  * `auth-request` (nginx) only `X-Original-*`.
  *
  * **Header text.** Node reads header bytes as latin1 (one character per byte), while proxies pass a UTF-8 value
@@ -350,13 +351,50 @@ export function refusedDelay(result: CheckResult): CheckResult {
   };
 }
 
+/**
+ * The check for a proxy that sets the other header family (see the module comment): while `watch`, a subrequest
+ * carrying `other` without `read` (the URI header when a template reads the endpoint, else the method header) is
+ * logged once. A proxy setting the family read overwrites it on every subrequest, so it is never absent there.
+ */
+function misreadFamily(setup: ForwardAuthSetup): {
+  watch: boolean;
+  family: ForwardAuthHeaders;
+  read: string;
+  other: string;
+} {
+  const names = FORWARD_AUTH_HEADER_NAMES;
+  const family: ForwardAuthHeaders =
+    setup.uriHeader === names["x-forwarded"].uri ? "x-forwarded" : "x-original";
+  const reads = (a: ForwardAuthAttribute) => setup.templates.some((t) => t.some((e) => e.attribute === a));
+  const uri = setup.uriHeader;
+  const otherUri = uri === names["x-forwarded"].uri ? names["x-original"].uri : names["x-forwarded"].uri;
+  const method = setup.methodHeader;
+  const otherMethod =
+    method === names["x-forwarded"].method ? names["x-original"].method : names["x-forwarded"].method;
+  if (reads("endpoint")) return { watch: true, family, read: uri, other: otherUri };
+  if (reads("method")) return { watch: true, family, read: method, other: otherMethod };
+  return { watch: false, family, read: uri, other: otherUri };
+}
+
 /** Registers `/v1/auth` for every method, in a context that reads and ignores any body. */
 export function registerForwardAuthRoute(app: FastifyInstance, kit: RouteKit, setup: ForwardAuthSetup): void {
   const { ctx } = kit;
   const domain = setup.domain;
+  const misread = misreadFamily(setup);
   // With no descriptor there is nothing to check: allowed, without a call to the engine.
   const prepare = (request: FastifyRequest): CheckRequest | undefined => {
-    const descriptors = forwardAuthDescriptors(request.headers, setup);
+    const headers = request.headers;
+    if (misread.watch && headers[misread.other] !== undefined && headers[misread.read] === undefined) {
+      misread.watch = false;
+      ctx.log.warn(
+        { read: misread.read, sent: misread.other },
+        `forward-auth reads ${misread.read} (--auth-headers ${misread.family}), but a subrequest came with ` +
+          `${misread.other} instead: have the proxy set ${misread.read} on every subrequest (README.md), or read ` +
+          "the headers it sets with --auth-headers; until then that attribute is absent, and a client could send " +
+          `${misread.read} itself (logged once)`,
+      );
+    }
+    const descriptors = forwardAuthDescriptors(headers, setup);
     return descriptors.length === 0 ? undefined : { domain, descriptors };
   };
   /** Gives back what `result` counted (see the module comment); a failure is logged, never thrown. */

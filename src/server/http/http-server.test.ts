@@ -683,6 +683,27 @@ rules:
     expect((await auth({ "x-forwarded-method": "GET", "x-api-key": "k" })).statusCode).toBe(200);
   });
 
+  it("warns once when subrequests carry the other header family: a proxy set up for it", async () => {
+    const { auth, ctx } = setup({ forwardAuth: { domain: "edge" } });
+    const lines: string[] = [];
+    (ctx as { log: unknown }).log = pino({ level: "warn" }, { write: (s: string) => void lines.push(s) });
+    // Both families (a client adding the other one): nothing to say.
+    await auth({ "x-user-id": "1", "x-forwarded-uri": "/a", "x-original-uri": "/b" });
+    expect(lines).toEqual([]);
+    const r = await auth({ "x-user-id": "1", "x-original-uri": "/orders/1" });
+    expect(r.headers["ratelimit-policy"]).toBe('"per-minute";q=100;w=60'); // no endpoint: the user's limit only
+    await auth({ "x-user-id": "1", "x-original-uri": "/orders/2" });
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({
+      level: 40,
+      read: "x-forwarded-uri",
+      sent: "x-original-uri",
+      msg: expect.stringMatching(
+        /^forward-auth reads x-forwarded-uri \(--auth-headers x-forwarded\), but a subrequest came with x-original-uri instead/,
+      ),
+    });
+  });
+
   it("reads the URI and method from the configured header family only: the other one, sent by a client, changes nothing", async () => {
     // nginx's auth_request passes every client header on: with X-Original-* set by nginx, a client's own
     // X-Forwarded-Uri / X-Forwarded-Method must not pick what it is counted under (nor the reverse).
