@@ -270,7 +270,7 @@ async function autocannonChild(url, mode, connections, seconds) {
         : {
             method: "GET",
             path: "/v1/auth",
-            headers: { "x-user-id": identity, "x-original-uri": "/api/items" },
+            headers: { "x-user-id": identity, "x-forwarded-uri": "/api/items" },
           };
     });
   let clients = 0;
@@ -321,7 +321,7 @@ async function rawHttpClient(base, target, ids, connections) {
       );
     }
     return Buffer.from(
-      `GET /v1/auth HTTP/1.1\r\nHost: ${host}\r\nx-user-id: ${id}\r\nx-original-uri: /api/items\r\n\r\n`,
+      `GET /v1/auth HTTP/1.1\r\nHost: ${host}\r\nx-user-id: ${id}\r\nx-forwarded-uri: /api/items\r\n\r\n`,
     );
   });
   const free = [];

@@ -6,11 +6,17 @@
 // 403 from the subrequest into the caller's 429 with `error_page 403 = @ratelimited`. `auth_request_set` copies
 // the subrequest's RateLimit-Policy / RateLimit / Retry-After headers into variables (they are set for denials
 // too), and `add_header … always` puts them on the answer, the upstream's or the 429.
+//
+// nginx's auth_request passes every header of the client's request on to Sluice; `proxy_set_header` replaces a
+// header of the same name. So the original URI and method must travel in headers nginx sets itself, the family
+// Sluice reads (`--auth-headers`): the client's own X-Forwarded-Uri / X-Original-URI must change nothing (the second
+// describe, with an nginx in each configuration).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDistBuilt } from "../support/dist-build.js";
+import { getFreePort } from "../support/free-port.js";
 import { testDir } from "../support/service-clients.js";
 import { type NginxProcess, startNginx } from "../support/service-nginx.js";
 import { type ServiceProcess, startServiceProcess } from "../support/service-process.js";
@@ -48,8 +54,8 @@ function serverBlock(port: number, sluicePort: number, upstreamPort: number): st
       proxy_pass http://127.0.0.1:${sluicePort}/v1/auth;
       proxy_pass_request_body off;
       proxy_set_header Content-Length "";
-      proxy_set_header X-Original-URI $request_uri;
-      proxy_set_header X-Original-Method $request_method;
+      proxy_set_header X-Forwarded-Uri $request_uri;
+      proxy_set_header X-Forwarded-Method $request_method;
       proxy_set_header X-Real-IP $remote_addr;
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_set_header X-User-Id $http_x_user_id;
@@ -154,4 +160,118 @@ describe("nginx auth_request → sluice serve /v1/auth", () => {
     expect(count("ok")).toBe(5); // erin 3, frank 1, anonymous 1
     expect(count("over_limit")).toBe(2);
   });
+});
+
+// Per user: 2 requests an hour to /api/expensive, 1 DELETE an hour (GCRA: no window edge gives one back).
+const SPOOF_CONFIG = `version: 1
+rules:
+  - id: expensive
+    domain: web
+    match: [{ key: user }, { key: endpoint, value: /api/expensive }]
+    limits: [{ name: expensive, algorithm: gcra, limit: 2, period: 1h }]
+  - id: deletes
+    domain: web
+    match: [{ key: user }, { key: method, value: DELETE }]
+    limits: [{ name: deletes, algorithm: gcra, limit: 1, period: 1h }]
+`;
+
+/** A server block asking Sluice at `sluicePort`, the original URI and method in the `family` headers nginx sets. */
+function spoofServer(
+  port: number,
+  sluicePort: number,
+  upstreamPort: number,
+  family: "Forwarded" | "Original",
+) {
+  const uri = family === "Forwarded" ? "X-Forwarded-Uri" : "X-Original-URI";
+  return `
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      auth_request /_sluice;
+      error_page 403 = @ratelimited;
+      proxy_pass http://127.0.0.1:${upstreamPort};
+    }
+    location = /_sluice {
+      internal;
+      proxy_pass http://127.0.0.1:${sluicePort}/v1/auth;
+      proxy_pass_request_body off;
+      proxy_set_header Content-Length "";
+      proxy_set_header ${uri} $request_uri;
+      proxy_set_header X-${family}-Method $request_method;
+      proxy_set_header X-Real-IP $remote_addr;
+      proxy_set_header X-User-Id $http_x_user_id;
+    }
+    location @ratelimited { return 429; }
+  }`;
+}
+
+describe("nginx auth_request: a client's own X-Forwarded-* / X-Original-* headers choose nothing", () => {
+  const spoofFiles = testDir("nginx-spoof");
+  /** Sluice reading X-Forwarded-* (the default) behind the first server, X-Original-* behind the second. */
+  let forwarded: ServiceProcess;
+  let original: ServiceProcess;
+  let proxy: NginxProcess;
+  let originalPort: number;
+
+  beforeAll(async () => {
+    await ensureDistBuilt();
+    const args = (file: string) => [
+      "--config",
+      spoofFiles.write(file, SPOOF_CONFIG),
+      "--auth-deny-status",
+      "403",
+      "--auth-descriptors",
+      "user,endpoint;user,method",
+    ];
+    [forwarded, original] = await Promise.all([
+      startServiceProcess(args("forwarded.yaml")),
+      // Chosen by its variable: the same test ran against a Sluice without the setting (which ignores it).
+      startServiceProcess(args("original.yaml"), { env: { SLUICE_AUTH_HEADERS: "x-original" } }),
+    ]);
+    const upstreamPort = (upstream.address() as AddressInfo).port;
+    originalPort = await getFreePort();
+    proxy = await startNginx(
+      (port) =>
+        spoofServer(port, forwarded.httpPort, upstreamPort, "Forwarded") +
+        spoofServer(originalPort, original.httpPort, upstreamPort, "Original"),
+    );
+  }, 180_000);
+
+  afterAll(async () => {
+    await proxy?.stop();
+    await Promise.all([forwarded?.stop(), original?.stop()]);
+    spoofFiles.remove();
+  });
+
+  /** The status nginx answers `method path` for `user`, with extra client headers. */
+  async function status(port: number, method: string, path: string, user: string, extra = {}) {
+    const r = await request(`http://127.0.0.1:${port}${path}`, {
+      method: method as "GET",
+      headers: { "x-user-id": user, ...extra },
+    });
+    await r.body.text();
+    return r.statusCode;
+  }
+
+  for (const family of ["x-forwarded", "x-original"] as const) {
+    const port = () => (family === "x-forwarded" ? Number(new URL(proxy.url).port) : originalPort);
+    const spoofUri = { "X-Forwarded-Uri": "/elsewhere", "X-Original-URI": "/elsewhere" };
+    const spoofMethod = { "X-Forwarded-Method": "GET", "X-Original-Method": "GET" };
+
+    it(`counts the endpoint nginx saw (${family}), whatever URI header the client adds`, async () => {
+      expect(await status(port(), "GET", "/api/expensive?a=1", "alice"), proxy.output()).toBe(200);
+      expect(await status(port(), "GET", "/api/expensive", "alice", spoofUri)).toBe(200);
+      // Third in the hour: over, with or without the client's headers.
+      expect(await status(port(), "GET", "/api/expensive", "alice", spoofUri)).toBe(429);
+      expect(await status(port(), "GET", "/api/expensive", "alice")).toBe(429);
+      // Another endpoint is not limited: the headers were not what kept it apart.
+      expect(await status(port(), "GET", "/elsewhere", "alice")).toBe(200);
+    });
+
+    it(`counts the method nginx saw (${family}), whatever method header the client adds`, async () => {
+      expect(await status(port(), "DELETE", "/api/thing", "bob")).toBe(200);
+      expect(await status(port(), "DELETE", "/api/thing", "bob", spoofMethod)).toBe(429);
+      expect(await status(port(), "GET", "/api/thing", "bob", spoofMethod)).toBe(200);
+    });
+  }
 });
