@@ -1,10 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
 import { AsyncMemoryStore } from "../../test/support/async-memory-store.js";
+import { getSharedRedis, uniqueKeyPrefix } from "../../test/support/redis-env.js";
 import { type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
 import { ManualClock } from "../core/manual-clock.js";
 import type { Descriptor } from "../rules/rule.js";
 import { any, makeConfig, makeRule } from "../rules/testing-rules.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
+import { redisStore } from "../stores/redis/index.js";
 import type { Store } from "../stores/store.js";
 import { type CheckRequest, type CheckResult, createEngine } from "./engine.js";
 
@@ -151,5 +154,30 @@ describe("engine.refund with a store that is down", () => {
     const calls = store.calls.length;
     expect(await engine.refund(request, result)).toBe(0);
     expect(store.calls.length).toBe(calls);
+  });
+});
+
+describe("engine.refund on Redis", () => {
+  const clients: Redis[] = [];
+  afterAll(() => {
+    for (const c of clients) c.disconnect();
+  });
+
+  it("gives a delayed admission's reservation back through the store's script", async () => {
+    const client = new Redis((await getSharedRedis()).url);
+    clients.push(client);
+    const clock = new ManualClock(T0);
+    const store = redisStore({ client, prefix: uniqueKeyPrefix("engine-refund"), clock: "client" });
+    const engine = createEngine({ config, store, clock, scheduler: clock });
+    const check = (user: string) => {
+      const request: CheckRequest = { domain: "api", descriptors: [of("user", user)] };
+      return engine.check(request).then((result) => ({ request, result }));
+    };
+    expect((await check("bob")).result.delayMs).toBe(0);
+    const second = await check("bob");
+    expect(second.result.delayMs).toBe(1000);
+    expect(await engine.refund(second.request, second.result)).toBe(1);
+    expect((await check("bob")).result.delayMs).toBe(1000);
+    await engine.close();
   });
 });
