@@ -12,10 +12,11 @@
  *   (`t` counts down from the check to the answer);
  * - delayed but the waiting pool full: denied at once like an over-limit request (429 or the deny status, a
  *   `quota-exceeded` problem naming the delayed policies), and the units its check counted are refunded
- *   (`Engine.refund`): a denied request is consumed from none, so refusals never push the client's next admission
- *   further out. Its delayed policies read as denied for as long as it would have waited: `r=0`, `t` and
- *   `Retry-After` that wait in whole seconds (rounded up, at least 1), `RateLimit-State: throttled`; it is
- *   recorded as denied (`sluice_decisions_total`) and `over_limit`;
+ *   (`Engine.refund`: those the store itself counted, not a failure policy's stand-in): a denied request is
+ *   consumed from none, so refusals never push the client's next admission further out. Its delayed policies
+ *   read as denied for as long as it would have waited: `r=0`, `t` and `Retry-After` that wait in whole seconds
+ *   (rounded up, at least 1), `RateLimit-State: throttled`; it is recorded as denied (`sluice_decisions_total`)
+ *   and `over_limit`;
  * - delayed, and the client leaves while it waits (the proxy gave up: a timeout, its own client gone): the wait
  *   ends at once, its waiting slot is given back, and its units are refunded — it was never let through. Nothing
  *   is sent; `sluice_requests_total` records it as `cancelled`, and `sluice_decisions_total` not at all (no
@@ -46,8 +47,8 @@
  * ignored: nginx's `auth_request` passes every client header on, so a header the proxy does not set itself is
  * the client's to choose, and a client could pick the endpoint or method it is counted under if it were read.
  * A subrequest carrying the other family's header without the one read (a proxy set up for the other family) is
- * logged once, as a warning. Authelia does the same with an endpoint per proxy kind: its `forward-auth` reads only `X-Forwarded-*`, its
- * `auth-request` (nginx) only `X-Original-*`.
+ * logged once, as a warning. Authelia does the same with an endpoint per proxy kind: its `forward-auth` reads only
+ * `X-Forwarded-*`, its `auth-request` (nginx) only `X-Original-*`.
  *
  * **Header text.** Node reads header bytes as latin1 (one character per byte), while proxies pass a UTF-8 value
  * through as its bytes: a user `bøb` would arrive as `bÃ¸b`, a counter apart from the `bøb` that `/v1/check`
