@@ -11,4 +11,13 @@
 // start at all.
 import { main } from "../dist/cli/main.js";
 
+// A reader that went away (`sluice serve --help | head -5`) ends the command as a shell's SIGPIPE would (exit 141),
+// not with an unhandled 'error' event and its stack trace. Other stream errors stay errors.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(141);
+  });
+}
+
 process.exitCode = await main(process.argv);

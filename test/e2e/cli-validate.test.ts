@@ -95,3 +95,16 @@ describe("sluice validate (built CLI)", () => {
     expect(sluice("validate").status).toBe(2);
   });
 });
+
+describe("sluice output to a reader that went away", () => {
+  it("`sluice serve --help | head -1`: no unhandled EPIPE and no stack trace, the reader gets its line", () => {
+    // The pipe's reader reads one line and exits; the help's later writes meet a closed pipe.
+    const r = spawnSync("sh", ["-c", `"${process.execPath}" bin/sluice.js serve --help | head -1`], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    expect(r.stdout).toBe("Usage: sluice serve [options]\n");
+    expect(r.stderr).not.toMatch(/EPIPE|Unhandled|at /);
+    expect(r.status).toBe(0);
+  });
+});
