@@ -123,7 +123,7 @@ export function createAdminServer(options: AdminServerOptions): FastifyInstance 
   const app = Fastify({
     logger: false,
     bodyLimit: options.bodyLimitBytes ?? 262_144,
-    maxParamLength: MAX_IDENTITY_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_IDENTITY_PARAM_LENGTH },
   });
 
   const unwatch = options.repository.watch((snapshot) => ctx.apply(snapshot));
