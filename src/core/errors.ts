@@ -15,7 +15,8 @@ export type SluiceErrorCode =
   | "ERR_SLUICE_STORE_TIMEOUT"
   | "ERR_SLUICE_STORE_CLOSED"
   | "ERR_SLUICE_IDEMPOTENCY_PENDING"
-  | "ERR_SLUICE_FILE_LOCKED";
+  | "ERR_SLUICE_FILE_LOCKED"
+  | "ERR_SLUICE_FILE_NOT_WRITABLE";
 
 /** Base class of every Sluice error. */
 export class SluiceError extends Error {
@@ -111,5 +112,45 @@ export class FileLockedError extends SluiceError {
     this.lockFile = lockFile;
     this.holderPid = holderPid;
     this.holderHost = holderHost;
+  }
+}
+
+/** The system error codes that say a directory cannot be written to, and what each means, in words. */
+export const NOT_WRITABLE_CAUSES: Readonly<Record<string, string>> = {
+  EROFS: "read-only file system",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+};
+
+/**
+ * A file that takes one writer (the admin API's rules or audit file) sits in a directory this process cannot
+ * create files in (its lock, its temp files): a read-only mount (a Kubernetes ConfigMap, a read-only root file
+ * system) or a directory of another user.
+ */
+export class FileNotWritableError extends SluiceError {
+  /** The file concerned. */
+  readonly file: string;
+  /** The directory that cannot be written. */
+  readonly directory: string;
+  /** The system error code that refused the write: `EROFS`, `EACCES` or `EPERM`. */
+  readonly errno: string;
+  /** What `errno` means, in words: `read-only file system`, `permission denied`, `operation not permitted`. */
+  readonly meaning: string;
+
+  /**
+   * Creates an `ERR_SLUICE_FILE_NOT_WRITABLE` error naming the file, the directory and why; `what` says what was
+   * being done (`cannot take its lock <path> to edit it through the admin API`).
+   */
+  constructor(file: string, directory: string, errno: string, what: string, cause?: unknown) {
+    const meaning = Object.hasOwn(NOT_WRITABLE_CAUSES, errno) ? NOT_WRITABLE_CAUSES[errno] : "refused";
+    super(
+      "ERR_SLUICE_FILE_NOT_WRITABLE",
+      `${file}: ${what}: the directory ${directory} cannot be written (${errno}: ${meaning})`,
+      { cause },
+    );
+    this.file = file;
+    this.directory = directory;
+    this.errno = errno;
+    this.meaning = meaning;
   }
 }

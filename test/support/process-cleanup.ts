@@ -1,10 +1,13 @@
 // Last-resort cleanup of everything the harness spawned or created, for when a test (or the whole run) ends
-// without calling stop(): on process exit and on SIGINT/SIGTERM/SIGHUP, every registered child is SIGKILLed
-// and every registered temp dir removed, synchronously. Besides this, children are spawned under
+// without calling stop(): on process exit and on SIGINT/SIGTERM/SIGHUP, every registered child is SIGKILLed,
+// every registered mount detached (`umount -l`, before the dirs, which may hold it) and every registered temp dir
+// removed, synchronously. Besides this, children are spawned under
 // `setpriv --pdeathsig SIGKILL` where available, so the kernel kills them even if this process is SIGKILLed.
+import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 
 const children = new Set<number>();
+const mounts = new Set<string>();
 const dirs = new Set<string>();
 let installed = false;
 
@@ -17,6 +20,8 @@ function cleanupNow(): void {
     }
   }
   children.clear();
+  for (const mount of mounts) spawnSync("umount", ["-l", mount], { stdio: "ignore" });
+  mounts.clear();
   for (const dir of dirs) {
     try {
       rmSync(dir, { recursive: true, force: true });
@@ -50,6 +55,15 @@ export function trackChild(pid: number): void {
 
 export function untrackChild(pid: number): void {
   children.delete(pid);
+}
+
+export function trackMount(path: string): void {
+  install();
+  mounts.add(path);
+}
+
+export function untrackMount(path: string): void {
+  mounts.delete(path);
 }
 
 export function trackDir(dir: string): void {

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileLockedError } from "../../core/errors.js";
+import { readOnlyMount } from "../../../test/support/read-only-mount.js";
+import { FileLockedError, FileNotWritableError } from "../../core/errors.js";
 import { acquireFileLock } from "./file-lock.js";
 
 describe("file lock", () => {
@@ -66,5 +67,41 @@ describe("file lock", () => {
     await writeFile(`${file}.lock`, JSON.stringify({ pid: process.pid, host: hostname(), nonce: "new" }));
     await lock.release();
     expect(JSON.parse(await readFile(`${file}.lock`, "utf8"))).toMatchObject({ nonce: "new" });
+  });
+
+  it("in a directory that cannot be written, throws FileNotWritableError naming the file, the directory and why", async () => {
+    // As root, a read-only bind mount (EROFS: a ConfigMap volume's case); otherwise a directory without write
+    // permission (EACCES), which root would ignore.
+    const source = join(dir, "src");
+    const view = join(dir, "ro");
+    const root = process.getuid?.() === 0;
+    await mkdir(source);
+    await writeFile(join(source, "rules.yaml"), "version: 1\nrules: []\n");
+    const mount = root ? readOnlyMount(source, view) : undefined;
+    if (!root) {
+      await mkdir(view);
+      await writeFile(join(view, "rules.yaml"), "version: 1\nrules: []\n");
+      await chmod(view, 0o555);
+    }
+    const errno = root ? "EROFS" : "EACCES";
+    try {
+      const locked = join(view, "rules.yaml");
+      const error = await acquireFileLock(locked, "edit it through the admin API").catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FileNotWritableError);
+      expect(error).toMatchObject({
+        code: "ERR_SLUICE_FILE_NOT_WRITABLE",
+        file: locked,
+        directory: view,
+        errno,
+      });
+      expect((error as Error).message).toBe(
+        `${locked}: cannot take its lock ${locked}.lock to edit it through the admin API: the directory ${view} ` +
+          `cannot be written (${errno}: ${root ? "read-only file system" : "permission denied"})`,
+      );
+      expect(await readdir(view)).toEqual(["rules.yaml"]);
+    } finally {
+      mount?.unmount();
+      if (!root) await chmod(view, 0o755);
+    }
   });
 });

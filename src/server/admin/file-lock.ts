@@ -17,13 +17,18 @@
  * - a holder only ever removes its own lock (checked by nonce), so a taken-over lock is not removed by the late
  *   release of the process it was taken from.
  * A pid reused by an unrelated process makes a stale lock look held: the error says to delete the lock file then.
+ *
+ * A directory this process cannot create files in (the lock's temp file refused with EROFS, EACCES or EPERM: a
+ * read-only mount such as a Kubernetes ConfigMap, or another user's directory) throws {@link FileNotWritableError}
+ * naming the file, the directory and the system error, so a caller can tell "no one may write here" from a lock
+ * held by someone else; nothing is created.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync, unlinkSync } from "node:fs";
 import { link, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { FileLockedError } from "../../core/errors.js";
+import { FileLockedError, FileNotWritableError, NOT_WRITABLE_CAUSES } from "../../core/errors.js";
 import { removeStaleTempFiles, TEMP_SUFFIX } from "./atomic-write.js";
 
 /** A held lock; see the module comment. */
@@ -76,7 +81,8 @@ function alive(pid: number): boolean {
 
 /**
  * Takes the exclusive lock of `file` (see the module comment); throws {@link FileLockedError} when another live
- * process (or another lock in this one) holds it. `use` completes the error's "one process at a time may …".
+ * process (or another lock in this one) holds it, {@link FileNotWritableError} when the directory cannot be
+ * written. `use` completes the errors' "one process at a time may …" and "cannot take its lock … to …".
  */
 export async function acquireFileLock(file: string, use: string): Promise<FileLock> {
   const path = `${file}.lock`;
@@ -86,7 +92,21 @@ export async function acquireFileLock(file: string, use: string): Promise<FileLo
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${me.nonce}${TEMP_SUFFIX}`);
   const aside = join(dirname(path), `.${basename(path)}.${process.pid}.${me.nonce}.stale${TEMP_SUFFIX}`);
   await removeStaleTempFiles(path);
-  await writeFile(temp, text, { flag: "wx" });
+  try {
+    await writeFile(temp, text, { flag: "wx" });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== undefined && Object.hasOwn(NOT_WRITABLE_CAUSES, code)) {
+      throw new FileNotWritableError(
+        file,
+        dirname(path),
+        code,
+        `cannot take its lock ${path} to ${use}`,
+        error,
+      );
+    }
+    throw error;
+  }
   let last: Holder | undefined;
   try {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
