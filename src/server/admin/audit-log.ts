@@ -70,6 +70,19 @@ export const AUDIT_MAX_TEXT_LENGTH = 1024;
  */
 export const AUDIT_MAX_RESOURCE_LENGTH = 2048;
 
+/**
+ * The id of an entry of the file and in-memory logs: `<ms, 15 digits>-<sequence, 6 digits>`, so ids sort as strings
+ * and by time (e.g. `001714564800000-000003`).
+ */
+export const AUDIT_ID = /^(\d{15})-(\d{6})$/;
+/** The last sequence number of one millisecond in an {@link AUDIT_ID}; the next id takes the next millisecond. */
+export const AUDIT_MAX_SEQ = 999_999;
+
+/** The {@link AUDIT_ID} of the `seq`th entry of epoch millisecond `ms`. */
+export function formatAuditId(ms: number, seq: number): string {
+  return `${String(ms).padStart(15, "0")}-${String(seq).padStart(6, "0")}`;
+}
+
 /** The page size asked for, checked: a whole number from 1 to {@link AUDIT_MAX_PAGE}. */
 export function pageLimit(limit: number | undefined): number {
   if (limit === undefined) return AUDIT_DEFAULT_PAGE;

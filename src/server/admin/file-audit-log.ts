@@ -30,13 +30,16 @@ import { type Clock, systemClock } from "../../core/clock.js";
 import { InvalidArgumentError, SluiceError } from "../../core/errors.js";
 import { removeStaleTempFiles, writeFileAtomic } from "./atomic-write.js";
 import {
+  AUDIT_ID,
   AUDIT_MAX_ENTRIES,
+  AUDIT_MAX_SEQ,
   AUDIT_RETENTION_MS,
   type AuditEntry,
   type AuditListOptions,
   type AuditLog,
   type AuditPage,
   auditFields,
+  formatAuditId,
   pageLimit,
   positiveOption,
 } from "./audit-log.js";
@@ -69,13 +72,7 @@ interface Slot {
   readonly length: number;
 }
 
-const ID = /^(\d{15})-(\d{6})$/;
-const MAX_SEQ = 999_999;
 const CHUNK = 1 << 20;
-
-function formatId(ms: number, seq: number): string {
-  return `${String(ms).padStart(15, "0")}-${String(seq).padStart(6, "0")}`;
-}
 
 class JsonLinesAuditLog implements FileAuditLog {
   private readonly path: string;
@@ -138,7 +135,7 @@ class JsonLinesAuditLog implements FileAuditLog {
   async list(options: AuditListOptions = {}): Promise<AuditPage> {
     const limit = pageLimit(options.limit);
     const cursor = options.cursor;
-    if (cursor !== undefined && !ID.test(cursor)) {
+    if (cursor !== undefined && !AUDIT_ID.test(cursor)) {
       throw new InvalidArgumentError(
         `cursor: must be the "next" of a previous page, got ${JSON.stringify(cursor)}`,
       );
@@ -204,13 +201,13 @@ class JsonLinesAuditLog implements FileAuditLog {
   private nextId(atMs: number): string {
     let ms = Math.max(Math.floor(atMs), this.lastMs);
     let seq = ms === this.lastMs ? this.lastSeq + 1 : 0;
-    if (seq > MAX_SEQ) {
+    if (seq > AUDIT_MAX_SEQ) {
       ms += 1;
       seq = 0;
     }
     this.lastMs = ms;
     this.lastSeq = seq;
-    return formatId(ms, seq);
+    return formatAuditId(ms, seq);
   }
 
   /**
@@ -296,7 +293,7 @@ class JsonLinesAuditLog implements FileAuditLog {
     this.slots = slots;
     const last = slots.at(-1);
     if (last !== undefined) {
-      const m = ID.exec(last.id) as RegExpExecArray;
+      const m = AUDIT_ID.exec(last.id) as RegExpExecArray;
       this.lastMs = Number(m[1]);
       this.lastSeq = Number(m[2]);
     }
@@ -305,7 +302,7 @@ class JsonLinesAuditLog implements FileAuditLog {
   private parseSlot(line: Buffer, offset: number): Slot | undefined {
     try {
       const v = JSON.parse(line.toString("utf8")) as Partial<AuditEntry>;
-      if (typeof v.id !== "string" || !ID.test(v.id) || typeof v.atMs !== "number") return undefined;
+      if (typeof v.id !== "string" || !AUDIT_ID.test(v.id) || typeof v.atMs !== "number") return undefined;
       return { id: v.id, atMs: v.atMs, offset, length: line.length };
     } catch {
       return undefined;
