@@ -58,6 +58,12 @@ export interface StartServiceOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** How long to wait for the "ready" log line. @default 20 s */
   readonly startTimeoutMs?: number;
+  /**
+   * A command that runs the rest of the command line in its own setting, put first (before the death-signal
+   * wrapper, so that the signal is set in the process that ends up being the service): e.g. read-only-mount.ts's
+   * `unshare` into a private mount namespace. It must exec, not fork, so the child's pid is the service's.
+   */
+  readonly commandPrefix?: readonly string[];
 }
 
 let prefix: string[] | undefined;
@@ -82,6 +88,7 @@ export async function startServiceProcess(
     if (!k.startsWith("SLUICE_") && v !== undefined) env[k] = v;
   Object.assign(env, options.env ?? {});
   const [command, ...rest] = [
+    ...(options.commandPrefix ?? []),
     ...deathSignalPrefix(),
     process.execPath,
     "bin/sluice.js",

@@ -7,16 +7,31 @@
  * lines file beside it (`<rules file>.audit.jsonl` unless given). One admin service per file: both files are
  * locked (`<file>.lock`, naming the pid) from start to `close`, and a second service on the same rules or audit
  * file refuses to start with `ERR_SLUICE_FILE_LOCKED` naming the file and the holder's pid (several instances
- * share a configuration through Redis mode). Redis mode: rules, tiers and overrides live in
- * Redis, versioned; the rules file seeds Redis only when Redis holds no configuration yet; every write is
- * published and every instance applies it (within the repository's 1 s poll at worst); the audit log is a Redis
- * stream. A Redis that is not reachable at start does not stop the service (the data plane serves anyway too): the
- * admin API listens with its repository unloaded, the engine keeps the rules file's rules, admin reads and writes
- * answer 503 (`ERR_SLUICE_STORE_UNAVAILABLE`), and the repository loads by itself once Redis answers (seeding it
- * when empty), the engine then following the shared configuration. Either way, every snapshot reaches the engine
- * through `createAdminServer`'s watch, and a snapshot that cannot be loaded (an invalid hand edit) is reported to
- * the engine, so `/readyz` shows it until the repository reads a version that loads, a new one or the one in force
- * (the edit reverted, or fixed by comments only).
+ * share a configuration through Redis mode).
+ *
+ * **A rules file in a directory that cannot be written** (embedded mode: its lock refused with EROFS, EACCES or
+ * EPERM, `FileNotWritableError`: a Kubernetes ConfigMap or another read-only mount, a read-only root file system,
+ * another user's directory) still gets the admin API, with the file repository read-only, as for an
+ * envoyproxy/ratelimit file in Redis mode below: the file loads and, with `watch`, each edit of it is applied (one
+ * that does not load shows in `/readyz`, the previous rules staying); configuration writes (rules, tiers,
+ * overrides) are refused with `ERR_SLUICE_UNSUPPORTED` (409) naming the file and why. Audit records go to the
+ * `--audit-file` when one is given (its own directory, locked as usual). The default one, beside the rules file,
+ * usually cannot be created either: then the audit log is kept in memory, bounded (`memory-audit-log.ts`:
+ * the last {@link MEMORY_AUDIT_MAX_ENTRIES} entries, 16 MiB), readable through the admin API until the service
+ * stops, and every change is also in the service log (`admin: change`), which is what keeps a trail where rules
+ * are mounted read-only (containers' logs are collected). Chosen over refusing what the admin API can still change
+ * there (a limits reset, an operational fix) for want of a durable record: the record exists, in the log. One
+ * warning at start says that the file is read-only, why, and where audit records go.
+ *
+ * **Redis mode**: rules, tiers and overrides live in Redis, versioned; the rules file seeds Redis only when Redis
+ * holds no configuration yet; every write is published and every instance applies it (within the repository's 1 s
+ * poll at worst); the audit log is a Redis stream. A Redis that is not reachable at start does not stop the service
+ * (the data plane serves anyway too): the admin API listens with its repository unloaded, the engine keeps the rules
+ * file's rules, admin reads and writes answer 503 (`ERR_SLUICE_STORE_UNAVAILABLE`), and the repository loads by
+ * itself once Redis answers (seeding it when empty), the engine then following the shared configuration. Either way,
+ * every snapshot reaches the engine through `createAdminServer`'s watch, and a snapshot that cannot be loaded (an
+ * invalid hand edit) is reported to the engine, so `/readyz` shows it until the repository reads a version that
+ * loads, a new one or the one in force (the edit reverted, or fixed by comments only).
  *
  * **The rules file in Redis mode** is no source of truth: once Redis holds a configuration, the file's rules are
  * not applied, at start or when it changes. So that a restart with an edited (or another) file, or an edit of the
@@ -53,7 +68,12 @@ import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Clock } from "../../core/clock.js";
-import { ConfigError, FileLockedError, StoreUnavailableError } from "../../core/errors.js";
+import {
+  ConfigError,
+  FileLockedError,
+  FileNotWritableError,
+  StoreUnavailableError,
+} from "../../core/errors.js";
 import type { AlgorithmId } from "../../core/limit-spec.js";
 import { type ConfigWatcher, watchConfigFile } from "../../engine/config-watcher.js";
 import type { Engine } from "../../engine/engine.js";
@@ -74,6 +94,7 @@ import {
 import { createDecisionTally, type DecisionTally } from "./decision-tally.js";
 import { fileAuditLog } from "./file-audit-log.js";
 import { fileConfigRepository } from "./file-config-repository.js";
+import { MEMORY_AUDIT_MAX_ENTRIES, memoryAuditLog } from "./memory-audit-log.js";
 import { redisAuditLog } from "./redis-audit-log.js";
 import { redisConfigKey, redisConfigRepository } from "./redis-config-repository.js";
 
@@ -176,6 +197,73 @@ export const ENVOY_FILE_READ_ONLY =
   "rules), which the admin API does not edit: edit the file on every instance (each reloads it on change, unless " +
   "--no-watch); to manage the rules through the admin API, convert the file to the native format, which seeds " +
   "the shared configuration in Redis";
+
+/** Why `error`'s directory cannot be written, in words: the system error and what it usually means. */
+function unwritableCause(error: FileNotWritableError): string {
+  const hint =
+    error.errno === "EROFS"
+      ? ", as on a read-only mount, such as a Kubernetes ConfigMap or a read-only root file system"
+      : ": this process's user may not create files there";
+  return `the directory ${error.directory} cannot be written (${error.errno}: ${error.meaning})${hint}`;
+}
+
+/**
+ * Why a configuration write is refused in embedded mode on a rules file whose directory cannot be written (after
+ * `<file>: `); `watch`: whether edits of the file are applied.
+ */
+export function unwritableRulesReason(error: FileNotWritableError, watch: boolean): string {
+  return (
+    `the admin API cannot write this file: ${unwritableCause(error)}. Change the rules by editing the file where ` +
+    `it comes from (${watch ? "each edit is applied" : "read at start only, --no-watch"}); to manage them through ` +
+    "the admin API, start with a rules file in a writable directory, or with --store redis (the file then seeds Redis)"
+  );
+}
+
+/** What {@link warnUnwritable} says. */
+interface Unwritable {
+  readonly configFile: string;
+  readonly auditFile: string;
+  readonly watch: boolean;
+  /** The rules file's directory cannot be written: the repository is read-only. */
+  readonly unwritable: FileNotWritableError | undefined;
+  /** The default audit file's directory cannot be written: the audit log is in memory. */
+  readonly auditInMemory: FileNotWritableError | undefined;
+}
+
+/** Embedded mode: the one warning at start that the rules file is read-only and where audit records go. */
+function warnUnwritable(log: Logger, u: Unwritable): void {
+  const memory =
+    `audit records (limits resets) are kept in memory, the last ${MEMORY_AUDIT_MAX_ENTRIES}, until the service ` +
+    'stops, and logged ("admin: change"); --audit-file with a path in a writable directory keeps them in a file';
+  const parts: string[] = [];
+  if (u.unwritable !== undefined) {
+    parts.push(
+      `admin API: the rules file ${u.configFile} is read-only through the admin API: ${unwritableCause(u.unwritable)}. ` +
+        `Its rules are in force${u.watch ? " and each edit of it is applied" : " (read at start only, --no-watch)"}; ` +
+        "admin writes of rules, tiers and overrides are refused (409, naming the file)",
+    );
+    parts.push(
+      u.auditInMemory !== undefined
+        ? `The audit log cannot be written beside it (${u.auditFile}): ${memory}`
+        : `Audit records go to ${u.auditFile}`,
+    );
+  } else if (u.auditInMemory !== undefined) {
+    parts.push(
+      `admin API: the audit log ${u.auditFile} cannot be written: ${unwritableCause(u.auditInMemory)}. Instead, ${memory}`,
+    );
+  }
+  const cause = u.unwritable ?? u.auditInMemory;
+  log.warn(
+    {
+      configFile: u.configFile,
+      ...(cause === undefined ? {} : { directory: cause.directory, errno: cause.errno }),
+      readOnly: u.unwritable !== undefined,
+      audit: u.auditInMemory !== undefined ? "memory" : u.auditFile,
+      watch: u.watch,
+    },
+    parts.join(". "),
+  );
+}
 
 /** What {@link warnIfFileIgnored} needs to know of the service. */
 interface FileCheck {
@@ -302,20 +390,44 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
   const envoyAlgorithm =
     options.envoyAlgorithm === undefined ? {} : { envoyAlgorithm: options.envoyAlgorithm };
   if (options.redis === undefined) {
-    repository = fileConfigRepository({
+    const watch = options.watch ?? true;
+    const fileOptions = {
       path: options.configFile,
       clock,
-      watch: options.watch ?? true,
+      watch,
       onError,
       onRecovered,
       ...envoyAlgorithm,
-    });
-    const fileAudit = fileAuditLog({ path: options.auditFile ?? `${options.configFile}.audit.jsonl`, clock });
-    audit = fileAudit;
-    // Take both files' locks now, so a second service on them refuses to start rather than failing its writes.
-    // Other failures (an unreadable file) are left to the server, which logs them and serves what it can.
+    };
+    let fileRepository = fileConfigRepository(fileOptions);
+    // Take both files' locks now, so a second service on them refuses to start rather than failing its writes. A
+    // directory that cannot be written makes the rules file read-only and the default audit log in memory (see the
+    // module comment). Other failures (an unreadable file) are left to the server, which logs them and serves what it
+    // can.
+    let unwritable: FileNotWritableError | undefined;
     try {
-      await repository.load();
+      await fileRepository.load();
+    } catch (error) {
+      if (error instanceof FileLockedError) {
+        await fileRepository.close();
+        throw error;
+      }
+      if (error instanceof FileNotWritableError) {
+        unwritable = error;
+        await fileRepository.close();
+        fileRepository = fileConfigRepository({
+          ...fileOptions,
+          readOnly: { reason: unwritableRulesReason(error, watch) },
+        });
+        await fileRepository.load().catch(() => undefined);
+      }
+    }
+    repository = fileRepository;
+    const auditFile = options.auditFile ?? `${options.configFile}.audit.jsonl`;
+    const fileAudit = fileAuditLog({ path: auditFile, clock });
+    audit = fileAudit;
+    let auditInMemory: FileNotWritableError | undefined;
+    try {
       await fileAudit.open();
     } catch (error) {
       if (error instanceof FileLockedError) {
@@ -323,6 +435,15 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
         await fileAudit.close();
         throw error;
       }
+      // An audit file given explicitly stays the audit log (its appends fail and are logged, as before).
+      if (error instanceof FileNotWritableError && options.auditFile === undefined) {
+        auditInMemory = error;
+        await fileAudit.close();
+        audit = memoryAuditLog({ clock });
+      }
+    }
+    if (unwritable !== undefined || auditInMemory !== undefined) {
+      warnUnwritable(log, { configFile: options.configFile, auditFile, watch, unwritable, auditInMemory });
     }
   } else {
     // Before the client: a failure here leaves nothing to close.

@@ -39,7 +39,7 @@
  * rules since the file is not in the native format, and `update` throws `ERR_SLUICE_UNSUPPORTED` naming the file.
  *
  * A read-only repository (`readOnly`: the admin API in Redis mode on an envoyproxy/ratelimit file, which every
- * instance reads from its own copy) never writes: `update` throws `ERR_SLUICE_UNSUPPORTED` naming the file and the
+ * instance reads from its own copy, or in embedded mode on a file whose directory cannot be written) never writes: `update` throws `ERR_SLUICE_UNSUPPORTED` naming the file and the
  * reason given, whatever the file holds, before reading it. Loading and watching are as above. It takes no lock and
  * does not sweep the directory of dead writers' temp files: it writes nothing there (a ConfigMap volume is mounted
  * read-only), and any number of processes, on one host or in containers sharing a mount, may read one file.
