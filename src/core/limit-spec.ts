@@ -109,13 +109,23 @@ function pathOf(prefix: string, path: readonly PropertyKey[]): string {
   return out;
 }
 
+/** The fields of a {@link LimitSpecInput}, as its keys. */
+type LimitField = keyof LimitSpecInput;
+
 /**
  * Parses and validates a limit, returning a frozen {@link LimitSpec}. Throws `ConfigError`
  * (`ERR_SLUICE_INVALID_LIMIT`) listing every problem, each named by its path under `path`.
+ *
+ * Every field is judged on its own, so one bad field does not hide another (`limit: -1, period: "1q", burst: -4`
+ * gives three issues). A check that relates fields runs only when each field it reads is valid: a burst is not
+ * compared with an invalid limit, nor a bucket with an invalid period, nor anything with an invalid algorithm's
+ * rules; such an issue would be a consequence of the first, and would change once that is fixed.
  */
 export function parseLimitSpec(input: LimitSpecInput, path = ""): LimitSpec {
   const parsed = inputSchema.safeParse(input);
   const issues: ConfigIssue[] = [];
+  // Fields whose value the schema refused (wrong type or out of range): taken as unknown below, not judged again.
+  const bad = new Set<PropertyKey>();
   if (!parsed.success) {
     for (const i of parsed.error.issues) {
       const message =
@@ -123,74 +133,95 @@ export function parseLimitSpec(input: LimitSpecInput, path = ""): LimitSpec {
           ? `unknown field(s): ${i.keys.join(", ")}`
           : i.message.replace(/^Invalid input: /, "");
       issues.push({ path: pathOf(path, i.path), message });
+      if (i.path.length > 0) bad.add(i.path[0]);
+      // Not an object at all: there are no fields to judge.
+      else if (i.code !== "unrecognized_keys") throw new ConfigError("ERR_SLUICE_INVALID_LIMIT", issues);
     }
-    throw new ConfigError("ERR_SLUICE_INVALID_LIMIT", issues);
   }
-  const v = parsed.data;
-  const field = (name: string): string => pathOf(path, [name]);
-  const algorithm: AlgorithmId = v.algorithm ?? "gcra";
+  // The input as given, its unknown keys aside; each field below is read only when it is not in `bad`.
+  const v = input;
+  const ok = (name: LimitField): boolean => !bad.has(name);
+  const field = (name: LimitField): string => pathOf(path, [name]);
+  /** The algorithm, undefined when the one given is not one of {@link ALGORITHM_IDS}. */
+  const algorithm: AlgorithmId | undefined = ok("algorithm") ? (v.algorithm ?? "gcra") : undefined;
+  /** The limit, undefined when invalid (then nothing is judged against it). */
+  const limit: number | undefined = ok("limit") ? v.limit : undefined;
 
+  const periodField = field(v.period !== undefined ? "period" : "periodMs");
   let periodMs: number | undefined;
   if (v.period !== undefined && v.periodMs !== undefined) {
     issues.push({ path: field("period"), message: "give either period or periodMs, not both" });
   } else if (v.period !== undefined || v.periodMs !== undefined) {
-    periodMs = tryParseDurationMs(v.period ?? v.periodMs);
-    if (periodMs === undefined || periodMs <= 0) {
-      issues.push({
-        path: field(v.period !== undefined ? "period" : "periodMs"),
-        message: `must be a duration > 0 (milliseconds, or a string such as "1s", "1m", "1d"), got ${JSON.stringify(v.period ?? v.periodMs)}`,
-      });
-      periodMs = undefined;
+    if (ok("period") && ok("periodMs")) {
+      periodMs = tryParseDurationMs(v.period ?? v.periodMs);
+      if (periodMs === undefined || periodMs <= 0) {
+        issues.push({
+          path: periodField,
+          message: `must be a duration > 0 (milliseconds, or a string such as "1s", "1m", "1d"), got ${JSON.stringify(v.period ?? v.periodMs)}`,
+        });
+        periodMs = undefined;
+      }
     }
   } else {
     issues.push({ path: field("period"), message: 'is required (e.g. period: "1s" or periodMs: 1000)' });
   }
 
-  if (COUNTING_ALGORITHMS.has(algorithm) && !Number.isInteger(v.limit)) {
-    issues.push({ path: field("limit"), message: `must be a whole number for ${algorithm}, got ${v.limit}` });
-  }
-  if (algorithm === "sliding_log" && v.limit > SLIDING_LOG_MAX_LIMIT) {
-    issues.push({
-      path: field("limit"),
-      message: `sliding_log keeps every admitted request, so limit must be at most ${SLIDING_LOG_MAX_LIMIT}; use sliding_window or bucketed_window for larger limits`,
-    });
-  }
-  if (algorithm === "concurrency" && v.limit > CONCURRENCY_MAX_LIMIT) {
-    issues.push({
-      path: field("limit"),
-      message: `must be at most ${CONCURRENCY_MAX_LIMIT} for concurrency`,
-    });
+  if (algorithm !== undefined && limit !== undefined) {
+    if (COUNTING_ALGORITHMS.has(algorithm) && !Number.isInteger(limit)) {
+      issues.push({ path: field("limit"), message: `must be a whole number for ${algorithm}, got ${limit}` });
+    }
+    if (algorithm === "sliding_log" && limit > SLIDING_LOG_MAX_LIMIT) {
+      issues.push({
+        path: field("limit"),
+        message: `sliding_log keeps every admitted request, so limit must be at most ${SLIDING_LOG_MAX_LIMIT}; use sliding_window or bucketed_window for larger limits`,
+      });
+    }
+    if (algorithm === "concurrency" && limit > CONCURRENCY_MAX_LIMIT) {
+      issues.push({
+        path: field("limit"),
+        message: `must be at most ${CONCURRENCY_MAX_LIMIT} for concurrency`,
+      });
+    }
   }
 
-  // Below one unit a bucket could never hold a request of cost 1: `limit: 0.5, period: 1s` means 1 every 2 s.
-  let burst = BURST_ALGORITHMS.has(algorithm) ? Math.max(1, v.limit) : v.limit;
-  if (v.burst !== undefined) {
-    if (!BURST_ALGORITHMS.has(algorithm)) {
-      if (v.burst !== v.limit) {
+  // The burst, undefined when it cannot be known (it, or the limit it defaults to, is invalid). Below one unit a
+  // bucket could never hold a request of cost 1: `limit: 0.5, period: 1s` means 1 every 2 s.
+  let burst: number | undefined;
+  if (v.burst === undefined || !ok("burst")) {
+    if (v.burst === undefined && limit !== undefined && algorithm !== undefined) {
+      burst = BURST_ALGORITHMS.has(algorithm) ? Math.max(1, limit) : limit;
+    }
+  } else {
+    // Whatever the algorithm, a burst must be a count of at least one unit (a window or concurrency limit, which
+    // a burst may only repeat, is a whole number >= 1 too).
+    const sound = Number.isFinite(v.burst) && v.burst >= 1 && v.burst <= Number.MAX_SAFE_INTEGER;
+    if (algorithm !== undefined && !BURST_ALGORITHMS.has(algorithm)) {
+      // Allowed only as a repeat of the limit: compared with a valid limit, else refused only when it could equal none.
+      if (limit !== undefined ? v.burst !== limit : !sound) {
         issues.push({
           path: field("burst"),
           message: `applies only to token_bucket, leaky_bucket and gcra; ${algorithm} admits at most limit per period`,
         });
-      }
-    } else if (!Number.isFinite(v.burst) || v.burst < 1 || v.burst > Number.MAX_SAFE_INTEGER) {
+      } else burst = limit;
+    } else if (!sound) {
       issues.push({ path: field("burst"), message: `must be a finite number >= 1, got ${v.burst}` });
-    } else {
-      burst = v.burst;
-    }
+    } else if (algorithm !== undefined) burst = v.burst;
   }
 
-  let bucketMs = 0;
+  const bucketName: LimitField = v.bucket !== undefined ? "bucket" : "bucketMs";
+  /** The bucket width, ms; 0 for algorithms without buckets; undefined when it cannot be known. */
+  let bucketMs: number | undefined = algorithm === "bucketed_window" ? undefined : 0;
   if (v.bucket !== undefined || v.bucketMs !== undefined) {
-    const bucketField = field(v.bucket !== undefined ? "bucket" : "bucketMs");
-    if (algorithm !== "bucketed_window") {
-      issues.push({ path: bucketField, message: "applies only to bucketed_window" });
+    bucketMs = undefined;
+    if (algorithm !== undefined && algorithm !== "bucketed_window") {
+      issues.push({ path: field(bucketName), message: "applies only to bucketed_window" });
     } else if (v.bucket !== undefined && v.bucketMs !== undefined) {
       issues.push({ path: field("bucket"), message: "give either bucket or bucketMs, not both" });
-    } else {
+    } else if (ok(bucketName)) {
       const b = tryParseDurationMs(v.bucket ?? v.bucketMs);
       if (b === undefined || b < 1 || !Number.isInteger(b)) {
         issues.push({
-          path: bucketField,
+          path: field(bucketName),
           message: `must be a whole number of milliseconds >= 1, got ${JSON.stringify(v.bucket ?? v.bucketMs)}`,
         });
       } else bucketMs = b;
@@ -198,40 +229,44 @@ export function parseLimitSpec(input: LimitSpecInput, path = ""): LimitSpec {
   } else if (algorithm === "bucketed_window" && periodMs !== undefined) {
     bucketMs = periodMs / 10;
   }
-  if (algorithm === "bucketed_window" && periodMs !== undefined && bucketMs > 0) {
+  if (algorithm === "bucketed_window" && periodMs !== undefined) {
     if (!Number.isInteger(periodMs)) {
       issues.push({
-        path: field("period"),
+        path: periodField,
         message: "must be a whole number of milliseconds for bucketed_window",
       });
-    } else if (!Number.isInteger(bucketMs) || periodMs % bucketMs !== 0) {
+    } else if (bucketMs !== undefined && (!Number.isInteger(bucketMs) || periodMs % bucketMs !== 0)) {
       issues.push({
-        path: field(v.bucket !== undefined ? "bucket" : "bucketMs"),
+        path: field(bucketName),
         message: `must divide the period (${periodMs} ms) into whole buckets, got ${bucketMs} ms`,
       });
-    } else if (periodMs / bucketMs > BUCKETED_WINDOW_MAX_BUCKETS) {
+    } else if (bucketMs !== undefined && periodMs / bucketMs > BUCKETED_WINDOW_MAX_BUCKETS) {
       issues.push({
-        path: field(v.bucket !== undefined ? "bucket" : "bucketMs"),
+        path: field(bucketName),
         message: `gives ${periodMs / bucketMs} buckets per period; at most ${BUCKETED_WINDOW_MAX_BUCKETS} are allowed`,
       });
     }
   }
 
-  if (periodMs !== undefined && periodMs * Math.max(2, burst / v.limit) > MAX_STATE_HORIZON_MS) {
-    issues.push({
-      path: field(v.period !== undefined ? "period" : "periodMs"),
-      message: `is too long: a key could take ${periodMs * Math.max(2, burst / v.limit)} ms to go back to fresh (period × max(2, burst / limit)); at most ${MAX_STATE_HORIZON_MS} ms (~317 years)`,
-    });
+  if (periodMs !== undefined && limit !== undefined && burst !== undefined) {
+    const horizonMs = periodMs * Math.max(2, burst / limit);
+    if (horizonMs > MAX_STATE_HORIZON_MS) {
+      issues.push({
+        path: periodField,
+        message: `is too long: a key could take ${horizonMs} ms to go back to fresh (period × max(2, burst / limit)); at most ${MAX_STATE_HORIZON_MS} ms (~317 years)`,
+      });
+    }
   }
   if (issues.length > 0) throw new ConfigError("ERR_SLUICE_INVALID_LIMIT", issues);
+  // No issue: every field is valid, so each value above is known.
   const p = periodMs as number;
   return Object.freeze({
     name: v.name ?? "default",
-    algorithm,
+    algorithm: algorithm as AlgorithmId,
     limit: v.limit,
     periodMs: p,
-    burst,
-    bucketMs,
+    burst: burst as number,
+    bucketMs: bucketMs as number,
     emissionMs: p / v.limit,
   });
 }

@@ -24,7 +24,13 @@ import { z } from "zod";
 import { MAX_LIMITS_PER_SET } from "../algorithms/limit-set.js";
 import { tryParseDurationMs } from "../core/duration.js";
 import { ConfigError, type ConfigIssue } from "../core/errors.js";
-import { ALGORITHM_IDS, type AlgorithmId, type LimitSpec, parseLimitSpec } from "../core/limit-spec.js";
+import {
+  ALGORITHM_IDS,
+  type AlgorithmId,
+  type LimitSpec,
+  type LimitSpecInput,
+  parseLimitSpec,
+} from "../core/limit-spec.js";
 import { delayShapeInput } from "./delay-shape.js";
 import { JsonPositions, jsonRepeatedKey, jsonSyntaxErrorOffset } from "./json-positions.js";
 import { pathPatternKey } from "./matcher.js";
@@ -563,7 +569,8 @@ function declaredTiersHint(tiers: ReadonlySet<string>): string {
  * Validates a list of limits with `parseLimitSpec`, the algorithm defaulting to `algorithm`: reports each
  * problem under `path`, duplicate names (every limit of a list needs its own policy name), more limits than apply
  * to one key, and, for a `delay` rule (`maxDelayMs` given), a shaping limit the engine could not build. Returns the
- * specs of the limits that are valid. Limits that fail the structural schema are skipped (already reported).
+ * specs of the limits that are valid. A field the structural schema refuses is reported by it, not again here; the
+ * limit's other fields are still judged (a mistyped `limit` hides no bad `period`), none of them against that field.
  */
 export function checkLimits(
   limits: unknown,
@@ -582,24 +589,42 @@ export function checkLimits(
   }
   const names = new Map<string, number>();
   limits.forEach((l, i) => {
+    if (!isRecord(l)) return;
+    // Fields the structural schema refuses (wrong type, unknown key) are reported by it; parseLimitSpec judges the
+    // others, so a limit of the wrong type does not hide a bad period, and nothing is reported twice.
+    const refused = new Set<string>();
     const parsed = limitSchema.safeParse(l);
-    if (!parsed.success) return;
-    const name = parsed.data.name ?? "default";
-    const first = names.get(name);
-    if (first !== undefined) {
-      issues.push({
-        path: [...path, i, ...(parsed.data.name !== undefined ? ["name"] : [])],
-        message: `duplicate limit name ${JSON.stringify(name)}; give each limit of the list its own name`,
-        related: [...path, first],
-      });
-    } else names.set(name, i);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        if (issue.code === "unrecognized_keys") for (const key of issue.keys) refused.add(key);
+        else if (issue.path.length > 0) refused.add(String(issue.path[0]));
+        else return;
+      }
+    }
+    // Unknown keys left out (reported once, by the schema); refused fields kept, for parseLimitSpec to skip too.
+    const input = Object.fromEntries(
+      Object.entries(l).filter(([key]) => Object.hasOwn(limitSchema.shape, key)),
+    ) as unknown as LimitSpecInput;
+    if (!refused.has("name")) {
+      const name = typeof l.name === "string" ? l.name : "default";
+      const first = names.get(name);
+      if (first !== undefined) {
+        issues.push({
+          path: [...path, i, ...(l.name !== undefined ? ["name"] : [])],
+          message: `duplicate limit name ${JSON.stringify(name)}; give each limit of the list its own name`,
+          related: [...path, first],
+        });
+      } else names.set(name, i);
+    }
     let spec: LimitSpec;
     try {
-      spec = parseLimitSpec({ ...parsed.data, algorithm: parsed.data.algorithm ?? algorithm });
+      spec = parseLimitSpec({ ...input, algorithm: input.algorithm ?? algorithm });
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       for (const issue of error.issues) {
-        issues.push({ path: [...path, i, ...parsePath(issue.path)], message: issue.message });
+        const at = parsePath(issue.path);
+        if (refused.has(String(at[0]))) continue;
+        issues.push({ path: [...path, i, ...at], message: issue.message });
       }
       return;
     }

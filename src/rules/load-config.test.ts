@@ -636,6 +636,47 @@ describe("config-schema", () => {
     expect(configSchema.safeParse({ rules: [] }).success).toBe(true);
   });
 
+  it("lists every problem of every limit (rules, tiers, overrides), a field of the wrong type hiding none", () => {
+    const text = [
+      "tiers: [pro]",
+      "rules:",
+      "  - id: r",
+      "    domain: d",
+      "    match: [{ key: user }]",
+      "    limits:",
+      "      - { name: a, limit: -1, period: 1q, burst: -4 }",
+      '      - { name: b, limit: "ten", period: 1q, burst: -4, extra: 1 }',
+      "      - { name: c, algorithm: nope, limit: 5, period: 1q, bucket: 0 }",
+      "    tiers:",
+      "      pro: [{ algorithm: fixed_window, limit: -1, period: 1q, burst: 3 }]",
+      "overrides:",
+      "  - { identity: user:1, rule: r, limits: [{ limit: true, periodMs: -5, burst: 0 }] }",
+    ].join("\n");
+    const PERIOD = 'must be a duration > 0 (milliseconds, or a string such as "1s", "1m", "1d")';
+    expect(() => parseConfig(text, { source: "c.yaml" })).toThrow(
+      expect.objectContaining({
+        message: [
+          "c.yaml:7: rules[0].limits[0].limit: must be a finite number > 0",
+          `c.yaml:7: rules[0].limits[0].period: ${PERIOD}, got "1q"`,
+          "c.yaml:7: rules[0].limits[0].burst: must be a finite number >= 1, got -4",
+          'c.yaml:8: rules[0].limits[1].limit: must be a number, got "ten"',
+          "c.yaml:8: rules[0].limits[1].extra: unknown field; expected one of name, algorithm, limit, period, periodMs, burst, bucket, bucketMs",
+          `c.yaml:8: rules[0].limits[1].period: ${PERIOD}, got "1q"`,
+          "c.yaml:8: rules[0].limits[1].burst: must be a finite number >= 1, got -4",
+          'c.yaml:9: rules[0].limits[2].algorithm: must be one of token_bucket, leaky_bucket, fixed_window, sliding_log, sliding_window, gcra, bucketed_window, concurrency, got "nope"',
+          `c.yaml:9: rules[0].limits[2].period: ${PERIOD}, got "1q"`,
+          "c.yaml:9: rules[0].limits[2].bucket: must be a whole number of milliseconds >= 1, got 0",
+          // The burst is not compared with the invalid limit (fixed_window's burst may only repeat it).
+          "c.yaml:11: rules[0].tiers.pro[0].limit: must be a finite number > 0",
+          `c.yaml:11: rules[0].tiers.pro[0].period: ${PERIOD}, got "1q"`,
+          "c.yaml:13: overrides[0].limits[0].limit: must be a number, got true",
+          `c.yaml:13: overrides[0].limits[0].periodMs: ${PERIOD}, got -5`,
+          "c.yaml:13: overrides[0].limits[0].burst: must be a finite number >= 1, got 0",
+        ].join("\n"),
+      }),
+    );
+  });
+
   it("formats and parses paths", () => {
     const path = ["rules", 1, "limits", 0, "burst"];
     expect(formatPath(path)).toBe("rules[1].limits[0].burst");
