@@ -46,33 +46,33 @@ describe("watchConfigFile", () => {
     const limitNow = () => engine.checkSync({ domain: "api", descriptors: [[{ key: "user", value: "1" }]] });
     const watcher = watchConfigFile(file, engine, { debounceMs: 10 });
     try {
-      expect(engine.status).toMatchObject({ version: 1, configSource: file });
+      expect(engine.status).toMatchObject({ reloads: 0, configSource: file });
       expect(limitNow().decision.limit).toBe(2);
 
       await writeFile(file, config(5));
-      await until(() => engine.status.version === 2, "the valid change");
+      await until(() => engine.status.reloads === 1, "the valid change");
       expect(limitNow().decision).toMatchObject({ limit: 5, remaining: 3 }); // counters kept across the reload
 
       await writeFile(file, "rules:\n  - id: per-user\n    limits: nope\n");
       await until(() => engine.status.lastError !== undefined, "the invalid change to be reported");
-      expect(engine.status.version).toBe(2);
+      expect(engine.status.reloads).toBe(1);
       expect(errors.at(-1)).toMatchObject({ source: file });
       expect(limitNow().decision.limit).toBe(5); // still the last good config
 
       await writeFile(file, config(7));
-      await until(() => engine.status.version === 3, "the fix");
+      await until(() => engine.status.reloads === 2, "the fix");
       expect(engine.status.lastError).toBeUndefined();
       expect(limitNow().decision.limit).toBe(7);
 
       // An editor's atomic save: write a temporary file, rename it over the watched one (new inode).
-      for (const [limit, version] of [
-        [9, 4],
-        [11, 5],
+      for (const [limit, reloads] of [
+        [9, 3],
+        [11, 4],
       ] as const) {
         const tmp = join(dir, `.sluice.yaml.${limit}.tmp`);
         await writeFile(tmp, config(limit));
         await rename(tmp, file);
-        await until(() => engine.status.version === version, `atomic rename ${version}`);
+        await until(() => engine.status.reloads === reloads, `atomic rename ${reloads}`);
         expect(limitNow().decision.limit).toBe(limit);
       }
 
@@ -82,14 +82,14 @@ describe("watchConfigFile", () => {
       expect(engine.status.lastError?.message).toMatch(/cannot read the file/);
       expect(limitNow().decision.limit).toBe(11);
       await writeFile(file, config(13));
-      await until(() => engine.status.version === 6, "the file to come back");
+      await until(() => engine.status.reloads === 5, "the file to come back");
     } finally {
       watcher.close();
     }
     // Closed: further changes are ignored.
     await writeFile(file, config(20));
     await new Promise((r) => setTimeout(r, 50));
-    expect(engine.status.version).toBe(6);
+    expect(engine.status.reloads).toBe(5);
   });
 
   it("applies a change made between loading the file and starting the watch", async () => {
@@ -99,7 +99,7 @@ describe("watchConfigFile", () => {
     await writeFile(file, config(4)); // no watch sees this event
     const watcher = watchConfigFile(file, engine, { debounceMs: 5 });
     try {
-      await until(() => engine.status.version === 2, "the change made before the watch");
+      await until(() => engine.status.reloads === 1, "the change made before the watch");
       expect(limitOf(engine)).toBe(4);
     } finally {
       watcher.close();
@@ -122,7 +122,7 @@ describe("watchConfigFile", () => {
     });
     try {
       await writeFile(file, config(2));
-      await until(() => engine.status.version === 2, "the retry");
+      await until(() => engine.status.reloads === 1, "the retry");
       expect(limitOf(engine)).toBe(2);
       expect(engine.status.lastError).toBeUndefined();
       expect(errors).toHaveLength(1); // the second failure, the same, is not reported again
@@ -153,7 +153,7 @@ describe("watchConfigFile", () => {
       const gaps = at.slice(1).map((t, i) => t - at[i]);
       expect(gaps.slice(0, 3)).toEqual([100, 200, 400]);
       expect(Math.max(...gaps)).toBe(RETRY_MAX_DELAY_MS);
-      expect(engine.status.version).toBe(1);
+      expect(engine.status.reloads).toBe(0);
       expect(engine.status.lastError?.message).toBe("EACCES: permission denied");
     } finally {
       watcher.close();

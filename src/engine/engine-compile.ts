@@ -1050,8 +1050,8 @@ export interface CompiledConfig {
   readonly domains: ReadonlySet<string>;
   /** The limits requests carry themselves. */
   readonly requestLimits: RequestLimits;
-  /** Version number (1 for the first configuration). */
-  readonly version: number;
+  /** Updates the engine applied before and with this one (0 for the configuration it was created with). */
+  readonly reloads: number;
   /** When it was loaded, on the engine's clock. */
   readonly loadedAtMs: number;
 }
@@ -1066,11 +1066,12 @@ export interface TargetSpec {
 
 /**
  * Compiles `config`; throws `ConfigError` (`ERR_SLUICE_INVALID_CONFIG`) naming the rule or override that cannot
- * be enforced. `targetOf` says which store items of a mode and failure policy go to.
+ * be enforced. `reloads`: the engine's count of updates applied, this one included (0 for its first configuration).
+ * `targetOf` says which store items of a mode and failure policy go to.
  */
 export function compileConfig(
   config: SluiceConfig,
-  version: number,
+  reloads: number,
   loadedAtMs: number,
   targetOf: (spec: TargetSpec) => { store: Store; sync: SyncStore | undefined },
 ): CompiledConfig {
@@ -1163,7 +1164,7 @@ export function compileConfig(
     anyReplaces,
     domains: new Set(rules.domains),
     requestLimits,
-    version,
+    reloads,
     loadedAtMs,
   });
 }

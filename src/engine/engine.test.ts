@@ -1156,18 +1156,23 @@ ${proFirst ? `${pro}\n${free}` : `${free}\n${pro}`}
     expect(check("f", 0).decision.remaining).toBe(1);
   });
 
-  it("swaps the configuration, keeps counters, bumps the version and emits config", () => {
+  it("swaps the configuration, keeps counters, counts the reload and emits config", () => {
     const { check, engine, clock } = setup(configWith(3));
     const events: EngineEvents["config"][] = [];
     engine.on("config", (e) => events.push(e));
     check({ descriptors: [user("1")] });
     check({ descriptors: [user("1")] });
-    expect(engine.status).toMatchObject({ version: 1, configSource: "a.yaml", loadedAtMs: T0 });
+    expect(engine.status).toMatchObject({ reloads: 0, configSource: "a.yaml", loadedAtMs: T0 });
+    expect(engine.status.configVersion).toBeUndefined();
     clock.advance(10);
     engine.updateConfig(configWith(5, "b.yaml"));
-    expect(engine.status).toMatchObject({ version: 2, configSource: "b.yaml", loadedAtMs: T0 + 10 });
+    expect(engine.status).toMatchObject({ reloads: 1, configSource: "b.yaml", loadedAtMs: T0 + 10 });
     expect(engine.status.lastError).toBeUndefined();
-    expect(events).toEqual([{ version: 2, source: "b.yaml", atMs: T0 + 10 }]);
+    expect(events).toEqual([{ configVersion: undefined, reloads: 1, source: "b.yaml", atMs: T0 + 10 }]);
+    // A configuration with a version of its own (the admin API's): reported as it is, not counted.
+    engine.updateConfig(Object.freeze({ ...configWith(5, "c.yaml"), version: 7 }));
+    expect(engine.status).toMatchObject({ configVersion: 7, reloads: 2 });
+    expect(events[1]).toEqual({ configVersion: 7, reloads: 2, source: "c.yaml", atMs: T0 + 10 });
     // 2 used of the new 5.
     expect(check({ descriptors: [user("1")] }).decision).toMatchObject({ limit: 5, remaining: 2 });
     // Lowered below the usage: clamped, never reset.
@@ -1203,13 +1208,13 @@ ${proFirst ? `${pro}\n${free}` : `${free}\n${pro}`}
     });
     expect(() => engine.updateConfig(eight)).toThrow(/rules\[0\]\.limits: at most 7 limits/);
     expect(errors.map((e) => e.source)).toEqual(["bad.yaml", undefined]);
-    expect(engine.status).toMatchObject({ version: 1, configSource: "a.yaml" });
+    expect(engine.status).toMatchObject({ reloads: 0, configSource: "a.yaml" });
     expect(engine.status.lastError).toEqual({ message: expect.stringMatching(/at most 7/), atMs: T0 + 5 });
     expect(check({ descriptors: [user("1")] }).allowed).toBe(true);
     expect(check({ descriptors: [user("1")] }).allowed).toBe(false); // still the old limit of 1
     engine.updateConfig(configWith(3));
     expect(engine.status.lastError).toBeUndefined();
-    expect(engine.status.version).toBe(2);
+    expect(engine.status.reloads).toBe(1);
   });
 
   it("refuses an invalid configuration at creation", () => {

@@ -286,8 +286,16 @@ export interface EngineStatus {
   readonly configSource: string | undefined;
   /** When it was applied, on the engine's clock. */
   readonly loadedAtMs: number;
-  /** 1 for the first configuration, +1 per applied update. */
-  readonly version: number;
+  /**
+   * The configuration's own version (`SluiceConfig.version`: the admin API's repository numbers them), or undefined
+   * when it has none (a rules file read without the admin API).
+   */
+  readonly configVersion: number | undefined;
+  /**
+   * Updates applied since the engine was created (0: still the configuration it was created with). A count of this
+   * engine's, which differs between instances and restarts: not a version of the configuration.
+   */
+  readonly reloads: number;
   /** The last refused update, cleared by the next applied one. */
   readonly lastError?: { readonly message: string; readonly atMs: number };
 }
@@ -319,8 +327,13 @@ export interface EngineStats {
 
 /** Events of {@link Engine.on}. */
 export interface EngineEvents {
-  /** A configuration was applied. */
-  readonly config: { readonly version: number; readonly source: string | undefined; readonly atMs: number };
+  /** A configuration was applied: its version (if any), the engine's count of updates applied, its source. */
+  readonly config: {
+    readonly configVersion: number | undefined;
+    readonly reloads: number;
+    readonly source: string | undefined;
+    readonly atMs: number;
+  };
   /** A configuration was refused (or could not be loaded); the previous one stays. */
   readonly configError: {
     readonly error: unknown;
@@ -741,7 +754,7 @@ class SluiceEngine implements Engine {
     this.#each = counting === "each";
     const idem = options.idempotency ?? {};
     this.#idem = new IdempotencyRecords(idem.ttlMs ?? 300_000, idem.maxEntries ?? 100_000);
-    this.#compiled = compileConfig(options.config, 1, this.#clock.nowMs(), this.#targetOf);
+    this.#compiled = compileConfig(options.config, 0, this.#clock.nowMs(), this.#targetOf);
   }
 
   get config(): SluiceConfig {
@@ -754,7 +767,12 @@ class SluiceEngine implements Engine {
 
   get status(): EngineStatus {
     const c = this.#compiled;
-    const base = { configSource: c.config.source, loadedAtMs: c.loadedAtMs, version: c.version };
+    const base = {
+      configSource: c.config.source,
+      loadedAtMs: c.loadedAtMs,
+      configVersion: c.config.version,
+      reloads: c.reloads,
+    };
     return Object.freeze(this.#lastError === undefined ? base : { ...base, lastError: this.#lastError });
   }
 
@@ -787,14 +805,19 @@ class SluiceEngine implements Engine {
     const atMs = this.#clock.nowMs();
     let next: CompiledConfig;
     try {
-      next = compileConfig(config, this.#compiled.version + 1, atMs, this.#targetOf);
+      next = compileConfig(config, this.#compiled.reloads + 1, atMs, this.#targetOf);
     } catch (error) {
       this.reportConfigError(error, (config as Partial<SluiceConfig> | null)?.source);
       throw error;
     }
     this.#compiled = next; // the swap: one assignment
     this.#lastError = undefined;
-    this.#events.emit("config", { version: next.version, source: config.source, atMs });
+    this.#events.emit("config", {
+      configVersion: config.version,
+      reloads: next.reloads,
+      source: config.source,
+      atMs,
+    });
   }
 
   reportConfigError(error: unknown, source?: string): void {

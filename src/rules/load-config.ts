@@ -4,6 +4,7 @@
  * envoyproxy/ratelimit format (`envoy-config.ts`). Every problem is reported at once, each as
  * `file:line: path: message`.
  */
+import { createHash } from "node:crypto";
 import type { Stats } from "node:fs";
 import { statSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
@@ -100,24 +101,29 @@ export function unreadableConfigFile(path: string, error: unknown): ConfigError 
 
 /**
  * Reads and parses a configuration file; throws `ERR_SLUICE_INVALID_CONFIG` when it cannot be read or is invalid. The
- * result records the file's signature as it was just before the read (`SluiceConfig.sourceSignature`).
+ * result records the file's signature as it was just before the read (`SluiceConfig.sourceSignature`) and the
+ * SHA-256 of the bytes read (`SluiceConfig.sourceSha256`).
  */
 export async function loadConfigFile(
   path: string,
   options: Omit<ParseConfigOptions, "source"> = {},
 ): Promise<SluiceConfig> {
-  let text: string;
+  let bytes: Buffer;
   let signature: string | undefined;
   try {
     // Stat first, then read: a change landing in between makes the recorded signature older than the text, so a
     // watch reloads once more (harmless); the other order could record a newer signature than the text read.
     signature = signatureOf(await stat(path).catch(() => undefined));
-    text = await readFile(path, "utf8");
+    bytes = await readFile(path);
   } catch (error) {
     throw unreadableConfigFile(path, error);
   }
-  const config = parseConfig(text, { ...options, source: path });
-  return signature === undefined ? config : Object.freeze({ ...config, sourceSignature: signature });
+  const config = parseConfig(bytes.toString("utf8"), { ...options, source: path });
+  return Object.freeze({
+    ...config,
+    ...(signature === undefined ? {} : { sourceSignature: signature }),
+    sourceSha256: createHash("sha256").update(bytes).digest("hex"),
+  });
 }
 
 /**

@@ -204,4 +204,15 @@ export interface SluiceConfig {
    * (before the watch started) is applied rather than mistaken for what was loaded. Absent otherwise.
    */
   readonly sourceSignature?: string;
+  /**
+   * The version of the document it was compiled from, as the admin API's repository numbers them (the rules file's
+   * managed header, or Redis's `<prefix>:config` `version`): what `GET /api/v1/rules` shows. Absent for a file read
+   * without the admin API, which carries no version (see `sourceSha256`).
+   */
+  readonly version?: number;
+  /**
+   * When read from a file by `loadConfigFile`: the SHA-256 of the file's bytes as read, lowercase hex (what
+   * `sha256sum FILE` prints), naming what is in force when there is no `version`. Absent otherwise.
+   */
+  readonly sourceSha256?: string;
 }

@@ -94,7 +94,8 @@ describe("createServiceMetrics", () => {
     metrics.recordRequest("http_check", "over_limit", 2);
     metrics.recordRequest("grpc_envoy", "invalid", 0.01);
     gate.tryEnter();
-    engine.updateConfig(parseConfig(CONFIG));
+    // A version of the admin API's (its repository's), which the gauge reports.
+    engine.updateConfig(Object.freeze({ ...parseConfig(CONFIG), version: 4 }));
     expect(() => engine.reportConfigError(new Error("bad yaml"), "x.yaml")).not.toThrow();
 
     const { contentType, body } = await metrics.render();
@@ -120,7 +121,7 @@ describe("createServiceMetrics", () => {
     expect(sampleValue(s, "sluice_inflight_requests")).toBe(1);
     expect(sampleValue(s, "sluice_config_reloads_total", { result: "applied" })).toBe(1);
     expect(sampleValue(s, "sluice_config_reloads_total", { result: "refused" })).toBe(1);
-    expect(sampleValue(s, "sluice_config_version")).toBe(2);
+    expect(sampleValue(s, "sluice_config_version")).toBe(4);
     expect(sampleValue(s, "sluice_store_evictions_total")).toBeGreaterThanOrEqual(1);
     expect(sampleValue(s, "sluice_store_keys")).toBeLessThanOrEqual(2);
     expect(sampleValue(s, "sluice_store_large_state_bytes")).toBe(0); // gcra only: no large state

@@ -14,7 +14,7 @@
  * | `sluice_inflight_requests` | gauge | | requests holding a slot of the in-flight gate (when a gate is given) |
  * | `sluice_delayed_requests` | gauge | | forward-auth requests waiting out a `delay` rule's delay, outside the in-flight cap (when a gate is given) |
  * | `sluice_config_reloads_total` | counter | result | configuration updates `applied` / `refused` (engine events) |
- * | `sluice_config_version` | gauge | | the engine's configuration version (1 = the first) |
+ * | `sluice_config_version` | gauge | | the version of the configuration in force, as the admin API numbers them (`GET /api/v1/rules`); 0 when it has none (a rules file read without the admin API: count reloads with `sluice_config_reloads_total`) |
  * | `sluice_store_evictions_total` | counter | | memory store keys evicted while holding usage (when the engine's store is a memory store) |
  * | `sluice_store_keys` | gauge | | keys a memory store holds |
  * | `sluice_store_large_state_bytes` | gauge | | bytes a memory store's large states hold (sliding_log, bucketed_window, concurrency; bounded by its `maxLargeStateBytes`) |
@@ -247,10 +247,10 @@ export function createServiceMetrics(engine: Engine, options: ServiceMetricsOpti
   });
   new client.Gauge({
     name: "sluice_config_version",
-    help: "Version of the configuration in use (1 = the first one loaded).",
+    help: "Version of the configuration in use, as the admin API numbers them (GET /api/v1/rules); 0 when it has none (a rules file read without the admin API).",
     registers,
     collect() {
-      this.set(engine.status.version);
+      this.set(engine.status.configVersion ?? 0);
     },
   });
   const gate = options.gate;

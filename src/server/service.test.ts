@@ -1,16 +1,23 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { pino } from "pino";
+import { type Logger, pino } from "pino";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type RedisProcess, startRedis } from "../../test/support/redis-server.js";
 import { healthClient } from "../../test/support/service-clients.js";
 import { ManualClock } from "../core/manual-clock.js";
 import { parseConfig } from "../rules/load-config.js";
 import { memoryStore } from "../stores/memory/memory-store.js";
-import { httpOptionsOf, READINESS_CACHE_MS, resolveDefaultDomain, startService } from "./service.js";
+import {
+  httpOptionsOf,
+  READINESS_CACHE_MS,
+  type RunningService,
+  resolveDefaultDomain,
+  startService,
+} from "./service.js";
 import { createServiceLogger } from "./service-logger.js";
 import { parseServiceSettings, type ServiceSettings } from "./service-settings.js";
 import type { ProbeResult, ServiceStore } from "./service-store.js";
@@ -39,6 +46,62 @@ function settings(flags: Record<string, string | boolean> = {}, text = ONE_DOMAI
     {},
   );
 }
+
+/** The SHA-256 of a file's bytes, as `sha256sum` prints it. */
+function sha256Of(file: string): string {
+  return createHash("sha256").update(readFileSync(file)).digest("hex");
+}
+
+/** A pino logger keeping every line it writes, parsed, in `lines`. */
+function capturingLog(): { log: Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const log: Logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  return { log, lines };
+}
+
+/** A tokens file granting `ops` the token it returns, for admin API writes. */
+function adminToken(): { tokensFile: string; token: string } {
+  const token = `ops-token-${Math.random().toString(36).slice(2)}`;
+  const tokensFile = join(dir, `tokens-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(tokensFile, `ops:${token}\n`);
+  return { tokensFile, token };
+}
+
+/** Calls the admin API of `svc` with `token`; answers the status and the JSON body (if any). */
+async function adminCall(
+  svc: RunningService,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
+  const r = await fetch(`http://127.0.0.1:${svc.adminPort}/api/v1${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await r.text();
+  return { status: r.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+}
+
+/** Polls `read` every 10 ms until it answers `want`, 10 s at most: a bound, not a timing assertion. */
+async function until<T>(read: () => Promise<T>, want: T, what: string): Promise<void> {
+  for (let i = 0; (await read()) !== want; i++) {
+    if (i > 1000) throw new Error(`timed out waiting for ${what} (last: ${String(await read())})`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A rule for the admin API to add (domain `api`, keyed by `ip`). */
+const ADDED_RULE = {
+  id: "per-ip",
+  domain: "api",
+  match: [{ key: "ip" }],
+  limits: [{ name: "per-second", limit: 5, period: "1s" }],
+};
 
 /** A memory store whose readiness probe is counted and scripted. */
 function countingStore(answers: ProbeResult[] = []): ServiceStore & { probes: number } {
@@ -117,7 +180,12 @@ describe("startService (in process)", () => {
       ready: true,
       checks: {
         store: { ok: true, detail: "memory (in process)" },
-        config: { ok: true, detail: expect.stringMatching(/^version 1 from .*rules-.*\.yaml$/) },
+        config: {
+          ok: true,
+          detail: expect.stringMatching(
+            /^unversioned rules from .*rules-.*\.yaml \(sha256 [0-9a-f]{64}\), 0 reloads/,
+          ),
+        },
         forwardAuth: { ok: true, detail: "domain api: 1 rule" },
       },
     });
@@ -224,14 +292,71 @@ describe("startService (in process)", () => {
     }
   });
 
+  it("with the admin API on, /readyz and the log name the admin API's version (the file header's), before and after a write", async () => {
+    const { tokensFile, token } = adminToken();
+    const header = "# sluice: written by the admin API, version 4, 2026-01-01T00:00:00.000Z\n";
+    const s = settings(
+      { admin: true, adminPort: "0", adminTokensFile: tokensFile },
+      `${header}${ONE_DOMAIN}`,
+    );
+    const { log, lines } = capturingLog();
+    const svc = await startService(s, { log });
+    const detail = async (): Promise<string | undefined> => (await svc.readiness()).checks.config?.detail;
+    const applied = () => lines.filter((l) => l.msg === "rules applied");
+    try {
+      expect((await adminCall(svc, token, "GET", "/rules")).body?.version).toBe(4);
+      expect(await detail()).toBe(`version 4 from ${s.configFile}`);
+      // The admin API applied its snapshot of the file over the one read at start.
+      expect(applied().map((l) => [l.version, l.source])).toEqual([[4, s.configFile]]);
+
+      expect((await adminCall(svc, token, "POST", "/rules", ADDED_RULE)).status).toBe(201);
+      expect((await adminCall(svc, token, "GET", "/rules")).body?.version).toBe(5);
+      expect(readFileSync(s.configFile, "utf8")).toMatch(/^# sluice: written by the admin API, version 5,/);
+      expect(await detail()).toBe(`version 5 from ${s.configFile}`);
+      expect(applied().map((l) => l.version)).toEqual([4, 5]);
+      const status = (await adminCall(svc, token, "GET", "/status")).body?.config as Record<string, unknown>;
+      expect(status).toMatchObject({ version: 5, reloads: 2 });
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it("without the admin API, /readyz and the log name the rules file by its SHA-256 and count reloads as such", async () => {
+    const s = settings({ watch: true });
+    const { log, lines } = capturingLog();
+    const svc = await startService(s, { log });
+    const detail = async (): Promise<string | undefined> => (await svc.readiness()).checks.config?.detail;
+    try {
+      const first = sha256Of(s.configFile);
+      expect(await detail()).toBe(
+        `unversioned rules from ${s.configFile} (sha256 ${first}), 0 reloads applied since start`,
+      );
+      writeFileSync(s.configFile, TWO_DOMAINS);
+      const second = sha256Of(s.configFile);
+      await until(
+        detail,
+        `unversioned rules from ${s.configFile} (sha256 ${second}), 1 reload applied since start`,
+        "the edit to be applied",
+      );
+      const applied = lines.filter((l) => l.msg === "rules applied");
+      expect(applied).toHaveLength(1);
+      expect(applied[0]).toMatchObject({ sha256: second, reloads: 1, source: s.configFile });
+      // A file read without the admin API has no version: none is made up.
+      expect(applied[0].version).toBeUndefined();
+      expect(svc.context.engine.status.configVersion).toBeUndefined();
+    } finally {
+      await svc.close();
+    }
+  });
+
   it("with the admin API on, an envoyproxy/ratelimit file keeps the --envoy-algorithm of its limits", async () => {
     const envoy =
       "domain: api\ndescriptors:\n  - key: user\n    rate_limit: { unit: minute, requests_per_unit: 5 }\n";
     const s = settings({ admin: true, adminPort: "0", watch: false, envoyAlgorithm: "gcra" }, envoy);
     const svc = await startService(s, { log: createServiceLogger({ level: "silent" }) });
     try {
-      // The admin API applied its repository's snapshot of the file over the one loaded at start.
-      expect((await svc.readiness()).checks.config?.detail).toMatch(/^version [2-9]/);
+      // The admin API applied its repository's snapshot of the file (version 1) over the one loaded at start.
+      expect((await svc.readiness()).checks.config?.detail).toBe(`version 1 from ${s.configFile}`);
       expect(svc.context.engine.config.rules[0].limits[0].algorithm).toBe("gcra");
     } finally {
       await svc.close();
@@ -482,6 +607,34 @@ describe("startService with the Redis store and the admin API (in process)", () 
       // The previous hash exactly (version, stamp, document): no newer version to announce.
       await raw.multi().del(key).hset(key, good).exec();
       await until(true, "the restored document to clear the error");
+    } finally {
+      raw.disconnect();
+      await svc.close();
+    }
+  });
+
+  it("names Redis's version in /readyz and the log, as GET /api/v1/rules and HGET <prefix>:config version, before and after a write", async () => {
+    redis = await startRedis();
+    const { tokensFile, token } = adminToken();
+    const s = { ...redisSettings(redis.url), adminTokensFile: tokensFile };
+    const { log, lines } = capturingLog();
+    const svc = await startService(s, { log });
+    const raw = new Redis(redis.url);
+    const detail = async (): Promise<string | undefined> => (await svc.readiness()).checks.config?.detail;
+    const applied = () => lines.filter((l) => l.msg === "rules applied");
+    const location = String(lines.find((l) => l.endpoint === "admin")?.config);
+    try {
+      // Seeded from the file as version 1 (README: "written there as version 1").
+      expect(await raw.hget(`${s.redisPrefix}:config`, "version")).toBe("1");
+      expect((await adminCall(svc, token, "GET", "/rules")).body?.version).toBe(1);
+      expect(await detail()).toBe(`version 1 from ${location}`);
+      expect(applied().map((l) => [l.version, l.source])).toEqual([[1, location]]);
+
+      expect((await adminCall(svc, token, "POST", "/rules", ADDED_RULE)).status).toBe(201);
+      expect(await raw.hget(`${s.redisPrefix}:config`, "version")).toBe("2");
+      expect((await adminCall(svc, token, "GET", "/rules")).body?.version).toBe(2);
+      await until(detail, `version 2 from ${location}`, "the write to be applied");
+      expect(applied().map((l) => l.version)).toEqual([1, 2]);
     } finally {
       raw.disconnect();
       await svc.close();

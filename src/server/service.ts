@@ -14,7 +14,8 @@
  * **Readiness** (/readyz, and {@link RunningService.readiness}): `store` — a real round trip to every store node
  * (a `peek` of a private key, bounded by {@link READINESS_PROBE_TIMEOUT_MS}), its result cached for
  * {@link READINESS_CACHE_MS} (concurrent callers share one probe) so probes cannot hammer Redis; `config` — the
- * last reload was applied (no `status.lastError`); `forwardAuth` — the domain `/v1/auth` checks and how many
+ * last reload was applied (no `status.lastError`), its detail naming the configuration in force by its version,
+ * else its file's SHA-256 ({@link describeConfigInForce}); `forwardAuth` — the domain `/v1/auth` checks and how many
  * rules it has, never failing (see below); `shutdown` — present and failing once closing began.
  *
  * **A forward-auth domain without rules** makes `/v1/auth` allow every request without counting anything (a
@@ -121,6 +122,33 @@ export interface RunningService {
 /** The domains the rules of `config` use, in first-seen order. */
 export function domainsOf(config: SluiceConfig): string[] {
   return [...new Set(config.rules.map((r) => r.domain))];
+}
+
+/**
+ * What names the configuration in force, in `/readyz` and the "rules applied" log. With a version (the admin API's
+ * repository numbers every version: the rules file's managed header, or Redis's `<prefix>:config` `version`, the
+ * one `GET /api/v1/rules` shows): that version. Without (a rules file read without the admin API, or while the admin
+ * API waits for Redis): the SHA-256 of the file as read (what `sha256sum FILE` prints) and how many reloads the
+ * engine applied since start, a count of this process's, named as such.
+ */
+export function configIdentity(
+  config: SluiceConfig,
+  reloads: number,
+): { readonly version: number } | { readonly sha256: string | undefined; readonly reloads: number } {
+  return config.version !== undefined
+    ? { version: config.version }
+    : { sha256: config.sourceSha256, reloads };
+}
+
+/** The `/readyz` detail of a configuration in force: its {@link configIdentity} and source. */
+export function describeConfigInForce(config: SluiceConfig, reloads: number): string {
+  const source = config.source ?? "(no file)";
+  const id = configIdentity(config, reloads);
+  if ("version" in id) return `version ${id.version} from ${source}`;
+  return (
+    `unversioned rules from ${source}${id.sha256 === undefined ? "" : ` (sha256 ${id.sha256})`}, ` +
+    `${id.reloads} ${id.reloads === 1 ? "reload" : "reloads"} applied since start`
+  );
 }
 
 /** The default domain: the setting, else the configuration's only domain, else none. */
@@ -249,7 +277,9 @@ export async function startService(
       counting: settings.counting,
     });
     cleanup.push(() => engine.close());
-    engine.on("config", (e) => log.info({ version: e.version, source: e.source }, "rules applied"));
+    engine.on("config", (e) =>
+      log.info({ ...configIdentity(engine.config, e.reloads), source: e.source }, "rules applied"),
+    );
     engine.on("configError", (e) =>
       log.error({ source: e.source, error: e.message }, "rules refused; the previous version stays in force"),
     );
@@ -350,7 +380,7 @@ export async function startService(
         store,
         config:
           status.lastError === undefined
-            ? { ok: true, detail: `version ${status.version} from ${status.configSource ?? "(no file)"}` }
+            ? { ok: true, detail: describeConfigInForce(engine.config, status.reloads) }
             : { ok: false, detail: status.lastError.message },
         forwardAuth: forwardAuthDomainCheck(authDomain, engine.config),
       };

@@ -9,7 +9,12 @@ import { configFromValue } from "../../rules/load-config.js";
 import { createAdminServer } from "./admin-server.js";
 import { adminTokens, parseAdminTokens } from "./admin-tokens.js";
 import { type AuditEntry, type AuditLog, type AuditPage, auditFields } from "./audit-log.js";
-import type { ConfigEdit, ConfigRepository, ConfigSnapshot } from "./config-repository.js";
+import {
+  type ConfigEdit,
+  type ConfigRepository,
+  type ConfigSnapshot,
+  versioned,
+} from "./config-repository.js";
 import { createDecisionTally } from "./decision-tally.js";
 
 // ------------------------------------------------------------------------------------------------ test doubles
@@ -29,7 +34,11 @@ class MemoryRepository implements ConfigRepository {
 
   static snapshotOf(version: number, document: NativeConfigInput): ConfigSnapshot {
     const data = JSON.parse(JSON.stringify(document)) as NativeConfigInput;
-    return Object.freeze({ version, document: deepFreeze(data), config: configFromValue(data) });
+    return Object.freeze({
+      version,
+      document: deepFreeze(data),
+      config: versioned(configFromValue(data), version),
+    });
   }
 
   async load(): Promise<ConfigSnapshot> {
@@ -1163,10 +1172,13 @@ describe("admin API: configuration from the repository", () => {
     });
     expect(await checkUser("99")).toMatchObject({ limit: 10, source: "tier" });
     const status = json(await app.inject({ url: "/api/v1/status" }));
+    // The repository's version, not the engine's count of updates (one here: this snapshot).
     expect(status).toMatchObject({
-      config: { lastError: null },
+      config: { version: 2, reloads: 1, lastError: null },
       repository: { location: "memory:test", appliedVersion: 2 },
     });
+    const user = json(await app.inject({ url: "/api/v1/users/user:99/limits", headers: OPS }));
+    expect(user.configVersion).toBe(2);
   });
 
   it("refuses a change the engine could not enforce before persisting it, naming the field", async () => {

@@ -8,7 +8,8 @@
  *   every instance.
  *
  * Invariants every implementation keeps:
- * - a snapshot's `version` strictly increases per repository, and `config` is the compiled `document`;
+ * - a snapshot's `version` strictly increases per repository, and `config` is the compiled `document`, carrying that
+ *   version (`SluiceConfig.version`, see {@link versioned});
  * - `update` applies its edit to a deep copy of the latest document, validates the WHOLE result with the config
  *   schema (a {@link ConfigError} naming each field), and only then persists it; an edit that throws, or a result
  *   that does not validate, writes nothing;
@@ -28,7 +29,7 @@ export interface ConfigSnapshot {
   readonly version: number;
   /** The native format (version/defaults/tiers/identities/rules/overrides). */
   readonly document: NativeConfigInput;
-  /** `configFromValue(document)`: the compiled, frozen configuration the engine runs. */
+  /** `configFromValue(document)`: the compiled, frozen configuration the engine runs; its `version` is this one's. */
   readonly config: SluiceConfig;
 }
 
@@ -103,8 +104,16 @@ function sortKeys(value: unknown): unknown {
  */
 export function snapshotOf(version: number, document: unknown, source?: string): ConfigSnapshot {
   const data = toJsonData(document, source);
-  const config = configFromValue(data, source);
+  const config = versioned(configFromValue(data, source), version);
   return Object.freeze({ version, document: deepFreeze(data as NativeConfigInput), config });
+}
+
+/**
+ * `config` carrying `version` (`SluiceConfig.version`), so that the engine running it reports the repository's
+ * version, the one `GET /api/v1/rules` shows, rather than a count of its own.
+ */
+export function versioned(config: SluiceConfig, version: number): SluiceConfig {
+  return Object.freeze({ ...config, version });
 }
 
 /** Runs async tasks one at a time, in call order: each starts after the previous one settled. */

@@ -78,6 +78,7 @@ import {
   SnapshotListeners,
   snapshotOf,
   toJsonData,
+  versioned,
 } from "./config-repository.js";
 import { acquireFileLock, type FileLock } from "./file-lock.js";
 import { renderYaml } from "./yaml-rewrite.js";
@@ -353,7 +354,7 @@ class FileConfigRepository implements ConfigRepository {
     const snapshot: ConfigSnapshot = Object.freeze({
       version,
       document: deepFreeze(disk.document),
-      config: disk.config,
+      config: versioned(disk.config, version),
     });
     this.adopt(snapshot);
     return snapshot;

@@ -1,8 +1,9 @@
 /**
  * `GET /api/v1/stats`: live decision rates per rule and the top throttled identities (`decision-tally.ts`),
  * plus the engine's counters; `recording: false` when no tally was given to the admin server.
- * `GET /api/v1/status`: the configuration in use (engine version, source, when applied, the last refused
- * update) and the repository it comes from.
+ * `GET /api/v1/status`: the configuration in use (its version, the repository's as `GET /api/v1/rules` shows it, or
+ * null while the engine runs the rules file as read at start; the engine's count of reloads applied since start;
+ * source; when applied; the last refused update) and the repository it comes from.
  */
 import type { FastifyInstance } from "fastify";
 import type { AdminContext } from "./admin-context.js";
@@ -27,7 +28,8 @@ export function registerStatsRoutes(app: FastifyInstance, ctx: AdminContext): vo
     const s = ctx.engine.status;
     return sendResource(request, reply, {
       config: {
-        version: s.version,
+        version: s.configVersion ?? null,
+        reloads: s.reloads,
         source: s.configSource ?? null,
         loadedAt: isoOf(s.loadedAtMs),
         lastError:

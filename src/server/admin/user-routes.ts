@@ -4,7 +4,9 @@
  * - `GET /users/{id}/limits` → for every rule identifying callers by the identity's key: the limits that apply
  *   now and where they come from (`override` with its `expiresAt` and `staticOnly`, `tier`, or `rule`), from the
  *   configuration the engine enforces, and the current usage: a check of cost 0 (counts nothing) with the
- *   descriptor built from the rule's match entries (`identity-descriptor.ts`), or why usage is not available.
+ *   descriptor built from the rule's match entries (`identity-descriptor.ts`), or why usage is not available;
+ *   `configVersion` is that configuration's version as `GET /rules` shows it (null while the engine runs the rules
+ *   file as read at start, which has none).
  * - `GET /users/{id}/tier` → `{ identity, tier }` (`tier` null when none). `PUT` with `{ "tier": "premium" }`
  *   assigns a declared tier, `{ "tier": null }` removes it; changing an existing assignment requires `If-Match`.
  * - `GET /users/{id}/override` → `{ identity, overrides }` (as in the configuration). `POST` with
@@ -127,7 +129,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: AdminContext): voi
     return sendResource(request, reply, {
       identity,
       tier: config.identities.get(identity) ?? null,
-      configVersion: ctx.engine.status.version,
+      configVersion: config.version ?? null,
       at: isoOf(nowMs),
       rules,
     });
