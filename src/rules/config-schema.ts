@@ -22,6 +22,7 @@ import {
 } from "yaml";
 import { z } from "zod";
 import { MAX_LIMITS_PER_SET } from "../algorithms/limit-set.js";
+import { closestName } from "../core/arguments.js";
 import { tryParseDurationMs } from "../core/duration.js";
 import { ConfigError, type ConfigIssue } from "../core/errors.js";
 import {
@@ -383,37 +384,9 @@ const EXPECTED: Readonly<Record<string, string>> = {
   int: "a whole number",
 };
 
-/** Closest of `candidates` to `word` when it is a likely typo (edit distance ≤ 2). */
-function suggestion(word: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const c of candidates) {
-    const d = editDistance(word.toLowerCase(), c.toLowerCase());
-    if (d < bestDistance) {
-      best = c;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const next = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = next;
-    }
-  }
-  return row[b.length];
-}
-
 /** The message for an unknown key, naming the closest known one or listing them all. */
 export function unknownKeyMessage(key: string, known: readonly string[]): string {
-  const close = suggestion(key, known);
+  const close = closestName(key, known);
   return close
     ? `unknown field; did you mean ${close}?`
     : `unknown field; expected one of ${known.join(", ")}`;
