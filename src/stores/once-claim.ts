@@ -26,6 +26,7 @@
  * this path: their record lives in the decision's own script call (one round trip).
  */
 import { randomUUID } from "node:crypto";
+import { shown } from "../core/arguments.js";
 import { type Scheduler, systemScheduler } from "../core/clock.js";
 import type { Decision } from "../core/decision.js";
 import { InvalidArgumentError, SluiceError } from "../core/errors.js";
@@ -44,12 +45,14 @@ export function claimSettingsOf(
   const claimTtlMs = options.claimTtlMs ?? ONCE_CLAIM_TTL_MS;
   if (!Number.isInteger(claimTtlMs) || claimTtlMs < 1 || claimTtlMs > 3_600_000) {
     throw new InvalidArgumentError(
-      `${owner}: claimTtlMs must be a whole number of ms from 1 to 3600000, got ${String(claimTtlMs)}`,
+      `${owner}: claimTtlMs must be a whole number of ms from 1 to 3600000, got ${shown(claimTtlMs)}`,
     );
   }
   const scheduler = options.scheduler ?? systemScheduler;
   if (scheduler === null || typeof scheduler !== "object" || typeof scheduler.sleep !== "function") {
-    throw new InvalidArgumentError(`${owner}: scheduler must be a Scheduler (with sleep)`);
+    throw new InvalidArgumentError(
+      `${owner}: scheduler must be a Scheduler (with sleep), got ${shown(scheduler)}`,
+    );
   }
   return { claimTtlMs, scheduler };
 }

@@ -302,3 +302,22 @@ describe("resilientShardedStore: idempotent consumes", () => {
     expect(store.shards.map((s) => s.store.state)).toEqual(["closed", "closed", "closed"]);
   });
 });
+
+describe("resilientShardedStore options", () => {
+  it("refuses an unknown or bad option, naming resilientShardedStore and the field", () => {
+    const inner = shardedStore({ shards: [{ id: "a", store: new AsyncMemoryStore() }] });
+    expect(() => resilientShardedStore(inner, { timeoutMss: 5 } as never)).toThrow(
+      expect.objectContaining({
+        code: "ERR_SLUICE_INVALID_ARGUMENT",
+        message: 'resilientShardedStore: unknown option "timeoutMss"; did you mean "timeoutMs"?',
+      }),
+    );
+    expect(() => resilientShardedStore(inner, { onError: "explode" as never })).toThrow(
+      expect.objectContaining({
+        code: "ERR_SLUICE_INVALID_ARGUMENT",
+        message:
+          'resilientShardedStore: onError must be one of fail_open, fail_closed, fallback, got "explode"',
+      }),
+    );
+  });
+});

@@ -38,7 +38,7 @@ import {
   type BreakerState,
   type FailurePolicy,
   isCallerError,
-  RESILIENT_DEFAULTS,
+  parseResilientOptions,
   type ResilientOptions,
   type ResilientStats,
   ResilientStore,
@@ -70,23 +70,22 @@ export class ResilientShardedStore implements Store {
     if (inner === null || typeof inner !== "object" || typeof inner.wrapShards !== "function") {
       throw new InvalidArgumentError("resilientShardedStore: inner must be a ShardedStore");
     }
-    if (options === null || typeof options !== "object") {
-      throw new InvalidArgumentError("resilientShardedStore: options must be an object");
-    }
+    // Checked here, so that a bad option is named as this function's (each shard's wrapper checks them again).
+    const parsed = parseResilientOptions("resilientShardedStore", "options", options);
     this.inner = inner;
     this.name = inner.name;
-    this.#policy = options.onError ?? RESILIENT_DEFAULTS.onError;
-    const listener = options.onStateChange;
-    const timeoutMs = options.timeoutMs ?? RESILIENT_DEFAULTS.timeoutMs;
+    this.#policy = parsed.onError;
+    const listener = parsed.onStateChange;
+    const timeoutMs = parsed.timeoutMs;
     this.#view = inner.wrapShards(
       (shard) =>
         new ResilientStore(shard.store, {
           ...options,
           onStateChange:
-            typeof listener === "function" ? (change) => listener({ ...change, shard: shard.id }) : listener,
+            listener === undefined ? undefined : (change) => listener({ ...change, shard: shard.id }),
         }),
       // A longer wait for another caller's claim is answered by the policy (see the module comment).
-      typeof timeoutMs === "number" && timeoutMs > 0 ? { claimWaitMs: timeoutMs } : {},
+      { claimWaitMs: timeoutMs },
     );
   }
 

@@ -684,6 +684,30 @@ describe.each(["apply", "applyTo"] as const)("resilientStore (inner store answer
     }
     expect(() => resilientStore({} as Store)).toThrow(/inner must be a Store/);
   });
+
+  it("refuses unknown options, the breaker's too, and quotes strings", () => {
+    const inner = new FlakyStore();
+    const invalid = (message: string) =>
+      expect.objectContaining({ code: "ERR_SLUICE_INVALID_ARGUMENT", message });
+    expect(() => resilientStore(inner, { timeoutMss: 5 } as never)).toThrow(
+      invalid('resilientStore: unknown option "timeoutMss"; did you mean "timeoutMs"?'),
+    );
+    expect(() => resilientStore(inner, { breaker: { faliures: 2 } } as never)).toThrow(
+      invalid('resilientStore: unknown option "breaker.faliures"; did you mean "breaker.failures"?'),
+    );
+    expect(() => resilientStore(inner, { breaker: 5 } as never)).toThrow(
+      invalid("resilientStore: breaker must be an object of options (failures, openMs), got 5"),
+    );
+    expect(() => resilientStore(inner, { fallbackShare: "0.5" } as never)).toThrow(
+      invalid('resilientStore: fallbackShare must be a number in (0, 1], got "0.5"'),
+    );
+    expect(() => resilientStore(inner, { clock: 5 } as never)).toThrow(
+      invalid("resilientStore: clock must be a Clock (an object with nowMs()), got 5"),
+    );
+    expect(() => resilientStore(inner, { scheduler: {} } as never)).toThrow(
+      invalid("resilientStore: scheduler must be a Scheduler (an object with sleep()), got an object"),
+    );
+  });
 });
 
 describe("createLimiter({ failure })", () => {

@@ -65,6 +65,7 @@
  * store's batching) drops the settled ones unsent, so a backlog built during a stall is shed, not replayed.
  */
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
+import { checkOptions, isClock, shown } from "../core/arguments.js";
 import { type Clock, monotonicClock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
 import { combineDecision, type Decision, type PolicyStatus } from "../core/decision.js";
 import {
@@ -246,6 +247,109 @@ function negated(leases: Readonly<Record<string, number>>): Record<string, numbe
   return out;
 }
 
+/** The keys {@link ResilientOptions} accepts. */
+const RESILIENT_KEYS: readonly string[] = [
+  "onError",
+  "fallbackShare",
+  "fallbackCapacity",
+  "timeoutMs",
+  "breaker",
+  "clock",
+  "scheduler",
+  "onStateChange",
+];
+/** The keys {@link BreakerOptions} accepts. */
+const BREAKER_KEYS: readonly string[] = ["failures", "openMs"];
+
+/** {@link ResilientOptions} checked and defaulted (frozen); `clock` stays undefined when not given. */
+export interface ParsedResilientOptions {
+  /** What a failed, timed-out or short-circuited call answers. */
+  readonly onError: FailurePolicy;
+  /** Share of each limit the local fallback enforces, in (0, 1]. */
+  readonly fallbackShare: number;
+  /** Most keys the local fallback store holds. */
+  readonly fallbackCapacity: number;
+  /** Longest wait for the inner store per call, ms, in (0, 2^31 − 1] or Infinity. */
+  readonly timeoutMs: number;
+  /** Consecutive failures that open the breaker (≥ 1), and how long it stays open, ms (finite, > 0). */
+  readonly breaker: { readonly failures: number; readonly openMs: number };
+  /** The breaker's clock as given (the constructor picks the monotonic clock for none or the system clock). */
+  readonly clock: Clock | undefined;
+  /** Scheduler the timeout sleeps on. */
+  readonly scheduler: Scheduler;
+  /** Told of every breaker state change. */
+  readonly onStateChange: ((change: BreakerStateChange) => void) | undefined;
+}
+
+/**
+ * Checks and defaults the {@link ResilientOptions} `options` given to `method` as `field` (`options`, or `failure`
+ * of `createLimiter`): throws `ERR_SLUICE_INVALID_ARGUMENT` naming the method and the field of an unknown key
+ * (`failure.timeoutMss`) or a bad value, whichever store the options are for.
+ */
+export function parseResilientOptions(
+  method: string,
+  field: string,
+  options: unknown,
+): ParsedResilientOptions {
+  checkOptions(method, field, options, RESILIENT_KEYS);
+  const at = field === "options" ? "" : `${field}.`;
+  const fail = (message: string): never => {
+    throw new InvalidArgumentError(`${method}: ${at}${message}`);
+  };
+  const o = options as ResilientOptions;
+  const policy = o.onError ?? RESILIENT_DEFAULTS.onError;
+  if (!POLICIES.has(policy)) {
+    fail(`onError must be one of fail_open, fail_closed, fallback, got ${shown(policy)}`);
+  }
+  const share = o.fallbackShare ?? RESILIENT_DEFAULTS.fallbackShare;
+  if (!(typeof share === "number" && share > 0 && share <= 1)) {
+    fail(`fallbackShare must be a number in (0, 1], got ${shown(share)}`);
+  }
+  const capacity = o.fallbackCapacity ?? RESILIENT_DEFAULTS.fallbackCapacity;
+  if (!(Number.isInteger(capacity) && capacity >= 1 && capacity <= 2 ** 30)) {
+    fail(`fallbackCapacity must be a whole number from 1 to 2^30, got ${shown(capacity)}`);
+  }
+  const timeoutMs = o.timeoutMs ?? RESILIENT_DEFAULTS.timeoutMs;
+  // A timer cannot wait longer than 2^31 − 1 ms (Node fires it after 1 ms instead): every call would time out.
+  if (
+    !(typeof timeoutMs === "number" && timeoutMs > 0 && (timeoutMs <= MAX_TIMER_MS || timeoutMs === Infinity))
+  ) {
+    fail(
+      `timeoutMs must be a number of milliseconds > 0 and at most ${MAX_TIMER_MS} (or Infinity: no timeout), got ${shown(timeoutMs)}`,
+    );
+  }
+  const breaker: BreakerOptions = o.breaker === undefined ? {} : o.breaker;
+  checkOptions(method, `${at}breaker`, breaker, BREAKER_KEYS);
+  const failures = breaker.failures ?? RESILIENT_DEFAULTS.failures;
+  if (!(Number.isInteger(failures) && failures >= 1)) {
+    fail(`breaker.failures must be a whole number >= 1, got ${shown(failures)}`);
+  }
+  const openMs = breaker.openMs ?? RESILIENT_DEFAULTS.openMs;
+  if (!(typeof openMs === "number" && Number.isFinite(openMs) && openMs > 0)) {
+    fail(`breaker.openMs must be a finite number of milliseconds > 0, got ${shown(openMs)}`);
+  }
+  if (o.clock !== undefined && !isClock(o.clock)) {
+    fail(`clock must be a Clock (an object with nowMs()), got ${shown(o.clock)}`);
+  }
+  const scheduler = o.scheduler ?? systemScheduler;
+  if (scheduler === null || typeof scheduler !== "object" || typeof scheduler.sleep !== "function") {
+    fail(`scheduler must be a Scheduler (an object with sleep()), got ${shown(scheduler)}`);
+  }
+  if (o.onStateChange !== undefined && typeof o.onStateChange !== "function") {
+    fail(`onStateChange must be a function, got ${shown(o.onStateChange)}`);
+  }
+  return Object.freeze({
+    onError: policy,
+    fallbackShare: share,
+    fallbackCapacity: capacity,
+    timeoutMs,
+    breaker: Object.freeze({ failures, openMs }),
+    clock: o.clock,
+    scheduler,
+    onStateChange: o.onStateChange,
+  });
+}
+
 /** How a call passes the breaker: short-circuited to the policy, sent normally, or sent as the probe. */
 const Gate = { Short: 0, Normal: 1, Probe: 2 } as const;
 type Gate = (typeof Gate)[keyof typeof Gate];
@@ -331,49 +435,12 @@ export class ResilientStore implements Store {
 
   /** Wraps `inner`; throws `ERR_SLUICE_INVALID_ARGUMENT` naming any bad option. */
   constructor(inner: Store, options: ResilientOptions = {}) {
-    const fail = (message: string): never => {
-      throw new InvalidArgumentError(`resilientStore: ${message}`);
-    };
     if (inner === null || typeof inner !== "object" || typeof inner.apply !== "function") {
-      fail("inner must be a Store");
+      throw new InvalidArgumentError("resilientStore: inner must be a Store");
     }
-    if (options === null || typeof options !== "object") fail("options must be an object");
-    const policy = options.onError ?? RESILIENT_DEFAULTS.onError;
-    if (!POLICIES.has(policy)) {
-      fail(`onError must be one of fail_open, fail_closed, fallback, got ${JSON.stringify(policy)}`);
-    }
-    const share = options.fallbackShare ?? RESILIENT_DEFAULTS.fallbackShare;
-    if (!(typeof share === "number" && share > 0 && share <= 1)) {
-      fail(`fallbackShare must be a number in (0, 1], got ${String(share)}`);
-    }
-    const capacity = options.fallbackCapacity ?? RESILIENT_DEFAULTS.fallbackCapacity;
-    if (!(Number.isInteger(capacity) && capacity >= 1 && capacity <= 2 ** 30)) {
-      fail(`fallbackCapacity must be a whole number from 1 to 2^30, got ${String(capacity)}`);
-    }
-    const timeoutMs = options.timeoutMs ?? RESILIENT_DEFAULTS.timeoutMs;
-    // A timer cannot wait longer than 2^31 − 1 ms (Node fires it after 1 ms instead): every call would time out.
-    if (
-      !(
-        typeof timeoutMs === "number" &&
-        timeoutMs > 0 &&
-        (timeoutMs <= MAX_TIMER_MS || timeoutMs === Infinity)
-      )
-    ) {
-      fail(
-        `timeoutMs must be a number of milliseconds > 0 and at most ${MAX_TIMER_MS} (or Infinity: no timeout), got ${String(timeoutMs)}`,
-      );
-    }
-    const failures = options.breaker?.failures ?? RESILIENT_DEFAULTS.failures;
-    if (!(Number.isInteger(failures) && failures >= 1)) {
-      fail(`breaker.failures must be a whole number >= 1, got ${String(failures)}`);
-    }
-    const openMs = options.breaker?.openMs ?? RESILIENT_DEFAULTS.openMs;
-    if (!(typeof openMs === "number" && Number.isFinite(openMs) && openMs > 0)) {
-      fail(`breaker.openMs must be a finite number of milliseconds > 0, got ${String(openMs)}`);
-    }
-    if (options.onStateChange !== undefined && typeof options.onStateChange !== "function") {
-      fail("onStateChange must be a function");
-    }
+    const o = parseResilientOptions("resilientStore", "options", options);
+    const { onError: policy, fallbackShare: share, fallbackCapacity: capacity, timeoutMs } = o;
+    const { failures, openMs } = o.breaker;
     this.inner = inner;
     this.name = inner.name;
     this.shared = inner.shared;
@@ -386,14 +453,11 @@ export class ResilientStore implements Store {
     this.#failureThreshold = failures;
     this.#openMs = openMs;
     // The system clock is a wall clock, which may be set back: the breaker times on a monotonic one instead.
-    this.#clock =
-      options.clock === undefined || options.clock === systemClock ? monotonicClock : options.clock;
-    this.#stampClock = options.clock ?? systemClock;
+    this.#clock = o.clock === undefined || o.clock === systemClock ? monotonicClock : o.clock;
+    this.#stampClock = o.clock ?? systemClock;
     this.#deadlines =
-      timeoutMs === Number.POSITIVE_INFINITY
-        ? undefined
-        : new DeadlineQueue(timeoutMs, options.scheduler ?? systemScheduler);
-    this.#onStateChange = options.onStateChange;
+      timeoutMs === Number.POSITIVE_INFINITY ? undefined : new DeadlineQueue(timeoutMs, o.scheduler);
+    this.#onStateChange = o.onStateChange;
     if (typeof inner.applyOnce === "function") {
       this.applyOnce = (items, nowMs, once) => this.#applyOnce(items, nowMs, once);
     }

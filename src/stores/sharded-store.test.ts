@@ -128,7 +128,9 @@ describe("ShardedStore routing", () => {
         ],
       }),
     ).toThrow(/"a" is used twice/);
-    expect(() => shardedStore({ shards: [{ id: "", store }] })).toThrow(/non-empty id/);
+    expect(() => shardedStore({ shards: [{ id: "", store }] })).toThrow(
+      /shards\[0\]\.id must be a non-empty string/,
+    );
     expect(() => shardedStore({ shards: [{ id: "a", store, weight: 0 }] })).toThrow(/weight/);
     expect(() => shardedStore({ shards: [{ id: "a", store }], virtualNodes: 0 })).toThrow(/virtualNodes/);
   });
@@ -561,5 +563,46 @@ describe("ShardedStore other operations", () => {
     await s.release(limits, key, d.leases!, T0);
     expect(shards[2].store.releases).toEqual([key]);
     expect((await s.apply([{ limits, key, cost: 2 }], "consume", T0))[0].allowed).toBe(true);
+  });
+});
+
+describe("shardedStore options", () => {
+  const invalid = (message: string) =>
+    expect.objectContaining({ code: "ERR_SLUICE_INVALID_ARGUMENT", message });
+  const store = new MemoryStore({ capacity: 10 });
+
+  it("refuses an unknown option of the store, of a shard, of addShard's shard and of wrapShards", () => {
+    expect(() => shardedStore({ shards: [{ id: "a", store }], virtualNode: 2 } as never)).toThrow(
+      invalid('shardedStore: unknown option "virtualNode"; did you mean "virtualNodes"?'),
+    );
+    expect(() => shardedStore({ shards: [{ id: "a", store, wieght: 2 }] } as never)).toThrow(
+      invalid('shardedStore: unknown option "shards[0].wieght"; did you mean "shards[0].weight"?'),
+    );
+    const s = shardedStore({ shards: [{ id: "a", store }] });
+    expect(() => s.addShard({ id: "b", store, wieght: 2 } as never)).toThrow(
+      invalid('shardedStore.addShard: unknown option "shard.wieght"; did you mean "shard.weight"?'),
+    );
+    expect(s.shards.map((x) => x.id)).toEqual(["a"]); // nothing added
+    expect(() => s.wrapShards((x) => x.store, { claimWait: 5 } as never)).toThrow(
+      invalid('shardedStore.wrapShards: unknown option "claimWait"; did you mean "claimWaitMs"?'),
+    );
+  });
+
+  it("names the field of a bad shard, quoting strings", () => {
+    expect(() => shardedStore({ shards: "a" } as never)).toThrow(
+      invalid('shardedStore: shards must be an array of { id, store, weight? }, got "a"'),
+    );
+    expect(() => shardedStore({ shards: [{ id: "a", store }, { id: "b" }] } as never)).toThrow(
+      invalid('shardedStore: shards[1].store (shard "b") must be a Store, got undefined'),
+    );
+    expect(() => shardedStore({ shards: [{ id: "a", store, weight: "2" }] } as never)).toThrow(
+      invalid('shardedStore: shards[0].weight (shard "a") must be a positive number, got "2"'),
+    );
+    expect(() => shardedStore({ shards: [{ id: "a", store }], virtualNodes: "8" } as never)).toThrow(
+      invalid('shardedStore: virtualNodes must be a whole number from 1 to 100000, got "8"'),
+    );
+    expect(() => shardedStore({ shards: [{ id: "a", store }], claimTtlMs: "8" } as never)).toThrow(
+      invalid('shardedStore: claimTtlMs must be a whole number of ms from 1 to 3600000, got "8"'),
+    );
   });
 });

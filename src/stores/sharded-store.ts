@@ -40,6 +40,7 @@
  * through that shard's wrapper.
  */
 import type { LimitSet } from "../algorithms/limit-set.js";
+import { checkOptions, shown } from "../core/arguments.js";
 import type { Scheduler } from "../core/clock.js";
 import { type Decision, deniedDecision } from "../core/decision.js";
 import { InvalidArgumentError, SluiceError } from "../core/errors.js";
@@ -116,12 +117,20 @@ export class ShardedStore implements Store {
 
   /** Creates a sharded store over `options.shards`. */
   constructor(options: ShardedStoreOptions) {
+    checkOptions("shardedStore", "options", options, SHARDED_KEYS);
     const vnodes = options.virtualNodes ?? 160;
     if (!Number.isInteger(vnodes) || vnodes < 1 || vnodes > 100_000) {
       throw new InvalidArgumentError(
-        `shardedStore: virtualNodes must be a whole number from 1 to 100000, got ${vnodes}`,
+        `shardedStore: virtualNodes must be a whole number from 1 to 100000, got ${shown(vnodes)}`,
       );
     }
+    const shards: unknown = options.shards;
+    if (!Array.isArray(shards)) {
+      throw new InvalidArgumentError(
+        `shardedStore: shards must be an array of { id, store, weight? }, got ${shown(shards)}`,
+      );
+    }
+    for (const [i, shard] of shards.entries()) checkShard("shardedStore", `shards[${i}]`, shard);
     const { claimTtlMs, scheduler } = claimSettingsOf("shardedStore", options);
     this.#virtualNodes = vnodes;
     this.#claimTtlMs = claimTtlMs;
@@ -138,10 +147,11 @@ export class ShardedStore implements Store {
   wrapShards(wrap: (shard: Shard) => Store, options: WrapShardsOptions = {}): ShardedStore {
     if (typeof wrap !== "function")
       throw new InvalidArgumentError("shardedStore.wrapShards: wrap must be a function");
+    checkOptions("shardedStore.wrapShards", "options", options, WRAP_SHARDS_KEYS);
     const waitMs = options.claimWaitMs ?? this.#claimTtlMs;
     if (!(typeof waitMs === "number" && waitMs > 0)) {
       throw new InvalidArgumentError(
-        `shardedStore.wrapShards: claimWaitMs must be a number of ms > 0, got ${String(waitMs)}`,
+        `shardedStore.wrapShards: claimWaitMs must be a number of ms > 0, got ${shown(waitMs)}`,
       );
     }
     this.#refresh();
@@ -205,6 +215,7 @@ export class ShardedStore implements Store {
   /** Adds a shard; about 1/(n+1) of the keys move to it and start fresh there. A view refuses (its source's to do). */
   addShard(shard: Shard): void {
     this.#ownMembership("addShard");
+    checkShard("shardedStore.addShard", "shard", shard);
     this.#ring = buildRing([...this.#ring.shards, shard], this.#virtualNodes);
   }
 
@@ -216,7 +227,7 @@ export class ShardedStore implements Store {
     this.#ownMembership("removeShard");
     const shards = this.#ring.shards;
     const removed = shards.find((s) => s.id === id);
-    if (removed === undefined) throw new InvalidArgumentError(`shardedStore: no shard with id "${id}"`);
+    if (removed === undefined) throw new InvalidArgumentError(`shardedStore: no shard with id ${shown(id)}`);
     if (shards.length === 1) throw new InvalidArgumentError("shardedStore: cannot remove the last shard");
     this.#ring = buildRing(
       shards.filter((s) => s !== removed),
@@ -485,20 +496,42 @@ function groupByOwner(owners: Uint32Array): Group[] {
   return groups;
 }
 
+/** The keys {@link ShardedStoreOptions} accepts. */
+const SHARDED_KEYS: readonly string[] = ["shards", "virtualNodes", "claimTtlMs", "scheduler"];
+/** The keys {@link WrapShardsOptions} accepts. */
+const WRAP_SHARDS_KEYS: readonly string[] = ["claimWaitMs"];
+/** The keys a {@link Shard} accepts. */
+const SHARD_KEYS: readonly string[] = ["id", "store", "weight"];
+
+/**
+ * Checks `shard`, given to `method` as `field` (`shards[2]`, `shard`): its keys, a non-empty string id, a Store, a
+ * finite positive weight; throws `ERR_SLUICE_INVALID_ARGUMENT` naming the method and the field.
+ */
+function checkShard(method: string, field: string, shard: unknown): void {
+  checkOptions(method, field, shard, SHARD_KEYS);
+  const { id, store, weight } = shard as Shard;
+  if (typeof id !== "string" || id === "") {
+    throw new InvalidArgumentError(`${method}: ${field}.id must be a non-empty string, got ${shown(id)}`);
+  }
+  if (store === null || typeof store !== "object" || typeof store.apply !== "function") {
+    throw new InvalidArgumentError(
+      `${method}: ${field}.store (shard ${shown(id)}) must be a Store, got ${shown(store)}`,
+    );
+  }
+  if (weight !== undefined && !(typeof weight === "number" && weight > 0 && Number.isFinite(weight))) {
+    throw new InvalidArgumentError(
+      `${method}: ${field}.weight (shard ${shown(id)}) must be a positive number, got ${shown(weight)}`,
+    );
+  }
+}
+
 function buildRing(shards: readonly Shard[], vnodes: number): Ring {
   if (shards.length === 0) throw new InvalidArgumentError("shardedStore: at least one shard is required");
   const ids = new Set<string>();
   const counts = shards.map((s) => {
-    if (typeof s.id !== "string" || s.id === "")
-      throw new InvalidArgumentError("shardedStore: every shard needs a non-empty id");
-    if (ids.has(s.id)) throw new InvalidArgumentError(`shardedStore: shard id "${s.id}" is used twice`);
+    if (ids.has(s.id)) throw new InvalidArgumentError(`shardedStore: shard id ${shown(s.id)} is used twice`);
     ids.add(s.id);
     const weight = s.weight ?? 1;
-    if (!(weight > 0) || !Number.isFinite(weight)) {
-      throw new InvalidArgumentError(
-        `shardedStore: weight of shard "${s.id}" must be a positive number, got ${weight}`,
-      );
-    }
     return Math.max(1, Math.round(vnodes * weight));
   });
   const total = counts.reduce((a, b) => a + b, 0);

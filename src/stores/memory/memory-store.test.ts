@@ -6,7 +6,7 @@ import type { Decision } from "../../core/decision.js";
 import { type AlgorithmId, parseLimitSpec } from "../../core/limit-spec.js";
 import { ReferenceStore } from "../../testing/reference-store.js";
 import type { StoreItem, StoreOp } from "../store.js";
-import { MemoryStore } from "./memory-store.js";
+import { MemoryStore, memoryStore } from "./memory-store.js";
 
 const T0 = 1_700_000_000_000;
 const gcraSet = (limit = 2, namespace = "t") =>
@@ -1376,5 +1376,47 @@ describe("MemoryStore", () => {
         expect.objectContaining({ code: "ERR_SLUICE_STORE_CLOSED" }),
       );
     });
+  });
+});
+
+describe("memoryStore options", () => {
+  const invalid = (message: string) =>
+    expect.objectContaining({ code: "ERR_SLUICE_INVALID_ARGUMENT", message });
+
+  it("refuses an unknown option, naming it and the closest known one", () => {
+    expect(() => memoryStore({ capacty: 10 } as never)).toThrow(
+      invalid('memoryStore: unknown option "capacty"; did you mean "capacity"?'),
+    );
+    expect(() => memoryStore({ size: 10 } as never)).toThrow(
+      invalid(
+        'memoryStore: unknown option "size"; expected one of capacity, sweepIntervalMs, clock, maxLargeStateBytes',
+      ),
+    );
+    expect(() => memoryStore(null as never)).toThrow(
+      invalid(
+        "memoryStore: options must be an object of options (capacity, sweepIntervalMs, clock, maxLargeStateBytes), got null",
+      ),
+    );
+  });
+
+  it("quotes a string where a number belongs, and refuses a bad sweep interval or clock", () => {
+    expect(() => memoryStore({ capacity: "10" as never })).toThrow(
+      invalid('memoryStore: capacity must be a whole number from 1 to 2^30, got "10"'),
+    );
+    expect(() => memoryStore({ sweepIntervalMs: "5" as never })).toThrow(
+      invalid(
+        'memoryStore: sweepIntervalMs must be a number of milliseconds from 0 (no timer) to 2147483647, got "5"',
+      ),
+    );
+    expect(() => memoryStore({ sweepIntervalMs: 2 ** 31 })).toThrow(/sweepIntervalMs must be/);
+    expect(() => memoryStore({ clock: Date.now as never })).toThrow(
+      invalid("memoryStore: clock must be a Clock (an object with nowMs()), got a function"),
+    );
+    expect(() => memoryStore({ maxLargeStateBytes: "1" as never })).toThrow(
+      /maxLargeStateBytes .*, got "1"$/,
+    );
+    expect(
+      memoryStore({ capacity: 10, sweepIntervalMs: 0, maxLargeStateBytes: Infinity }).stats.capacity,
+    ).toBe(10);
   });
 });

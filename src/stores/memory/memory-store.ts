@@ -81,6 +81,7 @@
 import type { Algorithm, StepOut } from "../../algorithms/algorithm.js";
 import { createStepOut, resizeState } from "../../algorithms/algorithm.js";
 import type { LimitSet } from "../../algorithms/limit-set.js";
+import { checkOptions, isClock, shown } from "../../core/arguments.js";
 import { type Clock, systemClock } from "../../core/clock.js";
 import {
   combineDecision,
@@ -123,6 +124,11 @@ export interface MemoryStoreOptions {
    */
   readonly maxLargeStateBytes?: number;
 }
+
+/** The keys {@link MemoryStoreOptions} accepts. */
+const MEMORY_STORE_KEYS: readonly string[] = ["capacity", "sweepIntervalMs", "clock", "maxLargeStateBytes"];
+/** The longest delay a timer can wait, ms (Node runs a longer one after 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The default {@link MemoryStoreOptions.maxLargeStateBytes}: 256 MiB. */
 export const DEFAULT_MAX_LARGE_STATE_BYTES = 256 * 2 ** 20;
@@ -387,10 +393,29 @@ export class MemoryStore implements SyncStore {
 
   /** Creates a store holding at most `capacity` keys. */
   constructor(options: MemoryStoreOptions = {}) {
+    checkOptions("memoryStore", "options", options, MEMORY_STORE_KEYS);
     const capacity = options.capacity ?? 100_000;
     if (!Number.isInteger(capacity) || capacity < 1 || capacity > 2 ** 30) {
       throw new InvalidArgumentError(
-        `memoryStore: capacity must be a whole number from 1 to 2^30, got ${capacity}`,
+        `memoryStore: capacity must be a whole number from 1 to 2^30, got ${shown(capacity)}`,
+      );
+    }
+    const sweepMs = options.sweepIntervalMs ?? 0;
+    // A timer cannot wait longer than 2^31 − 1 ms (Node runs a longer one after 1 ms).
+    if (!(typeof sweepMs === "number" && sweepMs >= 0 && sweepMs <= MAX_TIMER_MS)) {
+      throw new InvalidArgumentError(
+        `memoryStore: sweepIntervalMs must be a number of milliseconds from 0 (no timer) to ${MAX_TIMER_MS}, got ${shown(sweepMs)}`,
+      );
+    }
+    if (options.clock !== undefined && !isClock(options.clock)) {
+      throw new InvalidArgumentError(
+        `memoryStore: clock must be a Clock (an object with nowMs()), got ${shown(options.clock)}`,
+      );
+    }
+    const maxLarge = options.maxLargeStateBytes ?? DEFAULT_MAX_LARGE_STATE_BYTES;
+    if (typeof maxLarge !== "number" || !(maxLarge > 0)) {
+      throw new InvalidArgumentError(
+        `memoryStore: maxLargeStateBytes must be a number of bytes > 0 (Infinity: no bound but the capacity), got ${shown(maxLarge)}`,
       );
     }
     this.#capacity = capacity;
@@ -404,16 +429,7 @@ export class MemoryStore implements SyncStore {
     this.#free = new Int32Array(capacity);
     for (let i = 0; i < capacity; i++) this.#free[i] = capacity - 1 - i;
     this.#freeTop = capacity;
-    const maxLarge = options.maxLargeStateBytes ?? DEFAULT_MAX_LARGE_STATE_BYTES;
-    if (typeof maxLarge !== "number" || !(maxLarge > 0)) {
-      throw new InvalidArgumentError(
-        `memoryStore: maxLargeStateBytes must be a number of bytes > 0 (Infinity: no bound but the capacity), got ${maxLarge}`,
-      );
-    }
     this.#maxLargeBytes = maxLarge;
-    const sweepMs = options.sweepIntervalMs ?? 0;
-    if (!(sweepMs >= 0))
-      throw new InvalidArgumentError(`memoryStore: sweepIntervalMs must be >= 0, got ${sweepMs}`);
     if (sweepMs > 0) {
       const clock = options.clock ?? systemClock;
       this.#timer = setInterval(() => this.sweep(clock.nowMs()), sweepMs);

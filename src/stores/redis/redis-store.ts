@@ -61,6 +61,7 @@
  * refresh, at most `clusterRetries` times; then the call fails with `ERR_SLUICE_STORE_UNAVAILABLE`.
  */
 import { type LimitSet, MAX_LIMITS_PER_SET } from "../../algorithms/limit-set.js";
+import { checkOptions, shown } from "../../core/arguments.js";
 import type { Scheduler } from "../../core/clock.js";
 import type { Decision } from "../../core/decision.js";
 import { InvalidArgumentError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
@@ -108,6 +109,22 @@ export const MAX_KEY_LENGTH = 1024;
 export const MAX_ONCE_KEY_LENGTH = 1024;
 /** Longest idempotency record lifetime accepted by {@link RedisStore.applyOnce}, in ms (the script's TTL cap). */
 export const MAX_ONCE_TTL_MS = 1e13;
+
+/** The keys {@link RedisStoreOptions} accepts. */
+const REDIS_STORE_KEYS: readonly string[] = [
+  "client",
+  "prefix",
+  "clock",
+  "keyOf",
+  "batch",
+  "maxBatch",
+  "maxInFlight",
+  "ttlMarginMs",
+  "clusterRetries",
+  "onWarning",
+  "claimTtlMs",
+  "scheduler",
+];
 
 /** Options of {@link redisStore}. */
 export interface RedisStoreOptions {
@@ -204,9 +221,7 @@ export class RedisStore implements OnceLedgerStore {
 
   /** Creates a store over `options.client`; validates every option. */
   constructor(options: RedisStoreOptions) {
-    if (options === null || typeof options !== "object") {
-      throw new InvalidArgumentError("redisStore: options must be an object with a `client`");
-    }
+    checkOptions("redisStore", "options", options, REDIS_STORE_KEYS);
     const { client } = options;
     if (
       client === null ||
@@ -214,54 +229,58 @@ export class RedisStore implements OnceLedgerStore {
       typeof client.evalsha !== "function" ||
       typeof client.eval !== "function"
     ) {
-      throw new InvalidArgumentError("redisStore: client must be an ioredis client (with evalsha and eval)");
+      throw new InvalidArgumentError(
+        `redisStore: client must be an ioredis client (with evalsha and eval), got ${shown(client)}`,
+      );
     }
     const prefix = options.prefix ?? "rl";
     if (typeof prefix !== "string" || prefix.length === 0 || prefix.length > 128 || /[{}]/.test(prefix)) {
       throw new InvalidArgumentError(
-        `redisStore: prefix must be a string of 1 to 128 characters without braces, got ${JSON.stringify(prefix)}`,
+        `redisStore: prefix must be a string of 1 to 128 characters without braces, got ${shown(prefix)}`,
       );
     }
     const clock = options.clock ?? "redis";
     if (clock !== "redis" && clock !== "client") {
-      throw new InvalidArgumentError(
-        `redisStore: clock must be "redis" or "client", got ${JSON.stringify(clock)}`,
-      );
+      throw new InvalidArgumentError(`redisStore: clock must be "redis" or "client", got ${shown(clock)}`);
     }
     const maxBatch = options.maxBatch ?? 64;
     if (!Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > 10_000) {
       throw new InvalidArgumentError(
-        `redisStore: maxBatch must be a whole number from 1 to 10000, got ${maxBatch}`,
+        `redisStore: maxBatch must be a whole number from 1 to 10000, got ${shown(maxBatch)}`,
       );
     }
     const maxInFlight = options.maxInFlight ?? 2;
     if (!Number.isInteger(maxInFlight) || maxInFlight < 1 || maxInFlight > 10_000) {
       throw new InvalidArgumentError(
-        `redisStore: maxInFlight must be a whole number from 1 to 10000, got ${maxInFlight}`,
+        `redisStore: maxInFlight must be a whole number from 1 to 10000, got ${shown(maxInFlight)}`,
       );
     }
     const batch = options.batch ?? true;
     if (typeof batch !== "boolean") {
-      throw new InvalidArgumentError(`redisStore: batch must be true or false, got ${String(batch)}`);
+      throw new InvalidArgumentError(`redisStore: batch must be true or false, got ${shown(batch)}`);
     }
     const margin = options.ttlMarginMs ?? 1000;
     if (!Number.isInteger(margin) || margin < 0 || margin > 2 ** 31) {
-      throw new InvalidArgumentError(`redisStore: ttlMarginMs must be a whole number >= 0, got ${margin}`);
+      throw new InvalidArgumentError(
+        `redisStore: ttlMarginMs must be a whole number of ms from 0 to 2^31, got ${shown(margin)}`,
+      );
     }
     const retries = options.clusterRetries ?? 3;
     if (!Number.isInteger(retries) || retries < 0 || retries > 10) {
       throw new InvalidArgumentError(
-        `redisStore: clusterRetries must be a whole number from 0 to 10, got ${retries}`,
+        `redisStore: clusterRetries must be a whole number from 0 to 10, got ${shown(retries)}`,
       );
     }
     if (options.keyOf !== undefined && typeof options.keyOf !== "function") {
       throw new InvalidArgumentError(
-        "redisStore: keyOf must be a function (key, namespace, policy) => string",
+        `redisStore: keyOf must be a function (key, namespace, policy) => string, got ${shown(options.keyOf)}`,
       );
     }
     const onWarning = options.onWarning;
     if (onWarning !== undefined && typeof onWarning !== "function") {
-      throw new InvalidArgumentError("redisStore: onWarning must be a function (warning) => void");
+      throw new InvalidArgumentError(
+        `redisStore: onWarning must be a function (warning) => void, got ${shown(onWarning)}`,
+      );
     }
     const { claimTtlMs, scheduler } = claimSettingsOf("redisStore", options);
     this.#claimTtlMs = claimTtlMs;
