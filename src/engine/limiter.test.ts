@@ -176,3 +176,56 @@ describe("createLimiter", () => {
     expect(() => limiter.limitSync("k")).toThrow(/ERR_SLUICE_UNSUPPORTED|no synchronous path/);
   });
 });
+
+describe("limiter errors name the method the caller called, and the argument", () => {
+  const invalid = (message: string) =>
+    expect.objectContaining({ code: "ERR_SLUICE_INVALID_ARGUMENT", message });
+
+  it("limit() on the in-process store names limit, not limitSync", async () => {
+    const limiter = createLimiter({ limits: { algorithm: "fixed_window", limit: 5, period: "1s" } });
+    await expect(limiter.limit("")).rejects.toEqual(
+      invalid("limit: key must be a non-empty string of at most 1024 characters, got 0 characters"),
+    );
+    await expect(limiter.limit("k", { cost: 0.5 })).rejects.toEqual(
+      invalid("limit: cost must be a whole number from 0 to Number.MAX_SAFE_INTEGER, got 0.5"),
+    );
+    expect(() => limiter.limitSync("")).toThrow(
+      invalid("limitSync: key must be a non-empty string of at most 1024 characters, got 0 characters"),
+    );
+  });
+
+  it("limit() on a concurrency limiter names limit", async () => {
+    const jobs = createLimiter({ limits: { algorithm: "concurrency", limit: 4, period: "30s" } });
+    await expect(jobs.limit("t")).rejects.toEqual(
+      invalid("limit: this limiter has a concurrency limit; use acquire() and release the lease"),
+    );
+    expect(() => jobs.limitSync("t")).toThrow(
+      invalid("limitSync: this limiter has a concurrency limit; use acquire() and release the lease"),
+    );
+  });
+
+  it("refund names its amount", async () => {
+    const limiter = createLimiter({ limits: { algorithm: "gcra", limit: 5, period: "1s" } });
+    await expect((limiter.refund as (key: string) => Promise<unknown>)("k")).rejects.toEqual(
+      invalid("refund: amount must be a number from 0 to Number.MAX_SAFE_INTEGER, got undefined"),
+    );
+    await expect(limiter.refund("k", -1)).rejects.toEqual(
+      invalid("refund: amount must be a number from 0 to Number.MAX_SAFE_INTEGER, got -1"),
+    );
+  });
+
+  it("quotes a string where a number belongs, so that it cannot be read as the number", async () => {
+    const limiter = createLimiter({ limits: { algorithm: "gcra", limit: 5, period: "1s" } });
+    await expect(limiter.limit("k", { cost: "2" as never })).rejects.toEqual(
+      invalid('limit: cost must be a number from 0 to Number.MAX_SAFE_INTEGER, got "2"'),
+    );
+    expect(() => limiter.limitSync("k", { nowMs: "5" as never })).toThrow(
+      invalid(
+        'limitSync: nowMs must be epoch milliseconds from 0 to 4102444800000 (2100-01-01T00:00:00Z), got "5"',
+      ),
+    );
+    await expect(limiter.limit(42 as never)).rejects.toEqual(
+      invalid("limit: key must be a non-empty string of at most 1024 characters, got 42"),
+    );
+  });
+});

@@ -4,6 +4,7 @@
  * consumed from none.
  */
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
+import { shown } from "../core/arguments.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import type { Decision } from "../core/decision.js";
 import { InvalidArgumentError, SluiceError } from "../core/errors.js";
@@ -145,6 +146,8 @@ class BoundLimiter implements Limiter {
    * Decisions are fresh objects, never reused: callers may keep them.
    */
   readonly limitSync: (key: string, options?: CallOptions) => Decision;
+  /** The store's consumer bound to these limits; undefined without a sync path, or with concurrency limits. */
+  readonly #consume: ((key: string, cost: number, nowMs: number) => Decision) | undefined;
   readonly #set: LimitSet;
   readonly #clock: Clock;
   readonly #sync: SyncStore | undefined;
@@ -162,28 +165,41 @@ class BoundLimiter implements Limiter {
     this.#sync = isSyncStore(store) ? store : undefined;
     // The store's consumer bound to these limits (absent without a sync path, or with concurrency limits).
     const consume = this.#sync !== undefined && !set.hasConcurrency ? this.#sync.bindSync(set) : undefined;
+    // The method's name reaches `#checkedCost` only off the common path (options given, or a key to reject).
     this.limitSync =
       consume === undefined
         ? () => {
             throw this.#noSyncPath();
           }
-        : limitSyncOver(consume, clock, (key, options) => this.#checkedCost(key, options));
+        : limitSyncOver(consume, clock, (key, options) => this.#checkedCost(key, options, "limitSync"));
+    this.#consume = consume;
     this.#wholeCosts = set.specs.some(
       (s) => s.algorithm !== "gcra" && s.algorithm !== "token_bucket" && s.algorithm !== "leaky_bucket",
     );
     this.#maxCost = Number.MAX_SAFE_INTEGER;
   }
 
-  /** The cost of a {@link BoundLimiter.limitSync} call with options, or with arguments to reject (then throws). */
-  #checkedCost(key: string, options: CallOptions | undefined): number {
+  /**
+   * The cost of a sync-path call (`method`: the one the caller called) with options, or with arguments to reject
+   * (then throws).
+   */
+  #checkedCost(key: string, options: CallOptions | undefined, method: string): number {
     const cost = options?.cost ?? 1;
-    this.#check(key, cost, "limitSync", options?.nowMs);
+    this.#check(key, cost, method, options?.nowMs);
     return cost;
   }
 
   limit(key: string, options?: CallOptions): Promise<Decision> {
     try {
-      if (this.#sync !== undefined) return Promise.resolve(this.limitSync(key, options));
+      const consume = this.#consume;
+      if (consume !== undefined) {
+        // limitSync's own path (limitSyncOver), with errors naming limit.
+        const cost =
+          options === undefined && typeof key === "string" && (key.length - 1) >>> 0 < KEY_LENGTH_LIMIT
+            ? 1
+            : this.#checkedCost(key, options, "limit");
+        return Promise.resolve(consume(key, cost, options?.nowMs ?? this.#clock.nowMs()));
+      }
       if (this.#set.hasConcurrency) throw this.#useAcquire("limit");
       const cost = options?.cost ?? 1;
       this.#check(key, cost, "limit", options?.nowMs);
@@ -194,15 +210,15 @@ class BoundLimiter implements Limiter {
   }
 
   peek(key: string, options?: CallOptions): Promise<Decision> {
-    return this.#call("peek", key, options?.cost ?? 0, options?.nowMs, "peek");
+    return this.#call("peek", key, options?.cost ?? 0, options?.nowMs, "peek", "cost");
   }
 
   refund(key: string, amount: number, options?: Omit<CallOptions, "cost">): Promise<Decision> {
-    return this.#call("refund", key, amount, options?.nowMs, "refund");
+    return this.#call("refund", key, amount, options?.nowMs, "refund", "amount");
   }
 
   async reset(key: string, options?: Omit<CallOptions, "cost">): Promise<void> {
-    await this.#call("reset", key, 0, options?.nowMs, "reset");
+    await this.#call("reset", key, 0, options?.nowMs, "reset", "cost");
   }
 
   async acquire(key: string, options?: CallOptions): Promise<Lease> {
@@ -238,9 +254,10 @@ class BoundLimiter implements Limiter {
     cost: number,
     nowMs: number | undefined,
     method: string,
+    costName: string,
   ): Promise<Decision> {
     try {
-      this.#check(key, cost, method, nowMs);
+      this.#check(key, cost, method, nowMs, costName);
       return this.#one(op, key, cost, nowMs);
     } catch (error) {
       return Promise.reject(error);
@@ -257,15 +274,20 @@ class BoundLimiter implements Limiter {
       .then(firstDecision);
   }
 
-  #check(key: string, cost: number, method: string, nowMs: number | undefined): void {
+  /**
+   * Throws `ERR_SLUICE_INVALID_ARGUMENT` for a bad argument of `method` (the method the caller called), naming it and
+   * the argument: `costName` is what the method calls its cost (`amount` for `refund`). A key is described by its
+   * length, never quoted (keys identify users).
+   */
+  #check(key: string, cost: number, method: string, nowMs: number | undefined, costName = "cost"): void {
     if (nowMs !== undefined && !(typeof nowMs === "number" && nowMs >= 0 && nowMs <= MAX_NOW_MS)) {
       throw new InvalidArgumentError(
-        `${method}: nowMs must be epoch milliseconds from 0 to ${MAX_NOW_MS} (2100-01-01T00:00:00Z), got ${String(nowMs)}`,
+        `${method}: nowMs must be epoch milliseconds from 0 to ${MAX_NOW_MS} (2100-01-01T00:00:00Z), got ${shown(nowMs)}`,
       );
     }
     if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH) {
       throw new InvalidArgumentError(
-        `${method}: key must be a non-empty string of at most ${MAX_KEY_LENGTH} characters, got ${typeof key === "string" ? `${key.length} characters` : typeof key}`,
+        `${method}: key must be a non-empty string of at most ${MAX_KEY_LENGTH} characters, got ${typeof key === "string" ? `${key.length} characters` : shown(key)}`,
       );
     }
     if (
@@ -273,7 +295,7 @@ class BoundLimiter implements Limiter {
       (this.#wholeCosts && !Number.isInteger(cost))
     ) {
       throw new InvalidArgumentError(
-        `${method}: cost must be a ${this.#wholeCosts ? "whole " : ""}number from 0 to Number.MAX_SAFE_INTEGER, got ${String(cost)}`,
+        `${method}: ${costName} must be a ${this.#wholeCosts ? "whole " : ""}number from 0 to Number.MAX_SAFE_INTEGER, got ${shown(cost)}`,
       );
     }
   }
