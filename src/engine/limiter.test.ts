@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { AsyncMemoryStore } from "../../test/support/async-memory-store.js";
 import { ManualClock } from "../core/manual-clock.js";
 import { MAX_NOW_MS } from "../core/time-math.js";
 import { memoryStore } from "../stores/memory/memory-store.js";
@@ -174,6 +175,97 @@ describe("createLimiter", () => {
     };
     const limiter = createLimiter({ store: asyncOnly, limits: { limit: 1, periodMs: 1000 } });
     expect(() => limiter.limitSync("k")).toThrow(/ERR_SLUICE_UNSUPPORTED|no synchronous path/);
+  });
+});
+
+describe("createLimiter: options are checked, unknown keys refused", () => {
+  const limits = { algorithm: "gcra", limit: 10, period: "1s" } as const;
+  const invalid = (message: RegExp | string) =>
+    expect.objectContaining({
+      code: "ERR_SLUICE_INVALID_ARGUMENT",
+      message: typeof message === "string" ? message : expect.stringMatching(message),
+    });
+
+  it("refuses an unknown option, naming it and the closest known one", () => {
+    expect(() => createLimiter({ limits, stor: 1 } as never)).toThrow(
+      invalid('createLimiter: unknown option "stor"; did you mean "store"?'),
+    );
+    expect(() => createLimiter({ limits, colour: "red" } as never)).toThrow(
+      invalid('createLimiter: unknown option "colour"; expected one of limits, store, clock, name, failure'),
+    );
+    expect(() => createLimiter(null as never)).toThrow(invalid(/^createLimiter: options must be an object/));
+    expect(() => createLimiter({ limits, clock: {} as never })).toThrow(
+      invalid("createLimiter: clock must be a Clock (an object with nowMs()), got an object"),
+    );
+    expect(() => createLimiter({ limits, name: 7 as never })).toThrow(invalid(/name must be .*, got 7$/));
+  });
+
+  it("checks failure whatever the store: an in-process store's bad failure options are refused, not ignored", () => {
+    for (const store of [undefined, new AsyncMemoryStore()]) {
+      const make = (failure: unknown) => () => createLimiter({ limits, store, failure: failure as never });
+      expect(make({ onError: "explode" })).toThrow(
+        invalid(
+          'createLimiter: failure.onError must be one of fail_open, fail_closed, fallback, got "explode"',
+        ),
+      );
+      expect(make({ fallbackShare: 2 })).toThrow(
+        invalid("createLimiter: failure.fallbackShare must be a number in (0, 1], got 2"),
+      );
+      expect(make({ timeoutMss: 5 })).toThrow(
+        invalid('createLimiter: unknown option "failure.timeoutMss"; did you mean "failure.timeoutMs"?'),
+      );
+      expect(make({ breaker: { faliures: 2 } })).toThrow(
+        invalid(
+          'createLimiter: unknown option "failure.breaker.faliures"; did you mean "failure.breaker.failures"?',
+        ),
+      );
+      expect(make({ breaker: 5 })).toThrow(invalid(/^createLimiter: failure\.breaker must be an object/));
+      expect(make({ timeoutMs: "50" })).toThrow(
+        invalid(/^createLimiter: failure\.timeoutMs must be .*, got "50"$/),
+      );
+      expect(make([])).toThrow(
+        invalid(/^createLimiter: failure must be an object of options .*, got an array$/),
+      );
+      // valid ones still build
+      expect(make({ onError: "fail_open", timeoutMs: 20, breaker: { failures: 2 } })).not.toThrow();
+    }
+  });
+
+  it("refuses an unknown per-call option, on every method and on either path, naming the method called", async () => {
+    const sync = createLimiter({ limits });
+    const remote = createLimiter({ limits, store: new AsyncMemoryStore() });
+    const jobs = createLimiter({ limits: { algorithm: "concurrency", limit: 2, period: "30s" } });
+    expect(() => sync.limitSync("k", { cots: 2 } as never)).toThrow(
+      invalid('limitSync: unknown option "cots"; did you mean "cost"?'),
+    );
+    for (const limiter of [sync, remote]) {
+      await expect(limiter.limit("k", { cots: 2 } as never)).rejects.toEqual(
+        invalid('limit: unknown option "cots"; did you mean "cost"?'),
+      );
+      await expect(limiter.peek("k", { nowms: 1 } as never)).rejects.toEqual(
+        invalid('peek: unknown option "nowms"; did you mean "nowMs"?'),
+      );
+      // refund and reset take nowMs only: a cost there would be ignored
+      await expect(limiter.refund("k", 1, { cost: 2 } as never)).rejects.toEqual(
+        invalid('refund: unknown option "cost"; expected one of nowMs'),
+      );
+      await expect(limiter.reset("k", { cost: 2 } as never)).rejects.toEqual(
+        invalid('reset: unknown option "cost"; expected one of nowMs'),
+      );
+      await expect(limiter.limit("k", 5 as never)).rejects.toEqual(
+        invalid("limit: options must be an object (cost, nowMs), got 5"),
+      );
+      await expect(limiter.limit("k", null as never)).rejects.toEqual(
+        invalid("limit: options must be an object (cost, nowMs), got null"),
+      );
+      // nothing was charged by the refused calls
+      expect((await limiter.peek("k")).remaining).toBe(10);
+      expect((await limiter.limit("k", { cost: 2 })).remaining).toBe(8);
+      expect((await limiter.limit("k", {})).remaining).toBe(7);
+    }
+    await expect(jobs.acquire("k", { cots: 1 } as never)).rejects.toEqual(
+      invalid('acquire: unknown option "cots"; did you mean "cost"?'),
+    );
   });
 });
 

@@ -4,7 +4,7 @@
  * consumed from none.
  */
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
-import { shown } from "../core/arguments.js";
+import { checkOptions, isClock, shown, unknownOptionError } from "../core/arguments.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import type { Decision } from "../core/decision.js";
 import { InvalidArgumentError, SluiceError } from "../core/errors.js";
@@ -12,7 +12,7 @@ import { type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/lim
 import { MAX_NOW_MS } from "../core/time-math.js";
 import { memoryStore } from "../stores/memory/memory-store.js";
 import { resilientShardedStore } from "../stores/resilient-sharded-store.js";
-import { type ResilientOptions, resilientStore } from "../stores/resilient-store.js";
+import { parseResilientOptions, type ResilientOptions, resilientStore } from "../stores/resilient-store.js";
 import { ShardedStore } from "../stores/sharded-store.js";
 import { isSyncStore, type Store, type StoreOp, type SyncStore } from "../stores/store.js";
 
@@ -43,12 +43,17 @@ export interface LimiterOptions {
    * `fallback` (see `resilientStore`). Only wraps stores without a synchronous path: in-process stores
    * cannot be unreachable, and wrapping them would lose `limitSync`. A `ShardedStore` is wrapped shard by shard
    * (`resilientShardedStore`: a breaker per shard, so one dead node leaves the others' keys to their stores).
+   * Checked whatever the store: an unknown key or a bad value throws `ERR_SLUICE_INVALID_ARGUMENT`
+   * (`createLimiter: failure.onError must be …`), an in-process store's too, though there it changes nothing.
    * @default undefined (no wrapping)
    */
   readonly failure?: ResilientOptions;
 }
 
-/** Per-call options. */
+/**
+ * Per-call options. An unknown key (`{ cots: 2 }`) or a bad value throws `ERR_SLUICE_INVALID_ARGUMENT` naming the
+ * method called and the field; `refund` and `reset` take `nowMs` only.
+ */
 export interface CallOptions {
   /** Units this request costs (0 peeks). @default 1 */
   readonly cost?: number;
@@ -89,11 +94,20 @@ export interface Limiter {
   acquire(key: string, options?: CallOptions): Promise<Lease>;
 }
 
-/** Creates a {@link Limiter}. Throws `ERR_SLUICE_INVALID_LIMIT` listing every invalid field. */
+/** The keys {@link LimiterOptions} accepts. */
+const LIMITER_KEYS: readonly string[] = ["limits", "store", "clock", "name", "failure"];
+/** The keys {@link CallOptions} accepts. */
+const CALL_KEYS: readonly string[] = ["cost", "nowMs"];
+/** The keys the options of `refund` and `reset` accept. */
+const TIME_KEYS: readonly string[] = ["nowMs"];
+
+/**
+ * Creates a {@link Limiter}. Throws `ERR_SLUICE_INVALID_LIMIT` listing every invalid field of the limits, and
+ * `ERR_SLUICE_INVALID_ARGUMENT` naming an unknown option (`createLimiter: unknown option "stor"; did you mean
+ * "store"?`) or a bad value.
+ */
 export function createLimiter(options: LimiterOptions): Limiter {
-  if (options === null || typeof options !== "object") {
-    throw new InvalidArgumentError("createLimiter: options must be an object with at least `limits`");
-  }
+  checkOptions("createLimiter", "options", options, LIMITER_KEYS);
   const inputs = Array.isArray(options.limits) ? options.limits : [options.limits];
   const specs = inputs.map((l, i) =>
     parseLimitSpec(
@@ -104,10 +118,15 @@ export function createLimiter(options: LimiterOptions): Limiter {
   const name = options.name ?? "default";
   if (typeof name !== "string" || name.length === 0 || name.length > 128) {
     throw new InvalidArgumentError(
-      `createLimiter: name must be a string of 1 to 128 characters, got ${JSON.stringify(name)}`,
+      `createLimiter: name must be a string of 1 to 128 characters, got ${shown(name)}`,
     );
   }
   const clock = options.clock ?? systemClock;
+  if (!isClock(clock)) {
+    throw new InvalidArgumentError(
+      `createLimiter: clock must be a Clock (an object with nowMs()), got ${shown(clock)}`,
+    );
+  }
   const given = options.store as Partial<Store> | null | undefined;
   if (
     given !== undefined &&
@@ -118,15 +137,14 @@ export function createLimiter(options: LimiterOptions): Limiter {
       typeof given.close !== "function")
   ) {
     throw new InvalidArgumentError(
-      "createLimiter: store must be a Store (an object with apply, release and close), such as memoryStore() or redisStore()",
+      `createLimiter: store must be a Store (an object with apply, release and close), such as memoryStore() or redisStore(), got ${shown(given)}`,
     );
   }
   let store = options.store ?? memoryStore();
   const failure = options.failure;
   if (failure !== undefined) {
-    if (failure === null || typeof failure !== "object") {
-      throw new InvalidArgumentError("createLimiter: failure must be an object of resilientStore options");
-    }
+    // Checked whatever the store: a typo is an error even where the options change nothing (an in-process store).
+    parseResilientOptions("createLimiter", "failure", failure);
     if (!isSyncStore(store)) {
       const resilience = { ...failure, clock: failure.clock ?? clock };
       store =
@@ -184,6 +202,7 @@ class BoundLimiter implements Limiter {
    * (then throws).
    */
   #checkedCost(key: string, options: CallOptions | undefined, method: string): number {
+    if (options !== undefined) checkCallOptions(method, options, true);
     const cost = options?.cost ?? 1;
     this.#check(key, cost, method, options?.nowMs);
     return cost;
@@ -201,6 +220,7 @@ class BoundLimiter implements Limiter {
         return Promise.resolve(consume(key, cost, options?.nowMs ?? this.#clock.nowMs()));
       }
       if (this.#set.hasConcurrency) throw this.#useAcquire("limit");
+      if (options !== undefined) checkCallOptions("limit", options, true);
       const cost = options?.cost ?? 1;
       this.#check(key, cost, "limit", options?.nowMs);
       return this.#one("consume", key, cost, options?.nowMs);
@@ -210,18 +230,30 @@ class BoundLimiter implements Limiter {
   }
 
   peek(key: string, options?: CallOptions): Promise<Decision> {
-    return this.#call("peek", key, options?.cost ?? 0, options?.nowMs, "peek", "cost");
+    try {
+      if (options !== undefined) checkCallOptions("peek", options, true);
+      return this.#call("peek", key, options?.cost ?? 0, options?.nowMs, "peek", "cost");
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   refund(key: string, amount: number, options?: Omit<CallOptions, "cost">): Promise<Decision> {
-    return this.#call("refund", key, amount, options?.nowMs, "refund", "amount");
+    try {
+      if (options !== undefined) checkCallOptions("refund", options, false);
+      return this.#call("refund", key, amount, options?.nowMs, "refund", "amount");
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   async reset(key: string, options?: Omit<CallOptions, "cost">): Promise<void> {
+    if (options !== undefined) checkCallOptions("reset", options, false);
     await this.#call("reset", key, 0, options?.nowMs, "reset", "cost");
   }
 
   async acquire(key: string, options?: CallOptions): Promise<Lease> {
+    if (options !== undefined) checkCallOptions("acquire", options, true);
     const cost = options?.cost ?? 1;
     this.#check(key, cost, "acquire", options?.nowMs);
     if (!this.#set.hasConcurrency) {
@@ -314,6 +346,24 @@ class BoundLimiter implements Limiter {
     return new InvalidArgumentError(
       `${method}: this limiter has a concurrency limit; use acquire() and release the lease`,
     );
+  }
+}
+
+/**
+ * Throws unless the per-call `options` of `method` (given: not undefined) is an object whose keys are `nowMs` and,
+ * when `withCost`, `cost`. A loop over the keys only (a call with no options never gets here; one with a small
+ * literal, a few comparisons): the values are {@link BoundLimiter.#check}'s to check.
+ */
+function checkCallOptions(method: string, options: object, withCost: boolean): void {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new InvalidArgumentError(
+      `${method}: options must be an object (${withCost ? "cost, nowMs" : "nowMs"}), got ${shown(options)}`,
+    );
+  }
+  for (const k in options) {
+    if (k !== "nowMs" && (k !== "cost" || !withCost)) {
+      throw unknownOptionError(method, k, withCost ? CALL_KEYS : TIME_KEYS);
+    }
   }
 }
 
