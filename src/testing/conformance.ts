@@ -15,6 +15,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
+import { checkOptions } from "../core/arguments.js";
 import type { Decision, PolicyStatus } from "../core/decision.js";
 import { type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
 import { ManualClock } from "../core/manual-clock.js";
@@ -86,6 +87,10 @@ export interface ConformanceOptions {
 
 /** Registers one test per trace (named `<topic>: <trace name>`) that replays it on a store from `createStore`. */
 export function runStoreConformance(options: ConformanceOptions): void {
+  checkOptions("runStoreConformance", "options", options, CONFORMANCE_KEYS);
+  for (const [i, s] of (options.skip ?? []).entries()) {
+    checkOptions("runStoreConformance", `skip[${i}]`, s, SKIP_KEYS);
+  }
   const { test } = options;
   const list = options.traces ?? [...traces, ...randomTraces];
   const names = list.map(traceTestName);
@@ -151,6 +156,23 @@ export function runStoreConformance(options: ConformanceOptions): void {
   });
 }
 
+/** The keys {@link ConformanceOptions} accepts. */
+const CONFORMANCE_KEYS: readonly string[] = [
+  "name",
+  "createStore",
+  "shareStore",
+  "closeStore",
+  "skip",
+  "traces",
+  "namespacePrefix",
+  "timeoutMs",
+  "test",
+];
+/** The keys a {@link ConformanceSkip} accepts. */
+const SKIP_KEYS: readonly string[] = ["reason", "tests"];
+/** The keys {@link ReplayOptions} accepts. */
+const REPLAY_KEYS: readonly string[] = ["namespace", "compare"];
+
 /** Options of {@link replayTrace}. */
 export interface ReplayOptions {
   /** The limiter name (store namespace); use a unique one per trace on a shared store. @default derived from the trace */
@@ -174,6 +196,7 @@ export async function replayTrace(
   trace: Trace,
   options: ReplayOptions = {},
 ): Promise<ReplayResult> {
+  checkOptions("replayTrace", "options", options, REPLAY_KEYS);
   const t0 = trace.t0 ?? T0;
   const testName = traceTestName(trace);
   const namespace = options.namespace ?? `sluice-conformance:${fnv1a(testName)}`;

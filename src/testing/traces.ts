@@ -6,6 +6,7 @@
  * Hand-written expectations follow DESIGN §3 and each algorithm's module comment; they guard the reference
  * model as much as the stores. Every trace uses periods that divide {@link T0}, so windows start at `at: 0`.
  */
+import { checkOptions } from "../core/arguments.js";
 import type { AlgorithmId, LimitSpecInput } from "../core/limit-spec.js";
 import type { LimitState } from "../core/limit-state.js";
 import { createRandom } from "../core/random.js";
@@ -1567,6 +1568,9 @@ export const traces: readonly Trace[] = Object.freeze([
 // ---------------------------------------------------------------------------------------------------------------
 // Seeded random traces: no expectations, compared step by step with the reference.
 
+/** The keys {@link RandomTraceOptions} accepts. */
+const RANDOM_TRACE_KEYS: readonly string[] = ["seed", "steps", "keys", "name"];
+
 /** Options of {@link randomTrace}. */
 export interface RandomTraceOptions {
   /** Seed of the generator. */
@@ -1584,6 +1588,7 @@ export interface RandomTraceOptions {
  * long) over `limits`. Concurrency limits use acquire/release; leases are released only while still live.
  */
 export function randomTrace(limits: readonly LimitSpecInput[], options: RandomTraceOptions): Trace {
+  checkOptions("randomTrace", "options", options, RANDOM_TRACE_KEYS);
   const rnd = createRandom(options.seed);
   const count = options.steps ?? 300;
   const keyCount = options.keys ?? 3;
