@@ -36,6 +36,20 @@ describe("createLimiter", () => {
         ],
       }),
     ).toThrow(/limits\[0\]\.limit: must be a finite number > 0/);
+    // Every bad limit's issues at once, not only the first limit's.
+    try {
+      createLimiter({
+        limits: [
+          { algorithm: "gcra", limit: -1, period: "soon" },
+          { algorithm: "fixed_window", limit: 1, periodMs: 1000, burst: 5 },
+        ],
+      });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as { code: string }).code).toBe("ERR_SLUICE_INVALID_LIMIT");
+      const paths = (error as { issues: { path: string }[] }).issues.map((i) => i.path);
+      expect(paths).toEqual(["limits[0].limit", "limits[0].period", "limits[1].burst"]);
+    }
     try {
       createLimiter({ limits: { algorithm: "gcra", limit: 1, period: "x", extra: 1 } as never });
     } catch (error) {

@@ -7,7 +7,7 @@ import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
 import { checkOptions, isClock, shown, unknownOptionError } from "../core/arguments.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import type { Decision } from "../core/decision.js";
-import { InvalidArgumentError, SluiceError } from "../core/errors.js";
+import { ConfigError, type ConfigIssue, InvalidArgumentError, SluiceError } from "../core/errors.js";
 import { type LimitSpec, type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
 import { MAX_NOW_MS } from "../core/time-math.js";
 import { memoryStore } from "../stores/memory/memory-store.js";
@@ -109,12 +109,23 @@ const TIME_KEYS: readonly string[] = ["nowMs"];
 export function createLimiter(options: LimiterOptions): Limiter {
   checkOptions("createLimiter", "options", options, LIMITER_KEYS);
   const inputs = Array.isArray(options.limits) ? options.limits : [options.limits];
-  const specs = inputs.map((l, i) =>
-    parseLimitSpec(
-      l as LimitSpecInput,
-      inputs.length === 1 && !Array.isArray(options.limits) ? "limits" : `limits[${i}]`,
-    ),
-  );
+  // Every limit is parsed, and the issues of all of them are thrown together (not only the first bad limit's).
+  const specs: LimitSpec[] = [];
+  const issues: ConfigIssue[] = [];
+  for (const [i, l] of inputs.entries()) {
+    try {
+      specs.push(
+        parseLimitSpec(
+          l as LimitSpecInput,
+          inputs.length === 1 && !Array.isArray(options.limits) ? "limits" : `limits[${i}]`,
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      issues.push(...error.issues);
+    }
+  }
+  if (issues.length > 0) throw new ConfigError("ERR_SLUICE_INVALID_LIMIT", issues);
   const name = options.name ?? "default";
   if (typeof name !== "string" || name.length === 0 || name.length > 128) {
     throw new InvalidArgumentError(
