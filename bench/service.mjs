@@ -214,6 +214,7 @@ async function noopGrpc(port, fixedFile, transport = "grpc-js") {
       receiveTimeoutMs: g.DEFAULT_RECEIVE_TIMEOUT_MS,
       maxReceiveBufferBytes: g.DEFAULT_MAX_RECEIVE_BUFFER_BYTES,
       maxConnections: g.DEFAULT_MAX_CONNECTIONS,
+      maxConnectionIdleMs: g.DEFAULT_MAX_CONNECTION_IDLE_MS,
     });
     server.addService(defs.rateLimiterServiceDefinition, own);
     server.addService(defs.rateLimitServiceDefinition, envoy);

@@ -63,6 +63,7 @@ describe("the settings table", () => {
       grpcTransport: "node-http2",
       grpcReceiveBufferBytes: 64 * 1024 * 1024,
       grpcMaxConnections: 1024,
+      grpcMaxConnectionIdleMs: 300_000,
       httpPort: 8080,
       defaultDomain: undefined,
       maxInflight: 1024,
@@ -125,6 +126,18 @@ describe("parseServiceSettings", () => {
       parseServiceSettings(CONFIG, { SLUICE_GRPC_RECEIVE_BUFFER: "1MiB", SLUICE_MAX_BODY_BYTES: "1MiB" }),
     ).toThrow(
       "SLUICE_GRPC_RECEIVE_BUFFER (1048576 bytes) must be at least SLUICE_MAX_BODY_BYTES (1048576 bytes) + 128KiB",
+    );
+  });
+
+  it("reads the gRPC idle limit (0: never), and refuses a bad one naming the flag", () => {
+    expect(
+      parseServiceSettings({ ...CONFIG, grpcMaxConnectionIdle: "90s" }, {}).grpcMaxConnectionIdleMs,
+    ).toBe(90_000);
+    expect(
+      parseServiceSettings(CONFIG, { SLUICE_GRPC_MAX_CONNECTION_IDLE: "0" }).grpcMaxConnectionIdleMs,
+    ).toBe(0);
+    expect(() => parseServiceSettings(CONFIG, { SLUICE_GRPC_MAX_CONNECTION_IDLE: "soon" })).toThrow(
+      /SLUICE_GRPC_MAX_CONNECTION_IDLE: must be a duration from 0ms to 86400000ms/,
     );
   });
 

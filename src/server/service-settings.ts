@@ -90,6 +90,8 @@ export interface ServiceSettings {
   readonly grpcReceiveBufferBytes: number;
   /** Most open gRPC connections (`node-http2`); more are closed as they are accepted. */
   readonly grpcMaxConnections: number;
+  /** How long a gRPC connection may have no call open before a GOAWAY closes it, ms (either transport); 0: never. */
+  readonly grpcMaxConnectionIdleMs: number;
   /** HTTP port (/v1/check, /v1/auth, /metrics, /healthz, /readyz); 0 = any free port. */
   readonly httpPort: number;
   /** Domain of requests that name none; undefined: the configuration's only domain, when it has exactly one. */
@@ -610,6 +612,17 @@ export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
     default: "1024",
     description: "most open gRPC connections; more are closed as they are accepted (node-http2 only)",
     schema: wholeNumber(1, 1_000_000),
+  }),
+  row({
+    key: "grpcMaxConnectionIdleMs",
+    flag: "grpc-max-connection-idle",
+    env: "SLUICE_GRPC_MAX_CONNECTION_IDLE",
+    kind: "duration",
+    arg: "<duration>",
+    default: "5m",
+    description:
+      "a gRPC connection with no call open this long gets a GOAWAY and is closed (gRPC's MAX_CONNECTION_IDLE; clients reconnect on their next call); 0: never",
+    schema: duration(0, 86_400_000),
   }),
   row({
     key: "httpPort",

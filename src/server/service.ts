@@ -405,6 +405,7 @@ export async function startService(
       envoyHeaders: settings.envoyHeaders,
       maxReceiveBufferBytes: settings.grpcReceiveBufferBytes,
       maxConnections: settings.grpcMaxConnections,
+      maxConnectionIdleMs: settings.grpcMaxConnectionIdleMs,
     });
     cleanup.push(() => grpc.close(0));
     const grpcPort = await listenOr("--grpc-port", settings.host, settings.grpcPort, () =>

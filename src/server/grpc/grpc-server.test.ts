@@ -137,6 +137,19 @@ describe("createGrpcServer", () => {
     );
   });
 
+  it("refuses an idle limit that is not a duration, naming the option", async () => {
+    const cases: [object, RegExp][] = [
+      [{ maxConnectionIdleMs: -1 }, /maxConnectionIdleMs must be a duration in ms, 0 for never, got -1/],
+      [
+        { maxConnectionIdleMs: Number.NaN },
+        /maxConnectionIdleMs must be a duration in ms, 0 for never, got NaN/,
+      ],
+    ];
+    for (const [server, message] of cases) {
+      await expect(startGrpcHarness({ yaml: YAML, server })).rejects.toThrow(message);
+    }
+  });
+
   it("lets calls in flight finish within the close grace", async () => {
     const held = heldChecks();
     h = await startGrpcHarness({ yaml: YAML, wrapEngine: held.wrap });

@@ -18,9 +18,11 @@
  *
  * Transport bounds: requests above `maxMessageBytes` are refused by grpc-js (`RESOURCE_EXHAUSTED`) before
  * decoding; at most {@link DEFAULT_MAX_CONCURRENT_STREAMS} streams per connection; the server pings idle
- * connections (keepalive) to drop dead peers; connections are recycled after `maxConnectionAgeMs` (GOAWAY, then
- * `maxConnectionAgeGraceMs` for calls in flight) so clients re-resolve the service when it scales, as
- * envoyproxy/ratelimit's GRPC_MAX_CONNECTION_AGE. (On `node-http2` the same bounds, with the same messages.)
+ * connections (keepalive) to drop dead peers; a connection with no call open for `maxConnectionIdleMs` gets a
+ * GOAWAY and is closed (gRPC's MAX_CONNECTION_IDLE: see {@link DEFAULT_MAX_CONNECTION_IDLE_MS}); connections are
+ * recycled after `maxConnectionAgeMs` (GOAWAY, then `maxConnectionAgeGraceMs` for calls in flight) so clients
+ * re-resolve the service when it scales, as envoyproxy/ratelimit's GRPC_MAX_CONNECTION_AGE. (On `node-http2` the
+ * same bounds, with the same messages.)
  *
  * `node-http2` alone also bounds what clients can make it hold before a call reaches the gate: the bytes of calls
  * still receiving their request, server-wide ({@link DEFAULT_MAX_RECEIVE_BUFFER_BYTES}; beyond it a call is refused
@@ -76,6 +78,17 @@ export const DEFAULT_MAX_RECEIVE_BUFFER_BYTES = 64 * 1024 * 1024;
 export const RECEIVE_BUFFER_HEADROOM_BYTES = 128 * 1024;
 /** Most open gRPC connections per listening address (`node-http2`); more are closed as they are accepted. */
 export const DEFAULT_MAX_CONNECTIONS = 1024;
+/**
+ * How long a gRPC connection may have no call open before the server sends a GOAWAY and closes it, ms: 5 minutes
+ * (gRPC's MAX_CONNECTION_IDLE; grpc-go and grpc-js default to never).
+ *
+ * Why 5 minutes: it frees, within minutes, what connections that never call hold (a slot of the connection cap, a
+ * session, a socket), while a client that calls at least every few minutes (Envoy's pooled connections under
+ * traffic, a health probe's) keeps its connection; one idle longer pays one reconnect on its next call (Envoy and
+ * gRPC clients reconnect on a GOAWAY by themselves, and a call already sent is never cut: a connection with a call
+ * open is not idle).
+ */
+export const DEFAULT_MAX_CONNECTION_IDLE_MS = 300_000;
 
 /** The gRPC server implementations: Sluice's lean `node:http2` server, or grpc-js's. */
 export type GrpcTransport = "node-http2" | "grpc-js";
@@ -122,6 +135,11 @@ export interface GrpcServerOptions {
   readonly maxReceiveBufferBytes?: number;
   /** Most open connections per listening address (`node-http2`; grpc-js has no cap). @default {@link DEFAULT_MAX_CONNECTIONS} */
   readonly maxConnections?: number;
+  /**
+   * How long a connection may have no call open before it gets a GOAWAY and is closed, ms (either transport; 0:
+   * never). @default {@link DEFAULT_MAX_CONNECTION_IDLE_MS}
+   */
+  readonly maxConnectionIdleMs?: number;
 }
 
 /** The gRPC server of the service. */
@@ -167,6 +185,12 @@ function boundsOf(options: GrpcServerOptions, ctx: ServiceContext): H2GrpcServer
       `createGrpcServer: maxReceiveBufferBytes (${budget}) must be at least maxMessageBytes (${maxMessage}) + ${RECEIVE_BUFFER_HEADROOM_BYTES}`,
     );
   }
+  const idleMs = options.maxConnectionIdleMs ?? DEFAULT_MAX_CONNECTION_IDLE_MS;
+  if (!(idleMs >= 0)) {
+    throw new InvalidArgumentError(
+      `createGrpcServer: maxConnectionIdleMs must be a duration in ms, 0 for never, got ${idleMs}`,
+    );
+  }
   return {
     maxReceiveMessageBytes: maxMessage,
     keepaliveTimeMs: options.keepaliveTimeMs ?? DEFAULT_KEEPALIVE_TIME_MS,
@@ -177,8 +201,12 @@ function boundsOf(options: GrpcServerOptions, ctx: ServiceContext): H2GrpcServer
     receiveTimeoutMs: options.receiveTimeoutMs ?? DEFAULT_RECEIVE_TIMEOUT_MS,
     maxReceiveBufferBytes: budget,
     maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    maxConnectionIdleMs: idleMs,
   };
 }
+
+/** The longest idle limit grpc-js applies: from 2³¹ − 1 ms up, it takes `grpc.max_connection_idle_ms` as never. */
+const GRPC_JS_MAX_IDLE_MS = 2 ** 31 - 2;
 
 /**
  * A grpc-js server with transport bounds `b` (grpc-js has no receive timeout, receive budget or connection cap:
@@ -193,6 +221,9 @@ function grpcJsServer(b: H2GrpcServerOptions): TransportServer {
     "grpc.max_connection_age_grace_ms": b.maxConnectionAgeGraceMs,
     "grpc.max_concurrent_streams": b.maxConcurrentStreams,
   };
+  if (b.maxConnectionIdleMs > 0 && b.maxConnectionIdleMs <= GRPC_JS_MAX_IDLE_MS) {
+    channelOptions["grpc.max_connection_idle_ms"] = b.maxConnectionIdleMs;
+  }
   const server = new Server(channelOptions);
   return {
     addService: (definition, implementation) =>

@@ -1,7 +1,7 @@
 /**
  * The gRPC wire, answer by answer, as a raw HTTP/2 client sees it: framing, compression, content type, unknown
- * methods, deadlines, cancellation, keepalive and connection age. vitest.config.ts runs this file over both
- * transports (Sluice's node:http2 server and grpc-js's): they must answer alike.
+ * methods, deadlines, cancellation, keepalive, idle connections and connection age. vitest.config.ts runs this
+ * file over both transports (Sluice's node:http2 server and grpc-js's): they must answer alike.
  */
 import { type ClientHttp2Session, connect, constants } from "node:http2";
 import { connect as tcpConnect } from "node:net";
@@ -460,6 +460,32 @@ describe(`gRPC wire (${harnessTransport()})`, () => {
       closed = true;
     });
     await vi.waitFor(() => expect(closed).toBe(true), { timeout: 10_000 });
+  });
+
+  it("closes a connection with no call open for maxConnectionIdleMs (GOAWAY), never one with a call in flight", async () => {
+    const held = heldChecks();
+    const { g, s: busy } = await start({ maxConnectionIdleMs: 200 }, held.wrap);
+    const seen: string[] = [];
+    busy.once("goaway", () => seen.push("busy goaway"));
+    busy.on("close", () => seen.push("busy closed"));
+    const pending = raw(busy, grpcFrame(MESSAGE));
+    await held.started;
+    // A connection opened once `busy` has a call in flight, which opens none: closed, while `busy` is not.
+    const idle = connect(`http://${g.address}`);
+    idle.on("error", () => {});
+    idle.once("goaway", () => seen.push("idle goaway"));
+    idle.on("close", () => seen.push("idle closed"));
+    try {
+      await vi.waitFor(() => expect(seen).toContain("idle closed"), { timeout: 10_000 });
+      expect(seen).toEqual(["idle goaway", "idle closed"]);
+      // `busy` has had its call open for longer than the idle limit: it serves on, then goes once idle.
+      held.release();
+      expect((await pending).grpcStatus).toBe(status.OK);
+      await vi.waitFor(() => expect(seen).toContain("busy closed"), { timeout: 10_000 });
+      expect(seen).toEqual(["idle goaway", "idle closed", "busy goaway", "busy closed"]);
+    } finally {
+      idle.destroy();
+    }
   });
 
   it("sends a GOAWAY past the connection age and lets the call in flight finish within the grace", async () => {

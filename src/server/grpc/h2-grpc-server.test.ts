@@ -30,6 +30,7 @@ const OPTIONS = {
   receiveTimeoutMs: 10_000,
   maxReceiveBufferBytes: 64 * 1024 * 1024,
   maxConnections: 1024,
+  maxConnectionIdleMs: 300_000,
 };
 
 describe("H2GrpcServer", () => {

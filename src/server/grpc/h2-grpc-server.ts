@@ -43,11 +43,18 @@
  *
  * **Connections.** At most `maxConnections` per listening address (more are closed as they are accepted: the
  * objects of calls past the receive budget, and sessions themselves, cost memory per connection); at most
- * `maxConcurrentStreams` streams each (HTTP/2 SETTINGS); a keepalive PING every
- * `keepaliveTimeMs`, the connection destroyed when one is not acknowledged within `keepaliveTimeoutMs`; after
- * `maxConnectionAgeMs` (±10 % jitter, as grpc-js) a GOAWAY, then `maxConnectionAgeGraceMs` for the calls in
- * flight before the connection is destroyed. Transport timers run on the process's timers (`setTimeout`, unref'd):
- * they bound sockets, not rate limit decisions, which read the service's `Clock`.
+ * `maxConcurrentStreams` streams each (HTTP/2 SETTINGS); a keepalive PING every `keepaliveTimeMs`, the
+ * connection destroyed when one is not acknowledged within `keepaliveTimeoutMs`; after `maxConnectionAgeMs` (±10 %
+ * jitter, as grpc-js) a GOAWAY, then `maxConnectionAgeGraceMs` for the calls in flight before the connection is
+ * destroyed. Transport timers run on the process's timers (`setTimeout`, unref'd): they bound sockets, not rate
+ * limit decisions, which read the service's `Clock`.
+ *
+ * **Idle connections.** A connection is *idle* while it has no open stream (from its accept until its first
+ * stream, and from its last stream's close until the next). A client answering keepalive PINGs could otherwise
+ * hold an idle connection, and a slot of the connection cap, for `maxConnectionAgeMs` (24 h):
+ * - idle limit (gRPC's MAX_CONNECTION_IDLE, grpc-js's `grpc.max_connection_idle_ms`): a connection idle for
+ *   `maxConnectionIdleMs` gets a GOAWAY(NO_ERROR) and is closed; a gRPC client reconnects when it next calls, and
+ *   a connection with a call in flight (a health `Watch` included) is never idle.
  *
  * **Handlers.** A unary handler receives `{ request, cancelled, metadata (lazy), getPath() }` and a
  * callback `(error | null, response?)`; a server-streaming handler an `EventEmitter` with `request`,
@@ -123,6 +130,11 @@ export interface H2GrpcServerOptions {
   readonly maxReceiveBufferBytes: number;
   /** Most open connections per listening address (`net.Server.maxConnections`); more are closed when accepted. */
   readonly maxConnections: number;
+  /**
+   * Longest a connection may stay with no open stream before it gets a GOAWAY and is closed, ms (gRPC's
+   * MAX_CONNECTION_IDLE; 0, or more than a timer holds (~24.8 days): never).
+   */
+  readonly maxConnectionIdleMs: number;
 }
 
 /** A registered method. */
@@ -240,6 +252,19 @@ function resetOnceSent(stream: ServerHttp2Stream, polls: number): void {
     stream.close(constants.NGHTTP2_NO_ERROR);
   } catch {
     // Already closing: nothing to reset.
+  }
+}
+
+/**
+ * Closes idle connection `session` with a GOAWAY(NO_ERROR) (`close()` sends it, and destroys a connection with no
+ * stream open at once).
+ */
+function closeIdle(session: ServerHttp2Session): void {
+  if (session.closed || session.destroyed) return;
+  try {
+    session.close();
+  } catch {
+    session.destroy();
   }
 }
 
@@ -747,11 +772,33 @@ export class H2GrpcServer {
     for (const server of this.#listeners.splice(0)) server.close();
   }
 
+  /** Takes connection `session`, just accepted: arms its idle limit, keepalive and age, and counts its streams. */
   #session(session: ServerHttp2Session): void {
     this.#sessions.add(session);
     session.on("error", ignore);
     const o = this.options;
     const timers: NodeJS.Timeout[] = [];
+    /** Its streams opened and not yet closed; 0: it is idle. */
+    let streams = 0;
+    /** Fires `maxConnectionIdleMs` after it last turned idle (re-armed then); undefined: no idle limit. */
+    let idleTimer: NodeJS.Timeout | undefined;
+    if (o.maxConnectionIdleMs > 0 && o.maxConnectionIdleMs <= MAX_TIMER_MS) {
+      // One timer, re-armed (`refresh`) each time the connection turns idle: when it fires with no stream open,
+      // the connection has been idle for the whole limit.
+      idleTimer = setTimeout(() => {
+        if (streams === 0) closeIdle(session);
+      }, o.maxConnectionIdleMs);
+      idleTimer.unref();
+      timers.push(idleTimer);
+    }
+    // Prepended, so a stream is counted before the server's `stream` listener answers it.
+    session.prependListener("stream", (stream: ServerHttp2Stream) => {
+      streams++;
+      stream.once("close", () => {
+        if (--streams > 0 || session.closed || session.destroyed) return;
+        idleTimer?.refresh();
+      });
+    });
     if (o.keepaliveTimeMs > 0 && o.keepaliveTimeMs < 2 ** 31) {
       const ping = setInterval(() => {
         if (session.destroyed || session.closed) return;
