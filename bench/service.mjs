@@ -215,6 +215,7 @@ async function noopGrpc(port, fixedFile, transport = "grpc-js") {
       maxReceiveBufferBytes: g.DEFAULT_MAX_RECEIVE_BUFFER_BYTES,
       maxConnections: g.DEFAULT_MAX_CONNECTIONS,
       maxConnectionIdleMs: g.DEFAULT_MAX_CONNECTION_IDLE_MS,
+      handshakeTimeoutMs: g.DEFAULT_HANDSHAKE_TIMEOUT_MS,
     });
     server.addService(defs.rateLimiterServiceDefinition, own);
     server.addService(defs.rateLimitServiceDefinition, envoy);

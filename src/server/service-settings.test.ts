@@ -64,6 +64,7 @@ describe("the settings table", () => {
       grpcReceiveBufferBytes: 64 * 1024 * 1024,
       grpcMaxConnections: 1024,
       grpcMaxConnectionIdleMs: 300_000,
+      grpcHandshakeTimeoutMs: 10_000,
       httpPort: 8080,
       defaultDomain: undefined,
       maxInflight: 1024,
@@ -129,13 +130,18 @@ describe("parseServiceSettings", () => {
     );
   });
 
-  it("reads the gRPC idle limit (0: never), and refuses a bad one naming the flag", () => {
-    expect(
-      parseServiceSettings({ ...CONFIG, grpcMaxConnectionIdle: "90s" }, {}).grpcMaxConnectionIdleMs,
-    ).toBe(90_000);
-    expect(
-      parseServiceSettings(CONFIG, { SLUICE_GRPC_MAX_CONNECTION_IDLE: "0" }).grpcMaxConnectionIdleMs,
-    ).toBe(0);
+  it("reads the gRPC idle limit (0: never) and handshake deadline, and refuses bad ones naming the flag", () => {
+    const s = parseServiceSettings(
+      { ...CONFIG, grpcMaxConnectionIdle: "90s", grpcHandshakeTimeout: "2s" },
+      {},
+    );
+    expect([s.grpcMaxConnectionIdleMs, s.grpcHandshakeTimeoutMs]).toEqual([90_000, 2000]);
+    const env = { SLUICE_GRPC_MAX_CONNECTION_IDLE: "0", SLUICE_GRPC_HANDSHAKE_TIMEOUT: "500ms" };
+    const e = parseServiceSettings(CONFIG, env);
+    expect([e.grpcMaxConnectionIdleMs, e.grpcHandshakeTimeoutMs]).toEqual([0, 500]);
+    expect(() => parseServiceSettings({ ...CONFIG, grpcHandshakeTimeout: "0" }, {})).toThrow(
+      /--grpc-handshake-timeout: must be a duration from 1ms to 600000ms/,
+    );
     expect(() => parseServiceSettings(CONFIG, { SLUICE_GRPC_MAX_CONNECTION_IDLE: "soon" })).toThrow(
       /SLUICE_GRPC_MAX_CONNECTION_IDLE: must be a duration from 0ms to 86400000ms/,
     );

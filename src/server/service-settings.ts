@@ -92,6 +92,8 @@ export interface ServiceSettings {
   readonly grpcMaxConnections: number;
   /** How long a gRPC connection may have no call open before a GOAWAY closes it, ms (either transport); 0: never. */
   readonly grpcMaxConnectionIdleMs: number;
+  /** How long a new gRPC connection gets to send the HTTP/2 preface and SETTINGS before it is closed, ms (`node-http2`). */
+  readonly grpcHandshakeTimeoutMs: number;
   /** HTTP port (/v1/check, /v1/auth, /metrics, /healthz, /readyz); 0 = any free port. */
   readonly httpPort: number;
   /** Domain of requests that name none; undefined: the configuration's only domain, when it has exactly one. */
@@ -623,6 +625,17 @@ export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
     description:
       "a gRPC connection with no call open this long gets a GOAWAY and is closed (gRPC's MAX_CONNECTION_IDLE; clients reconnect on their next call); 0: never",
     schema: duration(0, 86_400_000),
+  }),
+  row({
+    key: "grpcHandshakeTimeoutMs",
+    flag: "grpc-handshake-timeout",
+    env: "SLUICE_GRPC_HANDSHAKE_TIMEOUT",
+    kind: "duration",
+    arg: "<duration>",
+    default: "10s",
+    description:
+      "a new gRPC connection that has not sent the HTTP/2 preface and SETTINGS within this is closed (node-http2 only; on grpc-js the idle limit closes it)",
+    schema: duration(1, 600_000),
   }),
   row({
     key: "httpPort",

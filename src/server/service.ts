@@ -406,6 +406,7 @@ export async function startService(
       maxReceiveBufferBytes: settings.grpcReceiveBufferBytes,
       maxConnections: settings.grpcMaxConnections,
       maxConnectionIdleMs: settings.grpcMaxConnectionIdleMs,
+      handshakeTimeoutMs: settings.grpcHandshakeTimeoutMs,
     });
     cleanup.push(() => grpc.close(0));
     const grpcPort = await listenOr("--grpc-port", settings.host, settings.grpcPort, () =>

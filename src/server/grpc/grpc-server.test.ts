@@ -137,13 +137,15 @@ describe("createGrpcServer", () => {
     );
   });
 
-  it("refuses an idle limit that is not a duration, naming the option", async () => {
+  it("refuses an idle limit or a handshake deadline that is not a duration, naming the option", async () => {
     const cases: [object, RegExp][] = [
       [{ maxConnectionIdleMs: -1 }, /maxConnectionIdleMs must be a duration in ms, 0 for never, got -1/],
       [
         { maxConnectionIdleMs: Number.NaN },
         /maxConnectionIdleMs must be a duration in ms, 0 for never, got NaN/,
       ],
+      [{ handshakeTimeoutMs: 0 }, /handshakeTimeoutMs must be a positive duration in ms, got 0/],
+      [{ handshakeTimeoutMs: Number.NaN }, /handshakeTimeoutMs must be a positive duration in ms, got NaN/],
     ];
     for (const [server, message] of cases) {
       await expect(startGrpcHarness({ yaml: YAML, server })).rejects.toThrow(message);

@@ -26,10 +26,11 @@
  *
  * `node-http2` alone also bounds what clients can make it hold before a call reaches the gate: the bytes of calls
  * still receiving their request, server-wide ({@link DEFAULT_MAX_RECEIVE_BUFFER_BYTES}; beyond it a call is refused
- * `RESOURCE_EXHAUSTED`), the time to receive a message ({@link DEFAULT_RECEIVE_TIMEOUT_MS}) and the connections
- * ({@link DEFAULT_MAX_CONNECTIONS}), and it resets a stream it answered before the client finished sending. grpc-js
- * has none of these: there, each connection may hold `maxConcurrentStreams` unfinished messages of up to
- * `maxMessageBytes` each, for as long as the client keeps them open.
+ * `RESOURCE_EXHAUSTED`), the time to receive a message ({@link DEFAULT_RECEIVE_TIMEOUT_MS}), the time to complete
+ * the HTTP/2 handshake ({@link DEFAULT_HANDSHAKE_TIMEOUT_MS}) and the connections ({@link DEFAULT_MAX_CONNECTIONS}),
+ * and it resets a stream it answered before the client finished sending. grpc-js has none of these: there, each
+ * connection may hold `maxConcurrentStreams` unfinished messages of up to `maxMessageBytes` each, for as long as
+ * the client keeps them open, and a connection that never sends the HTTP/2 preface is closed by the idle limit.
  */
 import {
   type ChannelOptions,
@@ -89,6 +90,11 @@ export const DEFAULT_MAX_CONNECTIONS = 1024;
  * open is not idle).
  */
 export const DEFAULT_MAX_CONNECTION_IDLE_MS = 300_000;
+/**
+ * How long a new gRPC connection gets to send the HTTP/2 preface and its SETTINGS (`node-http2`), ms: as the HTTP
+ * server's request timeout (10 s). A client sends both at once on connecting.
+ */
+export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 /** The gRPC server implementations: Sluice's lean `node:http2` server, or grpc-js's. */
 export type GrpcTransport = "node-http2" | "grpc-js";
@@ -140,6 +146,11 @@ export interface GrpcServerOptions {
    * never). @default {@link DEFAULT_MAX_CONNECTION_IDLE_MS}
    */
   readonly maxConnectionIdleMs?: number;
+  /**
+   * How long a new connection gets to send the HTTP/2 preface and SETTINGS before it is destroyed, ms
+   * (`node-http2`; on grpc-js such a connection is closed by the idle limit). @default {@link DEFAULT_HANDSHAKE_TIMEOUT_MS}
+   */
+  readonly handshakeTimeoutMs?: number;
 }
 
 /** The gRPC server of the service. */
@@ -191,6 +202,12 @@ function boundsOf(options: GrpcServerOptions, ctx: ServiceContext): H2GrpcServer
       `createGrpcServer: maxConnectionIdleMs must be a duration in ms, 0 for never, got ${idleMs}`,
     );
   }
+  const handshakeMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+  if (!(handshakeMs > 0)) {
+    throw new InvalidArgumentError(
+      `createGrpcServer: handshakeTimeoutMs must be a positive duration in ms, got ${handshakeMs}`,
+    );
+  }
   return {
     maxReceiveMessageBytes: maxMessage,
     keepaliveTimeMs: options.keepaliveTimeMs ?? DEFAULT_KEEPALIVE_TIME_MS,
@@ -202,6 +219,7 @@ function boundsOf(options: GrpcServerOptions, ctx: ServiceContext): H2GrpcServer
     maxReceiveBufferBytes: budget,
     maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     maxConnectionIdleMs: idleMs,
+    handshakeTimeoutMs: handshakeMs,
   };
 }
 
@@ -209,8 +227,9 @@ function boundsOf(options: GrpcServerOptions, ctx: ServiceContext): H2GrpcServer
 const GRPC_JS_MAX_IDLE_MS = 2 ** 31 - 2;
 
 /**
- * A grpc-js server with transport bounds `b` (grpc-js has no receive timeout, receive budget or connection cap:
- * those three are not applied).
+ * A grpc-js server with transport bounds `b` (grpc-js has no receive timeout, receive budget, connection cap or
+ * handshake deadline: those four are not applied; a connection that never sends the HTTP/2 preface has no stream,
+ * so grpc-js's idle limit closes it).
  */
 function grpcJsServer(b: H2GrpcServerOptions): TransportServer {
   const channelOptions: ChannelOptions = {

@@ -488,6 +488,23 @@ describe(`gRPC wire (${harnessTransport()})`, () => {
     }
   });
 
+  it("closes a connection that never speaks HTTP/2 (node-http2: the handshake deadline; grpc-js: the idle limit)", async () => {
+    const { g } = await start({ handshakeTimeoutMs: 200, maxConnectionIdleMs: 400 });
+    const [host, port] = g.address.split(":");
+    const silent = tcpConnect(Number(port), host);
+    silent.on("error", () => {});
+    silent.resume();
+    let closed = false;
+    silent.on("close", () => {
+      closed = true;
+    });
+    try {
+      await vi.waitFor(() => expect(closed).toBe(true), { timeout: 10_000 });
+    } finally {
+      silent.destroy();
+    }
+  });
+
   it("sends a GOAWAY past the connection age and lets the call in flight finish within the grace", async () => {
     const held = heldChecks();
     const { s } = await start({ maxConnectionAgeMs: 300, maxConnectionAgeGraceMs: 30_000 }, held.wrap);

@@ -31,6 +31,7 @@ const OPTIONS = {
   maxReceiveBufferBytes: 64 * 1024 * 1024,
   maxConnections: 1024,
   maxConnectionIdleMs: 300_000,
+  handshakeTimeoutMs: 10_000,
 };
 
 describe("H2GrpcServer", () => {
@@ -161,6 +162,34 @@ describe("H2GrpcServer", () => {
     for (const s of [first, second]) {
       expect((await rawGrpcCall(s, PATH, grpcFrame(Buffer.alloc(0)))).grpcStatus).toBe(status.OK);
     }
+  });
+
+  it("destroys a connection that has not sent the HTTP/2 preface and SETTINGS within handshakeTimeoutMs", async () => {
+    // No idle limit: only the handshake deadline can close these.
+    server = new H2GrpcServer({ ...OPTIONS, handshakeTimeoutMs: 200, maxConnectionIdleMs: 0 });
+    server.addService(rateLimitServiceDefinition, { ShouldRateLimit: answerOk as never });
+    const port = await server.listen("127.0.0.1", 0);
+    // A client that sent its preface and SETTINGS, then no stream: open longer than the deadline by the end.
+    const spoke = await open(port);
+    const closed: string[] = [];
+    const cases: [string, Buffer][] = [
+      ["silent", Buffer.alloc(0)],
+      ["half a preface", Buffer.from("PRI * HTTP/2.0\r\n")],
+      ["preface, no SETTINGS", Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")],
+    ];
+    const sockets = cases.map(([what, bytes]) => {
+      const socket = tcpConnect(port, "127.0.0.1");
+      socket.on("error", () => {});
+      socket.resume();
+      socket.on("close", () => closed.push(what));
+      if (bytes.length > 0) socket.write(bytes);
+      return socket;
+    });
+    await vi.waitFor(() => expect(closed.length).toBe(3), { timeout: 5000 });
+    for (const socket of sockets) socket.destroy();
+    expect(new Set(closed)).toEqual(new Set(["silent", "half a preface", "preface, no SETTINGS"]));
+    expect(spoke.closed || spoke.destroyed).toBe(false);
+    expect((await rawGrpcCall(spoke, PATH, grpcFrame(Buffer.alloc(0)))).grpcStatus).toBe(status.OK);
   });
 });
 

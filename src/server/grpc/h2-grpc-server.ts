@@ -51,7 +51,11 @@
  *
  * **Idle connections.** A connection is *idle* while it has no open stream (from its accept until its first
  * stream, and from its last stream's close until the next). A client answering keepalive PINGs could otherwise
- * hold an idle connection, and a slot of the connection cap, for `maxConnectionAgeMs` (24 h):
+ * hold an idle connection, and a slot of the connection cap, for `maxConnectionAgeMs` (24 h), and one that sends
+ * nothing at all until its keepalive PING goes unanswered (80 s by default):
+ * - handshake deadline: a connection whose client has not sent the HTTP/2 preface and its SETTINGS within
+ *   `handshakeTimeoutMs` of its accept is destroyed (it never spoke HTTP/2: no GOAWAY), as the HTTP server's
+ *   request timeout closes a connection that sends no request;
  * - idle limit (gRPC's MAX_CONNECTION_IDLE, grpc-js's `grpc.max_connection_idle_ms`): a connection idle for
  *   `maxConnectionIdleMs` gets a GOAWAY(NO_ERROR) and is closed; a gRPC client reconnects when it next calls, and
  *   a connection with a call in flight (a health `Watch` included) is never idle.
@@ -135,6 +139,11 @@ export interface H2GrpcServerOptions {
    * MAX_CONNECTION_IDLE; 0, or more than a timer holds (~24.8 days): never).
    */
   readonly maxConnectionIdleMs: number;
+  /**
+   * Longest wait, from a connection's accept, for its client's HTTP/2 preface and SETTINGS, ms; past it the
+   * connection is destroyed (`Infinity`: no deadline).
+   */
+  readonly handshakeTimeoutMs: number;
 }
 
 /** A registered method. */
@@ -772,7 +781,10 @@ export class H2GrpcServer {
     for (const server of this.#listeners.splice(0)) server.close();
   }
 
-  /** Takes connection `session`, just accepted: arms its idle limit, keepalive and age, and counts its streams. */
+  /**
+   * Takes connection `session`, just accepted: arms its handshake deadline, idle limit, keepalive and age, and
+   * counts its streams.
+   */
   #session(session: ServerHttp2Session): void {
     this.#sessions.add(session);
     session.on("error", ignore);
@@ -782,6 +794,13 @@ export class H2GrpcServer {
     let streams = 0;
     /** Fires `maxConnectionIdleMs` after it last turned idle (re-armed then); undefined: no idle limit. */
     let idleTimer: NodeJS.Timeout | undefined;
+    if (o.handshakeTimeoutMs < MAX_TIMER_MS) {
+      // The client's first SETTINGS follows its preface (RFC 9113 §3.4): once in, the handshake is done.
+      const handshake = setTimeout(() => session.destroy(), Math.max(1, o.handshakeTimeoutMs));
+      handshake.unref();
+      timers.push(handshake);
+      session.once("remoteSettings", () => clearTimeout(handshake));
+    }
     if (o.maxConnectionIdleMs > 0 && o.maxConnectionIdleMs <= MAX_TIMER_MS) {
       // One timer, re-armed (`refresh`) each time the connection turns idle: when it fires with no stream open,
       // the connection has been idle for the whole limit.
