@@ -88,7 +88,10 @@ export interface ServiceSettings {
    * message and 8 KiB a call; beyond it a call is refused `RESOURCE_EXHAUSTED`. At least `maxBodyBytes` + 128 KiB.
    */
   readonly grpcReceiveBufferBytes: number;
-  /** Most open gRPC connections (`node-http2`); more are closed as they are accepted. */
+  /**
+   * Most open gRPC connections (`node-http2`); at the cap a new connection closes the longest-idle one (no call
+   * open), and is closed as accepted only when none is idle.
+   */
   readonly grpcMaxConnections: number;
   /** How long a gRPC connection may have no call open before a GOAWAY closes it, ms (either transport); 0: never. */
   readonly grpcMaxConnectionIdleMs: number;
@@ -612,7 +615,8 @@ export const SERVICE_SETTINGS: readonly SettingDef[] = Object.freeze([
     kind: "int",
     arg: "<n>",
     default: "1024",
-    description: "most open gRPC connections; more are closed as they are accepted (node-http2 only)",
+    description:
+      "most open gRPC connections; at the cap a new connection closes the one idle the longest (no call open), and is closed as accepted only when none is idle (node-http2 only)",
     schema: wholeNumber(1, 1_000_000),
   }),
   row({

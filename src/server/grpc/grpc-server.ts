@@ -27,10 +27,11 @@
  * `node-http2` alone also bounds what clients can make it hold before a call reaches the gate: the bytes of calls
  * still receiving their request, server-wide ({@link DEFAULT_MAX_RECEIVE_BUFFER_BYTES}; beyond it a call is refused
  * `RESOURCE_EXHAUSTED`), the time to receive a message ({@link DEFAULT_RECEIVE_TIMEOUT_MS}), the time to complete
- * the HTTP/2 handshake ({@link DEFAULT_HANDSHAKE_TIMEOUT_MS}) and the connections ({@link DEFAULT_MAX_CONNECTIONS}),
- * and it resets a stream it answered before the client finished sending. grpc-js has none of these: there, each
- * connection may hold `maxConcurrentStreams` unfinished messages of up to `maxMessageBytes` each, for as long as
- * the client keeps them open, and a connection that never sends the HTTP/2 preface is closed by the idle limit.
+ * the HTTP/2 handshake ({@link DEFAULT_HANDSHAKE_TIMEOUT_MS}) and the connections ({@link DEFAULT_MAX_CONNECTIONS};
+ * at the cap a new connection closes the longest-idle one, and is refused only when every connection has a call
+ * open), and it resets a stream it answered before the client finished sending. grpc-js has none of these: there,
+ * each connection may hold `maxConcurrentStreams` unfinished messages of up to `maxMessageBytes` each, for as long
+ * as the client keeps them open, and a connection that never sends the HTTP/2 preface is closed by the idle limit.
  */
 import {
   type ChannelOptions,
@@ -77,7 +78,10 @@ export const DEFAULT_MAX_RECEIVE_BUFFER_BYTES = 64 * 1024 * 1024;
  * node:http2's default) and room to spare, so that a message of the maximum size can always be received.
  */
 export const RECEIVE_BUFFER_HEADROOM_BYTES = 128 * 1024;
-/** Most open gRPC connections per listening address (`node-http2`); more are closed as they are accepted. */
+/**
+ * Most open gRPC connections per listening address (`node-http2`); at the cap a new connection closes the
+ * longest-idle one, and is closed as accepted only when none is idle.
+ */
 export const DEFAULT_MAX_CONNECTIONS = 1024;
 /**
  * How long a gRPC connection may have no call open before the server sends a GOAWAY and closes it, ms: 5 minutes
@@ -87,7 +91,8 @@ export const DEFAULT_MAX_CONNECTIONS = 1024;
  * session, a socket), while a client that calls at least every few minutes (Envoy's pooled connections under
  * traffic, a health probe's) keeps its connection; one idle longer pays one reconnect on its next call (Envoy and
  * gRPC clients reconnect on a GOAWAY by themselves, and a call already sent is never cut: a connection with a call
- * open is not idle).
+ * open is not idle). It need not be shorter near the connection cap: there a new connection closes the longest
+ * idle one at once (see {@link DEFAULT_MAX_CONNECTIONS}), so idle connections never lock new clients out.
  */
 export const DEFAULT_MAX_CONNECTION_IDLE_MS = 300_000;
 /**
@@ -139,7 +144,10 @@ export interface GrpcServerOptions {
    * @default {@link DEFAULT_MAX_RECEIVE_BUFFER_BYTES}
    */
   readonly maxReceiveBufferBytes?: number;
-  /** Most open connections per listening address (`node-http2`; grpc-js has no cap). @default {@link DEFAULT_MAX_CONNECTIONS} */
+  /**
+   * Most open connections per listening address (`node-http2`; grpc-js has no cap): at it a new connection closes
+   * the longest-idle one, or is closed as accepted when none is idle. @default {@link DEFAULT_MAX_CONNECTIONS}
+   */
   readonly maxConnections?: number;
   /**
    * How long a connection may have no call open before it gets a GOAWAY and is closed, ms (either transport; 0:

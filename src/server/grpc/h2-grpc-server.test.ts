@@ -145,12 +145,15 @@ describe("H2GrpcServer", () => {
     }
   });
 
-  it("closes connections beyond maxConnections as they are accepted, and serves the others", async () => {
+  it("at maxConnections, closes a new connection as accepted when every connection has a call open", async () => {
     server = new H2GrpcServer({ ...OPTIONS, maxConnections: 2 });
-    server.addService(rateLimitServiceDefinition, { ShouldRateLimit: answerOk as never });
+    const held = holdingHandler();
+    server.addService(rateLimitServiceDefinition, { ShouldRateLimit: held.handler as never });
     const port = await server.listen("127.0.0.1", 0);
     const first = await open(port);
     const second = await open(port);
+    const calls = [first, second].map((s) => rawGrpcCall(s, PATH, HOLD));
+    await vi.waitFor(() => expect(held.waiting).toBe(2));
     const third = connect(`http://127.0.0.1:${port}`);
     third.on("error", () => {});
     sessions.push(third);
@@ -159,9 +162,47 @@ describe("H2GrpcServer", () => {
       closed = true;
     });
     await vi.waitFor(() => expect(closed).toBe(true), { timeout: 5000 });
+    held.release();
+    for (const call of calls) expect((await call).grpcStatus).toBe(status.OK);
     for (const s of [first, second]) {
       expect((await rawGrpcCall(s, PATH, grpcFrame(Buffer.alloc(0)))).grpcStatus).toBe(status.OK);
     }
+  });
+
+  it("at maxConnections, admits a new connection by closing the one idle the longest (GOAWAY), never a busy one", async () => {
+    server = new H2GrpcServer({ ...OPTIONS, maxConnections: 3 });
+    const held = holdingHandler();
+    server.addService(rateLimitServiceDefinition, { ShouldRateLimit: held.handler as never });
+    const port = await server.listen("127.0.0.1", 0);
+    // a: connected first, then a call (idle again since); busy: a call in flight; quiet: connected, never calls.
+    const a = await open(port);
+    const busy = await open(port);
+    const busyCall = rawGrpcCall(busy, PATH, HOLD);
+    await vi.waitFor(() => expect(held.waiting).toBe(1));
+    const quiet = await open(port);
+    expect((await rawGrpcCall(a, PATH, grpcFrame(Buffer.alloc(0)))).grpcStatus).toBe(status.OK);
+    const seen = watchClose({ a, busy, quiet });
+    // The cap is full; a fourth client's call is served, and the connection idle the longest makes room for it.
+    const newcomer = await open(port);
+    expect((await rawGrpcCall(newcomer, PATH, grpcFrame(Buffer.alloc(0)))).grpcStatus).toBe(status.OK);
+    await vi.waitFor(() => expect(seen.closed).toEqual(["quiet"]), { timeout: 5000 });
+    expect(seen.goaway).toEqual(["quiet"]);
+    held.release();
+    expect((await busyCall).grpcStatus).toBe(status.OK);
+    expect((await rawGrpcCall(a, PATH, grpcFrame(Buffer.alloc(0)))).grpcStatus).toBe(status.OK);
+  });
+
+  it("keeps the cap a bound under a flood of connections that never call, and a client's call still succeeds", async () => {
+    server = new H2GrpcServer({ ...OPTIONS, maxConnections: 20 });
+    server.addService(rateLimitServiceDefinition, { ShouldRateLimit: answerOk as never });
+    const port = await server.listen("127.0.0.1", 0);
+    // 40 HTTP/2 connections that open no stream (and answer PINGs, as any HTTP/2 client does): twice the cap.
+    const idle: ClientHttp2Session[] = [];
+    for (let i = 0; i < 40; i++) idle.push(await open(port));
+    const client = await open(port);
+    expect((await rawGrpcCall(client, PATH, grpcFrame(Buffer.alloc(0)))).grpcStatus).toBe(status.OK);
+    const stillOpen = (): number => idle.filter((s) => !s.closed && !s.destroyed).length;
+    await vi.waitFor(() => expect(stillOpen() + 1).toBeLessThanOrEqual(20), { timeout: 5000 });
   });
 
   it("destroys a connection that has not sent the HTTP/2 preface and SETTINGS within handshakeTimeoutMs", async () => {
@@ -194,6 +235,44 @@ describe("H2GrpcServer", () => {
 });
 
 const PATH = "/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit";
+
+/** A request a {@link holdingHandler} holds: its domain is `hold`. */
+const HOLD = grpcFrame(envoyRls.RateLimitRequest.encode({ domain: "hold" }).finish());
+
+/** A ShouldRateLimit handler answering OK, which holds the calls of domain `hold` until released. */
+function holdingHandler(): {
+  handler: (call: { request: { domain: string } }, callback: (e: null, r: unknown) => void) => void;
+  readonly waiting: number;
+  release(): void;
+} {
+  const waiting: (() => void)[] = [];
+  return {
+    handler: (call, callback) => {
+      const answer = (): void => callback(null, { overall_code: envoyRls.RateLimitResponse.Code.OK });
+      if (call.request.domain === "hold") waiting.push(answer);
+      else answer();
+    },
+    get waiting() {
+      return waiting.length;
+    },
+    release: () => {
+      for (const answer of waiting.splice(0)) answer();
+    },
+  };
+}
+
+/**
+ * Which of `named` sessions received a GOAWAY, and which closed, in order (each named once: a client may see two
+ * GOAWAY frames from one `close()` of node:http2).
+ */
+function watchClose(named: Record<string, ClientHttp2Session>): { goaway: string[]; closed: string[] } {
+  const seen = { goaway: [] as string[], closed: [] as string[] };
+  for (const [name, session] of Object.entries(named)) {
+    session.once("goaway", () => seen.goaway.push(name));
+    session.on("close", () => seen.closed.push(name));
+  }
+  return seen;
+}
 
 /** A ShouldRateLimit handler answering OK. */
 function answerOk(_call: unknown, callback: (e: null, r: unknown) => void): void {

@@ -41,9 +41,9 @@
  * measured 388 → 1,168 MB in 6 s from 20 connections, still rising); with the default 64 MiB budget the same flood
  * took it from 95 to 258 MB, where it stayed, all but ~900 of its 20,000 streams refused.
  *
- * **Connections.** At most `maxConnections` per listening address (more are closed as they are accepted: the
- * objects of calls past the receive budget, and sessions themselves, cost memory per connection); at most
- * `maxConcurrentStreams` streams each (HTTP/2 SETTINGS); a keepalive PING every `keepaliveTimeMs`, the
+ * **Connections.** At most `maxConnections` per listening address (the objects of calls past the receive budget,
+ * and sessions themselves, cost memory per connection; see "Idle connections" for what happens at the cap); at
+ * most `maxConcurrentStreams` streams each (HTTP/2 SETTINGS); a keepalive PING every `keepaliveTimeMs`, the
  * connection destroyed when one is not acknowledged within `keepaliveTimeoutMs`; after `maxConnectionAgeMs` (±10 %
  * jitter, as grpc-js) a GOAWAY, then `maxConnectionAgeGraceMs` for the calls in flight before the connection is
  * destroyed. Transport timers run on the process's timers (`setTimeout`, unref'd): they bound sockets, not rate
@@ -52,13 +52,16 @@
  * **Idle connections.** A connection is *idle* while it has no open stream (from its accept until its first
  * stream, and from its last stream's close until the next). A client answering keepalive PINGs could otherwise
  * hold an idle connection, and a slot of the connection cap, for `maxConnectionAgeMs` (24 h), and one that sends
- * nothing at all until its keepalive PING goes unanswered (80 s by default):
+ * nothing at all until its keepalive PING goes unanswered (80 s by default). Three bounds:
  * - handshake deadline: a connection whose client has not sent the HTTP/2 preface and its SETTINGS within
  *   `handshakeTimeoutMs` of its accept is destroyed (it never spoke HTTP/2: no GOAWAY), as the HTTP server's
  *   request timeout closes a connection that sends no request;
  * - idle limit (gRPC's MAX_CONNECTION_IDLE, grpc-js's `grpc.max_connection_idle_ms`): a connection idle for
- *   `maxConnectionIdleMs` gets a GOAWAY(NO_ERROR) and is closed; a gRPC client reconnects when it next calls, and
- *   a connection with a call in flight (a health `Watch` included) is never idle.
+ *   `maxConnectionIdleMs` gets a GOAWAY(NO_ERROR) and is closed; a gRPC client reconnects when it next calls;
+ * - the cap evicts: at most `maxConnections` per listening address; a connection accepted at the cap closes the
+ *   one of that address idle the longest (GOAWAY, as the idle limit), and is refused (destroyed as accepted) only
+ *   when none is idle. So connections that open no stream cannot lock clients out, while connections with calls
+ *   in flight (a health `Watch` included) are never closed for room.
  *
  * **Handlers.** A unary handler receives `{ request, cancelled, metadata (lazy), getPath() }` and a
  * callback `(error | null, response?)`; a server-streaming handler an `EventEmitter` with `request`,
@@ -132,7 +135,10 @@ export interface H2GrpcServerOptions {
    * header block and {@link RECEIVING_CALL_BYTES}, or the largest message could never be received.
    */
   readonly maxReceiveBufferBytes: number;
-  /** Most open connections per listening address (`net.Server.maxConnections`); more are closed when accepted. */
+  /**
+   * Most open connections per listening address: one accepted beyond it closes the address's longest-idle
+   * connection, or is destroyed when none is idle (see the module's "Idle connections").
+   */
   readonly maxConnections: number;
   /**
    * Longest a connection may stay with no open stream before it gets a GOAWAY and is closed, ms (gRPC's
@@ -144,6 +150,29 @@ export interface H2GrpcServerOptions {
    * connection is destroyed (`Infinity`: no deadline).
    */
   readonly handshakeTimeoutMs: number;
+}
+
+/** What the server tracks of one listening address. */
+interface Listener {
+  /** Its open connections (one closed for room leaves at once). */
+  readonly sessions: Set<ServerHttp2Session>;
+  /**
+   * Its connections with no open stream, the longest idle first: a connection enters at its accept and whenever
+   * its last stream closes, and leaves when a stream opens or it closes (a Set iterates in insertion order).
+   */
+  readonly idle: Set<ServerHttp2Session>;
+}
+
+/** What the server tracks of one connection. */
+interface SessionState {
+  /** The listening address that accepted it. */
+  readonly listener: Listener;
+  /** Its streams opened and not yet closed; 0: it is idle. */
+  streams: number;
+  /** Fires `maxConnectionIdleMs` after it last turned idle (re-armed then); undefined: no idle limit. */
+  idleTimer: NodeJS.Timeout | undefined;
+  /** Its transport timers (keepalive, handshake, idle, age), cleared when it closes. */
+  readonly timers: NodeJS.Timeout[];
 }
 
 /** A registered method. */
@@ -261,19 +290,6 @@ function resetOnceSent(stream: ServerHttp2Stream, polls: number): void {
     stream.close(constants.NGHTTP2_NO_ERROR);
   } catch {
     // Already closing: nothing to reset.
-  }
-}
-
-/**
- * Closes idle connection `session` with a GOAWAY(NO_ERROR) (`close()` sends it, and destroys a connection with no
- * stream open at once).
- */
-function closeIdle(session: ServerHttp2Session): void {
-  if (session.closed || session.destroyed) return;
-  try {
-    session.close();
-  } catch {
-    session.destroy();
   }
 }
 
@@ -639,7 +655,8 @@ export class H2GrpcServer {
   /** The options in use. */
   readonly options: H2GrpcServerOptions;
   readonly #routes = new Map<string, Route>();
-  readonly #sessions = new Set<ServerHttp2Session>();
+  /** Every open connection, across listening addresses. */
+  readonly #sessions = new Map<ServerHttp2Session, SessionState>();
   /** One HTTP/2 server per bound address (grpc-js, too, may listen on several). */
   readonly #listeners: Http2Server[] = [];
   /** Calls whose request message is not in yet, by when their headers came (monotonic ms; oldest first). */
@@ -734,8 +751,10 @@ export class H2GrpcServer {
   /** Binds `host:port` (0: any free port) and resolves with the bound port; may be called for several addresses. */
   listen(host: string, port: number): Promise<number> {
     const server = createServer({ settings: { maxConcurrentStreams: this.options.maxConcurrentStreams } });
-    server.maxConnections = this.options.maxConnections;
-    server.on("session", (session) => this.#session(session));
+    // The connection cap is enforced per session (`#admit`), not by `net.Server.maxConnections`, which refuses the
+    // newcomer before it can make room by closing an idle connection.
+    const listener: Listener = { sessions: new Set(), idle: new Set() };
+    server.on("session", (session) => this.#session(session, listener));
     server.on("sessionError", ignore);
     // Node passes the header fields as received as a fourth argument (@types/node declares three).
     const onStream = (
@@ -764,7 +783,7 @@ export class H2GrpcServer {
     const one = (): void => {
       if (--pending === 0) callback();
     };
-    for (const session of this.#sessions) {
+    for (const session of this.#sessions.keys()) {
       if (session.closed || session.destroyed) one();
       else {
         session.once("close", one);
@@ -777,23 +796,26 @@ export class H2GrpcServer {
 
   /** Destroys every connection at once. */
   forceShutdown(): void {
-    for (const session of this.#sessions) session.destroy();
+    for (const session of this.#sessions.keys()) session.destroy();
     for (const server of this.#listeners.splice(0)) server.close();
   }
 
   /**
-   * Takes connection `session`, just accepted: arms its handshake deadline, idle limit, keepalive and age, and
-   * counts its streams.
+   * Takes connection `session`, just accepted on `listener`: admits it (see `#admit`), then arms
+   * its keepalive, handshake deadline, idle limit and age, and counts its streams.
    */
-  #session(session: ServerHttp2Session): void {
-    this.#sessions.add(session);
+  #session(session: ServerHttp2Session, listener: Listener): void {
     session.on("error", ignore);
+    if (!this.#admit(listener)) {
+      session.destroy(); // at the cap with no idle connection: refused as accepted
+      return;
+    }
     const o = this.options;
-    const timers: NodeJS.Timeout[] = [];
-    /** Its streams opened and not yet closed; 0: it is idle. */
-    let streams = 0;
-    /** Fires `maxConnectionIdleMs` after it last turned idle (re-armed then); undefined: no idle limit. */
-    let idleTimer: NodeJS.Timeout | undefined;
+    const state: SessionState = { listener, streams: 0, idleTimer: undefined, timers: [] };
+    const timers = state.timers;
+    this.#sessions.set(session, state);
+    listener.sessions.add(session);
+    listener.idle.add(session);
     if (o.handshakeTimeoutMs < MAX_TIMER_MS) {
       // The client's first SETTINGS follows its preface (RFC 9113 §3.4): once in, the handshake is done.
       const handshake = setTimeout(() => session.destroy(), Math.max(1, o.handshakeTimeoutMs));
@@ -804,18 +826,19 @@ export class H2GrpcServer {
     if (o.maxConnectionIdleMs > 0 && o.maxConnectionIdleMs <= MAX_TIMER_MS) {
       // One timer, re-armed (`refresh`) each time the connection turns idle: when it fires with no stream open,
       // the connection has been idle for the whole limit.
-      idleTimer = setTimeout(() => {
-        if (streams === 0) closeIdle(session);
+      state.idleTimer = setTimeout(() => {
+        if (state.streams === 0) this.#closeIdle(session, state);
       }, o.maxConnectionIdleMs);
-      idleTimer.unref();
-      timers.push(idleTimer);
+      state.idleTimer.unref();
+      timers.push(state.idleTimer);
     }
     // Prepended, so a stream is counted before the server's `stream` listener answers it.
     session.prependListener("stream", (stream: ServerHttp2Stream) => {
-      streams++;
+      if (state.streams++ === 0) listener.idle.delete(session);
       stream.once("close", () => {
-        if (--streams > 0 || session.closed || session.destroyed) return;
-        idleTimer?.refresh();
+        if (--state.streams > 0 || session.closed || session.destroyed) return;
+        listener.idle.add(session);
+        state.idleTimer?.refresh();
       });
     });
     if (o.keepaliveTimeMs > 0 && o.keepaliveTimeMs < 2 ** 31) {
@@ -856,8 +879,43 @@ export class H2GrpcServer {
     }
     session.once("close", () => {
       this.#sessions.delete(session);
+      listener.sessions.delete(session);
+      listener.idle.delete(session);
       for (const t of timers) clearTimeout(t);
     });
+  }
+
+  /**
+   * Whether `listener` has room for one more connection: below `maxConnections`, or at it with an idle connection,
+   * which is then closed (`#closeIdle`, the longest idle first) to make that room.
+   */
+  #admit(listener: Listener): boolean {
+    if (listener.sessions.size < this.options.maxConnections) return true;
+    for (const session of listener.idle) {
+      const state = this.#sessions.get(session);
+      if (state === undefined || session.closed || session.destroyed) {
+        listener.idle.delete(session); // closing already: its `close` is on its way
+        continue;
+      }
+      this.#closeIdle(session, state);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Closes idle connection `session` with a GOAWAY(NO_ERROR) (`close()` sends it, and destroys a connection with
+   * no stream open at once); it leaves its address's count now, so its room is free before its `close` event.
+   */
+  #closeIdle(session: ServerHttp2Session, state: SessionState): void {
+    state.listener.sessions.delete(session);
+    state.listener.idle.delete(session);
+    if (session.closed || session.destroyed) return;
+    try {
+      session.close();
+    } catch {
+      session.destroy();
+    }
   }
 
   #stream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, rawHeaders: readonly string[]): void {
