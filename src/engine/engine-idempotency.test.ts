@@ -404,3 +404,80 @@ describe("store wrappers and applyOnce", () => {
     await expect(memoryShards.applyOnce([item("u")], T0, once)).rejects.toThrow(/no shared idempotency/);
   });
 });
+
+describe("engine — in-process idempotency records bounded by bytes", () => {
+  /** A request of 60 descriptors whose values are 1000 characters of `ch`, unique to `i`, with its own key. */
+  const large = (i: number, ch = "x"): CheckRequest => ({
+    domain: "a:b",
+    descriptors: Array.from({ length: 60 }, (_, d) => user(`${i}_${d}_`.padEnd(1000, ch))),
+    idempotencyKey: `key-${i}`,
+  });
+  const maxBytes = 1_000_000;
+
+  it("keeps the records' estimated bytes within maxBytes on a synchronous store, the oldest dropped", () => {
+    const clock = new ManualClock(T0);
+    const store = new MemoryStore({ capacity: 10_000 });
+    const engine = createEngine({ config, store, clock, idempotency: { maxBytes } });
+    for (let i = 0; i < 40; i++) {
+      expect(engine.checkSync(large(i)).replayed).toBe(false);
+      expect(engine.stats.idempotencyBytes).toBeLessThanOrEqual(maxBytes);
+    }
+    const { idempotencyRecords: kept, idempotencyBytes: bytes } = engine.stats;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(40);
+    expect(bytes).toBeGreaterThanOrEqual(kept * 60 * 1000); // each record counts at least its values' characters
+    expect(engine.checkSync(large(39)).replayed).toBe(true); // the newest replays
+    expect(engine.checkSync(large(0)).replayed).toBe(false); // the oldest was dropped: decided again
+  });
+
+  it("keeps them within maxBytes on an asynchronous store too", async () => {
+    const clock = new ManualClock(T0);
+    const store = new AsyncMemoryStore();
+    const engine = createEngine({ config, store, clock, scheduler: clock, idempotency: { maxBytes } });
+    for (let i = 0; i < 40; i++) {
+      expect((await engine.check(large(i))).replayed).toBe(false);
+      expect(engine.stats.idempotencyBytes).toBeLessThanOrEqual(maxBytes);
+    }
+    expect(engine.stats.idempotencyRecords).toBeLessThan(40);
+    expect((await engine.check(large(39))).replayed).toBe(true);
+    expect((await engine.check(large(0))).replayed).toBe(false);
+  });
+
+  it("counts two bytes a character for values beyond Latin-1", () => {
+    const engine = createEngine({
+      config,
+      store: new MemoryStore({ capacity: 1000 }),
+      clock: new ManualClock(T0),
+    });
+    engine.checkSync(large(1, "é")); // Latin-1: one byte a character in V8
+    const latin1 = engine.stats.idempotencyBytes;
+    engine.checkSync(large(2, "€"));
+    const wide = engine.stats.idempotencyBytes - latin1;
+    expect(latin1).toBeGreaterThanOrEqual(60 * 1000);
+    expect(wide).toBeGreaterThanOrEqual(60 * 2000);
+  });
+
+  it("keeps no record larger than maxBytes on its own: its retry is decided again", () => {
+    const engine = createEngine({
+      config,
+      store: new MemoryStore({ capacity: 1000 }),
+      clock: new ManualClock(T0),
+      idempotency: { maxBytes: 10_000 },
+    });
+    expect(engine.checkSync(large(1)).replayed).toBe(false);
+    expect(engine.checkSync(large(1)).replayed).toBe(false);
+    expect(engine.stats).toMatchObject({ idempotencyRecords: 0, idempotencyBytes: 0 });
+    const small = { domain: "a:b", descriptors: [user("1")], idempotencyKey: "s" };
+    engine.checkSync(small);
+    expect(engine.checkSync(small).replayed).toBe(true);
+  });
+
+  it("refuses an unknown idempotency option, naming the closest known one", () => {
+    expect(() => createEngine({ config, idempotency: { maxByte: 1 } as never })).toThrow(
+      'createEngine: unknown option "idempotency.maxByte"; did you mean "idempotency.maxBytes"?',
+    );
+    expect(() => createEngine({ config, idempotency: { maxBytes: 0 } })).toThrow(
+      /idempotency\.maxBytes must be a whole number of bytes from 1/,
+    );
+  });
+});

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../core/errors.js";
 import { MAX_NOW_MS } from "../core/time-math.js";
-import { validateRequest } from "./engine-support.js";
+import { IdempotencyRecords, validateRequest } from "./engine-support.js";
 
 /** The request rules as documented (engine-support.ts), written out plainly: the reference of the property below. */
 function validByTheRules(req: unknown): boolean {
@@ -127,5 +127,77 @@ describe("validateRequest", () => {
     expect(() => validateRequest("check", request())).toThrow(
       /limitOverrides must be an array with one entry/,
     );
+  });
+});
+
+describe("IdempotencyRecords", () => {
+  const T0 = 1_700_000_000_000;
+
+  it("keeps the records' bytes within maxBytes, dropping the oldest first", () => {
+    const records = new IdempotencyRecords<string>(60_000, 1000, 10_000);
+    for (let i = 0; i < 50; i++) {
+      records.set(`k${i}`, T0 + i, `v${i}`, 3000);
+      expect(records.bytes).toBeLessThanOrEqual(10_000);
+    }
+    expect(records.size).toBe(3);
+    expect(records.bytes).toBe(9000);
+    expect(records.get("k49", T0 + 50)?.value).toBe("v49");
+    expect(records.get("k47", T0 + 50)?.value).toBe("v47");
+    expect(records.get("k46", T0 + 50)).toBeUndefined();
+    expect(records.get("k0", T0 + 50)).toBeUndefined();
+  });
+
+  it("drops the oldest records when either bound is exceeded", () => {
+    const records = new IdempotencyRecords<string>(60_000, 2, 10_000);
+    records.set("a", T0, "A", 10);
+    records.set("b", T0, "B", 10);
+    records.set("c", T0, "C", 10); // over the count: a goes
+    expect([records.size, records.bytes]).toEqual([2, 20]);
+    records.set("d", T0, "D", 9_995); // over the bytes: b and c go
+    expect([records.size, records.bytes]).toEqual([1, 9_995]);
+    expect(records.get("d", T0)?.value).toBe("D");
+  });
+
+  it("does not keep a record larger than maxBytes on its own, nor drop others for it", () => {
+    const records = new IdempotencyRecords<string>(60_000, 100, 1000);
+    records.set("small", T0, "s", 100);
+    records.set("huge", T0, "h", 1001);
+    expect(records.get("huge", T0)).toBeUndefined();
+    expect(records.get("small", T0)?.value).toBe("s");
+    expect(records.bytes).toBe(100);
+  });
+
+  it("counts a pending record's bytes when it settles, and frees them when it is dropped or expires", async () => {
+    const records = new IdempotencyRecords<string>(1000, 100, 1000);
+    const first = Promise.resolve("first");
+    records.begin("p", T0, first, 50);
+    expect(records.bytes).toBe(50);
+    records.settle("p", first, await first, 400);
+    expect([records.size, records.bytes]).toEqual([1, 400]);
+    const second = Promise.resolve("second");
+    records.begin("q", T0 + 1, second, 50);
+    records.settle("q", second, await second, 700); // 1100 > 1000: the oldest (p) goes
+    expect(records.get("p", T0 + 1)).toBeUndefined();
+    expect([records.size, records.bytes]).toEqual([1, 700]);
+    const third = Promise.reject(new Error("failed"));
+    third.catch(() => undefined);
+    records.begin("r", T0 + 2, third, 50);
+    records.drop("r", third);
+    expect(records.bytes).toBe(700);
+    const huge = Promise.resolve("huge");
+    records.begin("h", T0 + 3, huge, 50);
+    records.settle("h", huge, await huge, 5000); // alone over the bound: not kept, q stays
+    expect(records.get("h", T0 + 3)).toBeUndefined();
+    expect(records.get("q", T0 + 3)?.value).toBe("second");
+    expect(records.get("q", T0 + 1001)).toBeUndefined(); // expired and swept
+    expect([records.size, records.bytes]).toEqual([0, 0]);
+  });
+
+  it("refuses a maxBytes that is not a whole number from 1, naming it", () => {
+    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "64"]) {
+      expect(() => new IdempotencyRecords(1000, 10, bad as number)).toThrow(
+        /^createEngine: idempotency\.maxBytes must be a whole number of bytes from 1/,
+      );
+    }
   });
 });

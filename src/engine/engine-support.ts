@@ -2,6 +2,7 @@
  * Small pieces of the engine kept apart from its hot path: a bounded idempotency record, a typed event
  * emitter that never lets a listener break the caller, and request validation.
  */
+import { shown } from "../core/arguments.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { Descriptor } from "../rules/rule.js";
 
@@ -269,32 +270,49 @@ function validateLimitOverrides(method: string, overrides: unknown, descriptors:
   }
 }
 
-/** One remembered answer: settled (`value`) or still being computed (`pending`). */
+/** One remembered answer: settled (`value`) or still being computed (`pending`), and its estimated size. */
 interface IdemRecord<T> {
   readonly atMs: number;
   value: T | undefined;
   pending: Promise<T> | undefined;
+  /** What the record retains, bytes: the caller's estimate, an upper bound (see {@link IdempotencyRecords}). */
+  bytes: number;
 }
 
+/** Default bound on the estimated bytes of the in-process idempotency records: 64 MiB. */
+export const IDEMPOTENCY_MAX_BYTES = 64 * 1024 * 1024;
+
 /**
- * Answers remembered by key for `ttlMs`, at most `maxEntries` of them (the oldest go first). Insertion order of
- * a `Map` is age order, so eviction and expiry are O(1) amortised from its head.
+ * Answers remembered by key for `ttlMs`, bounded by count and by bytes: at most `maxEntries` records and at most
+ * `maxBytes` bytes of them, the oldest dropped first when either bound is exceeded. A record's bytes are the
+ * caller's estimate of what it retains (an upper bound: the engine's model is `recordBytes` / `resultBytes` in
+ * engine.ts), given when it is stored and again when a pending one settles; a record larger than `maxBytes` on its
+ * own is not kept (its retries are decided again), so `bytes` never exceeds `maxBytes`. Insertion order of a `Map`
+ * is age order, so eviction and expiry are O(1) amortised from its head.
  */
 export class IdempotencyRecords<T> {
   readonly #records = new Map<string, IdemRecord<T>>();
+  /** The sum of the records' `bytes`. */
+  #bytes = 0;
 
   constructor(
     readonly ttlMs: number,
     readonly maxEntries: number,
+    readonly maxBytes: number,
   ) {
     if (!(typeof ttlMs === "number" && ttlMs > 0 && Number.isFinite(ttlMs))) {
       throw new InvalidArgumentError(
-        `createEngine: idempotency.ttlMs must be a finite number > 0, got ${ttlMs}`,
+        `createEngine: idempotency.ttlMs must be a finite number > 0, got ${shown(ttlMs)}`,
       );
     }
     if (!(Number.isInteger(maxEntries) && maxEntries >= 1 && maxEntries <= 2 ** 24)) {
       throw new InvalidArgumentError(
-        `createEngine: idempotency.maxEntries must be a whole number from 1 to 2^24, got ${maxEntries}`,
+        `createEngine: idempotency.maxEntries must be a whole number from 1 to 2^24, got ${shown(maxEntries)}`,
+      );
+    }
+    if (!(Number.isSafeInteger(maxBytes) && maxBytes >= 1)) {
+      throw new InvalidArgumentError(
+        `createEngine: idempotency.maxBytes must be a whole number of bytes from 1 to 2^53 - 1, got ${shown(maxBytes)}`,
       );
     }
   }
@@ -302,6 +320,11 @@ export class IdempotencyRecords<T> {
   /** Records held now (expired ones included until they are swept). */
   get size(): number {
     return this.#records.size;
+  }
+
+  /** The estimated bytes of the records held now (expired ones included until they are swept); at most `maxBytes`. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   /** The live record of `key` at `nowMs`: a settled value, a pending promise, or undefined. */
@@ -312,45 +335,70 @@ export class IdempotencyRecords<T> {
     return r;
   }
 
-  /** Records `value` (settled) for `key` at `nowMs`. */
-  set(key: string, nowMs: number, value: T): void {
-    this.#put(key, { atMs: nowMs, value, pending: undefined });
+  /** Records `value` (settled) for `key` at `nowMs`; `bytes`: what the record retains, estimated. */
+  set(key: string, nowMs: number, value: T, bytes: number): void {
+    this.#put(key, { atMs: nowMs, value, pending: undefined, bytes });
   }
 
-  /** Records a computation in flight; settle it with {@link IdempotencyRecords.settle} or drop it. */
-  begin(key: string, nowMs: number, pending: Promise<T>): void {
-    this.#put(key, { atMs: nowMs, value: undefined, pending });
+  /**
+   * Records a computation in flight, `bytes` its estimated size so far (its key); settle it with
+   * {@link IdempotencyRecords.settle} or drop it.
+   */
+  begin(key: string, nowMs: number, pending: Promise<T>, bytes: number): void {
+    this.#put(key, { atMs: nowMs, value: undefined, pending, bytes });
   }
 
-  /** Settles the in-flight record of `key` (if it is still the one begun with `pending`). */
-  settle(key: string, pending: Promise<T>, value: T): void {
+  /**
+   * Settles the in-flight record of `key` (if it is still the one begun with `pending`), now retaining `bytes`
+   * (estimated): the oldest records go if the bytes exceed `maxBytes`, this one too if it alone does.
+   */
+  settle(key: string, pending: Promise<T>, value: T, bytes: number): void {
     const r = this.#records.get(key);
-    if (r !== undefined && r.pending === pending) {
-      r.value = value;
-      r.pending = undefined;
+    if (r === undefined || r.pending !== pending) return;
+    if (bytes > this.maxBytes) {
+      this.#delete(key, r);
+      return;
     }
+    r.value = value;
+    r.pending = undefined;
+    this.#bytes += bytes - r.bytes;
+    r.bytes = bytes;
+    this.#evict();
   }
 
   /** Drops the in-flight record of `key` (its computation failed: a retry must run again). */
   drop(key: string, pending: Promise<T>): void {
     const r = this.#records.get(key);
-    if (r !== undefined && r.pending === pending) this.#records.delete(key);
+    if (r !== undefined && r.pending === pending) this.#delete(key, r);
   }
 
   #put(key: string, r: IdemRecord<T>): void {
-    this.#records.delete(key);
+    const old = this.#records.get(key);
+    if (old !== undefined) this.#delete(key, old);
+    if (r.bytes > this.maxBytes) return; // never kept: it alone is over the bound
     this.#records.set(key, r);
-    while (this.#records.size > this.maxEntries) {
-      const oldest = this.#records.keys().next().value as string;
-      this.#records.delete(oldest);
+    this.#bytes += r.bytes;
+    this.#evict();
+  }
+
+  /** Drops the oldest records while either bound is exceeded (the newest, at most `maxBytes` itself, stays). */
+  #evict(): void {
+    while (this.#records.size > 0 && (this.#records.size > this.maxEntries || this.#bytes > this.maxBytes)) {
+      const [oldest, r] = this.#records.entries().next().value as [string, IdemRecord<T>];
+      this.#delete(oldest, r);
     }
+  }
+
+  #delete(key: string, r: IdemRecord<T>): void {
+    this.#records.delete(key);
+    this.#bytes -= r.bytes;
   }
 
   /** Drops expired records from the head (the oldest); stops at the first live one. */
   #expire(nowMs: number): void {
     for (const [key, r] of this.#records) {
       if (nowMs - r.atMs < this.ttlMs) return;
-      this.#records.delete(key);
+      this.#delete(key, r);
     }
   }
 }

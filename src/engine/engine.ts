@@ -65,9 +65,12 @@
  * and limit overrides, however written: {@link requestFingerprint}) within `ttlMs` returns the first answer (`replayed: true`, decision reason
  * `replay`) and counts nothing; the same key with another request is decided (and counted) on its own. Two records
  * serve it:
- * - in process (every store): at most `maxEntries` answers (oldest dropped first); a repeat arriving while the
- *   first is in flight waits for it. On a synchronous store (memory) this is the whole mechanism, and exact,
- *   since a check runs to completion before the next starts;
+ * - in process (every store): at most `maxEntries` answers and at most `maxBytes` bytes of them (64 MiB by
+ *   default), the oldest dropped first when either is exceeded; a record's bytes are an upper-bound estimate made
+ *   when it is stored (its objects, and the strings it takes from the request: record key, counter keys, identity
+ *   values; see "idempotency record sizes" below), and a record larger than `maxBytes` alone is not kept. A repeat
+ *   arriving while the first is in flight waits for it. On a synchronous store (memory) this is the whole
+ *   mechanism, and exact within those bounds, since a check runs to completion before the next starts;
  * - in a shared store offering `applyOnce` (Redis): every counting store call of the check carries an idempotency
  *   record, checked and written in the same atomic step as its decision (for Redis, the same script call), so
  *   retries reaching different processes, or the same process concurrently after its record was dropped, count
@@ -100,6 +103,7 @@
  */
 import { createHash } from "node:crypto";
 import type { LimitSet } from "../algorithms/limit-set.js";
+import { checkOptions } from "../core/arguments.js";
 import { type Clock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
 import {
   combineDecision,
@@ -139,10 +143,11 @@ import {
   type TargetSpec,
   type TierIndex,
 } from "./engine-compile.js";
-import { Emitter, IdempotencyRecords, validateRequest } from "./engine-support.js";
+import { Emitter, IDEMPOTENCY_MAX_BYTES, IdempotencyRecords, validateRequest } from "./engine-support.js";
 
 export { RATE_SCHEME, REQUEST_LIMIT_NAME, REQUEST_LIMIT_NAMESPACE } from "./engine-compile.js";
 export {
+  IDEMPOTENCY_MAX_BYTES,
   MAX_DESCRIPTORS,
   MAX_DOMAIN_LENGTH,
   MAX_ENTRIES,
@@ -259,8 +264,16 @@ export interface EngineOptions {
   readonly clock?: Clock;
   /** What {@link Engine.waitFor} and store timeouts sleep on. @default systemScheduler */
   readonly scheduler?: Scheduler;
-  /** Replay of repeated checks. @default { ttlMs: 300_000, maxEntries: 100_000 } */
-  readonly idempotency?: { readonly ttlMs?: number; readonly maxEntries?: number };
+  /**
+   * Replay of repeated checks: how long an answer is kept (`ttlMs`), and the bounds of the in-process records, by
+   * count (`maxEntries`) and by estimated bytes (`maxBytes`; see the module comment); an unknown key is refused.
+   * @default { ttlMs: 300_000, maxEntries: 100_000, maxBytes: IDEMPOTENCY_MAX_BYTES (64 MiB) }
+   */
+  readonly idempotency?: {
+    readonly ttlMs?: number;
+    readonly maxEntries?: number;
+    readonly maxBytes?: number;
+  };
   /** Timeout and breaker settings of the per-policy failure wrappers (shared stores only). */
   readonly failure?: Omit<ResilientOptions, "onError" | "clock" | "scheduler">;
   /**
@@ -301,9 +314,10 @@ export interface EngineStatus {
 }
 
 /**
- * Counters since the engine was created. Every answer counts, replays included: a replay (from the in-process record
- * or a store's) counts in `replayed` and as the answer it repeats (checks, allowed or denied, delayed, shadowed), so
- * the counters describe the answers callers received (a retried, delayed check is one more caller told to wait).
+ * Counters since the engine was created, and the size of its in-process idempotency records now. Every answer
+ * counts, replays included: a replay (from the in-process record or a store's) counts in `replayed` and as the
+ * answer it repeats (checks, allowed or denied, delayed, shadowed), so the counters describe the answers callers
+ * received (a retried, delayed check is one more caller told to wait).
  */
 export interface EngineStats {
   /** Checks answered (replays included). */
@@ -323,6 +337,10 @@ export interface EngineStats {
    * records, a record of other limits): deduplicated by the in-process record only.
    */
   readonly unsharedIdempotent: number;
+  /** In-process idempotency records held now (a level, not a counter; expired ones until a keyed check sweeps them). */
+  readonly idempotencyRecords: number;
+  /** Their estimated bytes (a level; see the module comment), at most `idempotency.maxBytes`. */
+  readonly idempotencyBytes: number;
 }
 
 /** Events of {@link Engine.on}. */
@@ -428,6 +446,9 @@ const NO_MATCH: DescriptorResult = Object.freeze({
 });
 
 const EMPTY: readonly Item[] = Object.freeze([]) as readonly Item[];
+
+/** The keys of {@link EngineOptions.idempotency}. */
+const IDEMPOTENCY_OPTIONS: readonly string[] = Object.freeze(["ttlMs", "maxEntries", "maxBytes"]);
 
 /** {@link SluiceEngine.#soleAt}: no descriptor of the request matches a rule. */
 const NONE_MATCHED = -1;
@@ -668,6 +689,103 @@ function withInstant(result: CheckResult, nowMs: number): CheckResult {
   return result.decidedAtMs === undefined ? { ...result, decidedAtMs: nowMs } : result;
 }
 
+// ------------------------------------------------------------------------------ idempotency record sizes
+//
+// What an in-process idempotency record retains, estimated when it is stored, for the records' `maxBytes`
+// (`IdempotencyRecords`). Model: V8's heap on 64 bits without pointer compression (Node's builds): an object is a
+// 24 B header plus 8 B a field, a number field not a small integer boxed in 16 B more; an array 48 B plus 8 B an
+// element; a string a header (16 to 32 B: flat, or a cons or sliced node) plus 1 B a UTF-16 code unit when all are
+// below U+0100 (V8 stores it one byte a character), else 2 B. The estimate is an upper bound of what the record alone
+// holds: what it shares with the configuration (rules, their limits and policy names, identity prefixes) and the
+// engine's constants (NO_MATCH, NO_LIMIT_DECISION) is not counted, and every constant below rounds its objects up.
+// Measured (heap used after a full GC with and without 2000 records, Node 20, examples/sluice.yaml, 200-character
+// keys): a record of one descriptor retained ~1.5 KB (estimated ~2.4 KB), of 60 descriptors of 1000-character values
+// ~99 KB (~113 KB), of 1000 two-byte characters ~158 KB (~173 KB), of 60 descriptors matching no rule ~1.5 KB
+// (~1.8 KB); with a 2-character key and one descriptor matching no rule, ~0.6 KB (~1.1 KB).
+
+/**
+ * A record without its result, bytes: its map entry (with the table's slack), the record object, the result object
+ * and its boxed numbers, the descriptors array's header, the record key's cons nodes and the fingerprint's slice
+ * (with its 64-digit parent). Its key's characters are counted apart ({@link stringBytes}).
+ */
+const RECORD_BYTES = 1024;
+/** An array's objects without its elements, bytes (the array and its backing store's header). */
+const ARRAY_BYTES = 48;
+/** A string's header, bytes (a flat string's, or a cons or sliced node's): its characters are counted apart. */
+const STRING_BYTES = 32;
+/** A descriptor result object of its own (not the shared NO_MATCH), with a boxed delay, bytes. */
+const DESCRIPTOR_BYTES = 128;
+/** A rule match object (`LazyRuleMatch`), bytes; its counter key and identity value are counted apart. */
+const MATCH_BYTES = 64;
+/**
+ * Per entry of a matched descriptor, bytes: the cons nodes of a counter key joined from several entries, or of a
+ * normalised path, when no store has flattened it yet (two nodes an entry at most).
+ */
+const CONS_BYTES_PER_ENTRY = 64;
+/** A decision object with its boxed numbers and its policies array's header, bytes. */
+const DECISION_BYTES = 224;
+/** A policy status object with its boxed numbers and its slot in the policies array, bytes. */
+const POLICY_BYTES = 160;
+/** A decision's leases object, bytes, plus {@link LEASE_BYTES} per lease. */
+const LEASES_BYTES = 64;
+/** One lease of a decision's leases (its slot and boxed number), bytes. */
+const LEASE_BYTES = 64;
+/** A request limit's spec object (`source: "request"`: made for the request, not the configuration's), bytes. */
+const SPEC_BYTES = 256;
+
+/** Code units of U+0100 and above: a string holding one takes two bytes a character. */
+const TWO_BYTE = /[\u0100-\uffff]/;
+
+/** The bytes of string `s` (see the model above): a header, then 1 B a code unit, or 2 B if any is U+0100 or above. */
+function stringBytes(s: string): number {
+  return STRING_BYTES + (TWO_BYTE.test(s) ? 2 * s.length : s.length);
+}
+
+/** The bytes of an idempotency record holding nothing yet (in flight), under record key `key`. */
+function recordBytes(key: string): number {
+  return RECORD_BYTES + stringBytes(key);
+}
+
+/** The bytes of `d` and what it holds of its own (see the model above); 0 for the shared no-limit decision. */
+function decisionBytes(d: Decision): number {
+  if (d === NO_LIMIT_DECISION) return 0;
+  let bytes = DECISION_BYTES + POLICY_BYTES * d.policies.length;
+  const leases = d.leases;
+  if (leases !== undefined) bytes += LEASES_BYTES + LEASE_BYTES * Object.keys(leases).length;
+  return bytes;
+}
+
+/**
+ * The bytes `result` (the answer to `request`) adds to its idempotency record (see the model above): its
+ * descriptors' own objects and the strings taken from the request (counter keys, identity values), and its
+ * combined decision; an upper bound of what the record retains beyond {@link recordBytes}.
+ */
+function resultBytes(request: CheckRequest, result: CheckResult): number {
+  const results = result.descriptors;
+  let bytes = 8 * results.length;
+  for (let i = 0; i < results.length; i++) {
+    const r = results[i];
+    if (r === NO_MATCH) continue;
+    bytes += DESCRIPTOR_BYTES;
+    const m = r.match;
+    if (m !== undefined) {
+      const counterKey = m.counterKey;
+      bytes += MATCH_BYTES + stringBytes(counterKey);
+      bytes += CONS_BYTES_PER_ENTRY * (request.descriptors[i]?.length ?? 0);
+      const identity = m instanceof LazyRuleMatch ? m.identityValue : m.identity;
+      if (identity !== undefined && identity !== counterKey) bytes += stringBytes(identity);
+    }
+    if (r.decision !== undefined) bytes += decisionBytes(r.decision);
+    if (r.source === "request" && Array.isArray(r.limits))
+      bytes += ARRAY_BYTES + SPEC_BYTES * r.limits.length;
+  }
+  // The result's decision: a descriptor's (counted again here), or one combining their statuses (its own object
+  // and array; the statuses are the descriptors'), or the shared no-limit one.
+  const d = result.decision;
+  if (d !== NO_LIMIT_DECISION) bytes += DECISION_BYTES + 8 * d.policies.length;
+  return bytes;
+}
+
 /** The earlier of two instants, either possibly unknown. */
 function earliest(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined || (b !== undefined && b < a) ? b : a;
@@ -753,7 +871,12 @@ class SluiceEngine implements Engine {
     }
     this.#each = counting === "each";
     const idem = options.idempotency ?? {};
-    this.#idem = new IdempotencyRecords(idem.ttlMs ?? 300_000, idem.maxEntries ?? 100_000);
+    checkOptions("createEngine", "idempotency", idem, IDEMPOTENCY_OPTIONS);
+    this.#idem = new IdempotencyRecords(
+      idem.ttlMs ?? 300_000,
+      idem.maxEntries ?? 100_000,
+      idem.maxBytes ?? IDEMPOTENCY_MAX_BYTES,
+    );
     this.#compiled = compileConfig(options.config, 0, this.#clock.nowMs(), this.#targetOf);
   }
 
@@ -790,6 +913,8 @@ class SluiceEngine implements Engine {
       shadowed: this.#shadowed,
       replayed: this.#replayed,
       unsharedIdempotent: this.#unsharedIdempotent,
+      idempotencyRecords: this.#idem.size,
+      idempotencyBytes: this.#idem.bytes,
     });
   }
 
@@ -906,7 +1031,7 @@ class SluiceEngine implements Engine {
     const rec = this.#idem.get(key, nowMs);
     if (rec?.value !== undefined) return this.#replay(rec.value);
     const result = withInstant(this.#decideSync(sync, c, request, nowMs), nowMs);
-    this.#idem.set(key, nowMs, result);
+    this.#idem.set(key, nowMs, result, recordBytes(key) + resultBytes(request, result));
     return result;
   }
 
@@ -930,10 +1055,10 @@ class SluiceEngine implements Engine {
     if (rec !== undefined) return this.#replay(rec.value ?? (await (rec.pending as Promise<CheckResult>)));
     const once = `${escapeRecordPart(request.domain)}:${escapeRecordPart(idempotencyKey)}:${fingerprint}`;
     const pending = this.#decideAsync(c, request, nowMs, once).then((r) => withInstant(r, nowMs));
-    this.#idem.begin(key, nowMs, pending);
+    this.#idem.begin(key, nowMs, pending, recordBytes(key));
     try {
       const result = await pending;
-      this.#idem.settle(key, pending, result);
+      this.#idem.settle(key, pending, result, recordBytes(key) + resultBytes(request, result));
       return result;
     } catch (error) {
       this.#idem.drop(key, pending);

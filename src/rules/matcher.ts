@@ -98,6 +98,11 @@ export class LazyRuleMatch implements RuleMatch {
     return value === undefined ? undefined : this.#prefix + value;
   }
 
+  /** The identity entry's value (the identity without its `key:` prefix), or undefined when the rule has none. */
+  get identityValue(): string | undefined {
+    return this.#value;
+  }
+
   /** The three fields of {@link RuleMatch}, for `JSON.stringify`. */
   toJSON(): RuleMatch {
     return { rule: this.rule, counterKey: this.counterKey, identity: this.identity };
