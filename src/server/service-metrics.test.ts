@@ -128,6 +128,31 @@ describe("createServiceMetrics", () => {
     expect(sampleValue(s, "process_cpu_user_seconds_total")).toBeGreaterThanOrEqual(0);
   });
 
+  it("reports the engine's in-process idempotency records and their estimated bytes", async () => {
+    const clock = new ManualClock(T0);
+    const engine = createEngine({
+      config: parseConfig(CONFIG),
+      store: new MemoryStore({ capacity: 100 }),
+      clock,
+      idempotency: { maxBytes: 50_000 },
+    });
+    const metrics = createServiceMetrics(engine, { defaultMetrics: false });
+    const gauges = async () => {
+      const s = parseExposition((await metrics.render()).body);
+      return [sampleValue(s, "sluice_idempotency_records"), sampleValue(s, "sluice_idempotency_bytes")];
+    };
+    expect(await gauges()).toEqual([0, 0]);
+    for (let i = 0; i < 20; i++) {
+      const value = `${i}-`.padEnd(1000, "x");
+      engine.checkSync({ domain: "api", descriptors: [[{ key: "user", value }]], idempotencyKey: `k${i}` });
+    }
+    const [records, bytes] = await gauges();
+    expect([records, bytes]).toEqual([engine.stats.idempotencyRecords, engine.stats.idempotencyBytes]);
+    expect(records).toBeGreaterThan(0);
+    expect(bytes).toBeGreaterThan(0);
+    expect(bytes).toBeLessThanOrEqual(50_000);
+  });
+
   it("labels decisions of a domain outside the configuration `unknown`", async () => {
     const clock = new ManualClock(T0);
     const engine = createEngine({ config: parseConfig(CONFIG), clock, scheduler: clock });

@@ -15,6 +15,8 @@
  * | `sluice_delayed_requests` | gauge | | forward-auth requests waiting out a `delay` rule's delay, outside the in-flight cap (when a gate is given) |
  * | `sluice_config_reloads_total` | counter | result | configuration updates `applied` / `refused` (engine events) |
  * | `sluice_config_version` | gauge | | the version of the configuration in force, as the admin API numbers them (`GET /api/v1/rules`); 0 when it has none (a rules file read without the admin API: count reloads with `sluice_config_reloads_total`) |
+ * | `sluice_idempotency_records` | gauge | | answers the engine's in-process idempotency record holds now (`EngineStats.idempotencyRecords`; bounded by `idempotency.maxEntries`) |
+ * | `sluice_idempotency_bytes` | gauge | | their estimated bytes, an upper bound of what they retain (`EngineStats.idempotencyBytes`; bounded by `idempotency.maxBytes`, 64 MiB by default) |
  * | `sluice_store_evictions_total` | counter | | memory store keys evicted while holding usage (when the engine's store is a memory store) |
  * | `sluice_store_keys` | gauge | | keys a memory store holds |
  * | `sluice_store_large_state_bytes` | gauge | | bytes a memory store's large states hold (sliding_log, bucketed_window, concurrency; bounded by its `maxLargeStateBytes`) |
@@ -251,6 +253,22 @@ export function createServiceMetrics(engine: Engine, options: ServiceMetricsOpti
     registers,
     collect() {
       this.set(engine.status.configVersion ?? 0);
+    },
+  });
+  new client.Gauge({
+    name: "sluice_idempotency_records",
+    help: "Answers the in-process idempotency record holds now (bounded by the engine's idempotency.maxEntries).",
+    registers,
+    collect() {
+      this.set(engine.stats.idempotencyRecords);
+    },
+  });
+  new client.Gauge({
+    name: "sluice_idempotency_bytes",
+    help: "Estimated bytes the in-process idempotency records retain, an upper bound (bounded by the engine's idempotency.maxBytes).",
+    registers,
+    collect() {
+      this.set(engine.stats.idempotencyBytes);
     },
   });
   const gate = options.gate;

@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type RedisProcess, startRedis } from "../../test/support/redis-server.js";
 import { healthClient } from "../../test/support/service-clients.js";
 import { ManualClock } from "../core/manual-clock.js";
+import { IDEMPOTENCY_MAX_BYTES } from "../engine/engine.js";
 import { parseConfig } from "../rules/load-config.js";
 import { memoryStore } from "../stores/memory/memory-store.js";
 import {
@@ -198,6 +199,42 @@ describe("startService (in process)", () => {
     const after = await svc.readiness();
     expect(after.ready).toBe(false);
     expect(after.checks.shutdown).toEqual({ ok: false, detail: "draining: shutting down" });
+  });
+
+  it("keeps the idempotent answers of unique keys on large requests within the default byte bound", async () => {
+    // A key per request, each answer holding 60 descriptors of 1000-character values: kept by count alone (100,000
+    // of ~100 KB), they ran the heap out of memory after ~42,000 requests.
+    const svc = await startService(settings(), { log: createServiceLogger({ level: "silent" }) });
+    try {
+      const check = async (i: number): Promise<{ replayed: boolean }> => {
+        const descriptors = Array.from({ length: 60 }, (_, d) => ({
+          entries: [{ key: "user", value: `${i}_${d}_`.padEnd(1000, "x") }],
+        }));
+        const r = await fetch(`http://127.0.0.1:${svc.httpPort}/v1/check`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ domain: "api", descriptors, idempotency_key: `key-${i}` }),
+        });
+        expect(r.status).toBe(200);
+        return (await r.json()) as { replayed: boolean };
+      };
+      const total = 800; // ~90 MB of answers by the estimate
+      let next = 0;
+      const worker = async () => {
+        while (next < total) expect((await check(next++)).replayed).toBe(false);
+      };
+      await Promise.all(Array.from({ length: 8 }, worker));
+      const metrics = await (await fetch(`http://127.0.0.1:${svc.httpPort}/metrics`)).text();
+      const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(metrics)?.[1]);
+      const records = gauge("sluice_idempotency_records");
+      expect(gauge("sluice_idempotency_bytes")).toBeLessThanOrEqual(IDEMPOTENCY_MAX_BYTES);
+      expect(records).toBeGreaterThan(0);
+      expect(records).toBeLessThan(total);
+      expect((await check(total - 1)).replayed).toBe(true); // the newest is kept
+      expect((await check(0)).replayed).toBe(false); // the oldest was dropped
+    } finally {
+      await svc.close();
+    }
   });
 
   it("probes the store at most once per cache period, concurrent callers sharing one probe", async () => {
