@@ -42,6 +42,7 @@ import {
   type ResilientOptions,
   type ResilientStats,
   ResilientStore,
+  zeroCounters,
 } from "./resilient-store.js";
 import type { Shard, ShardedStore } from "./sharded-store.js";
 import type { CallTicket, IdempotencyClaim, OnceResult, Store, StoreItem, StoreOp } from "./store.js";
@@ -118,18 +119,7 @@ export class ResilientShardedStore implements Store {
 
   /** The current shards' counters summed, with {@link ResilientShardedStore.state} as the state. */
   get stats(): ResilientStats {
-    const sum = {
-      storeCalls: 0,
-      failures: 0,
-      timeouts: 0,
-      queueTimeouts: 0,
-      failOpen: 0,
-      failClosed: 0,
-      fallback: 0,
-      breakerOpened: 0,
-      shortCircuited: 0,
-      releasesDropped: 0,
-    };
+    const sum = zeroCounters();
     let state: BreakerState = "closed";
     for (const { store } of this.shards) {
       const s = store.stats;

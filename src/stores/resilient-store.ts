@@ -354,7 +354,8 @@ export function parseResilientOptions(
 const Gate = { Short: 0, Normal: 1, Probe: 2 } as const;
 type Gate = (typeof Gate)[keyof typeof Gate];
 
-interface Counters {
+/** The counters of {@link ResilientStats} (every field but `state`), mutable. */
+export interface ResilientCounters {
   storeCalls: number;
   failures: number;
   timeouts: number;
@@ -365,6 +366,22 @@ interface Counters {
   breakerOpened: number;
   shortCircuited: number;
   releasesDropped: number;
+}
+
+/** A fresh set of {@link ResilientCounters}, all 0. */
+export function zeroCounters(): ResilientCounters {
+  return {
+    storeCalls: 0,
+    failures: 0,
+    timeouts: 0,
+    queueTimeouts: 0,
+    failOpen: 0,
+    failClosed: 0,
+    fallback: 0,
+    breakerOpened: 0,
+    shortCircuited: 0,
+    releasesDropped: 0,
+  };
 }
 
 /** A {@link Store} wrapped with a timeout, a circuit breaker and a failure policy; see the module comment. */
@@ -420,18 +437,7 @@ export class ResilientStore implements Store {
   #timedInFlight = 0;
   /** Called when {@link ResilientStore.#timedInFlight} drops to 0 while `close` waits. */
   #onDrained: (() => void) | undefined = undefined;
-  readonly #n: Counters = {
-    storeCalls: 0,
-    failures: 0,
-    timeouts: 0,
-    queueTimeouts: 0,
-    failOpen: 0,
-    failClosed: 0,
-    fallback: 0,
-    breakerOpened: 0,
-    shortCircuited: 0,
-    releasesDropped: 0,
-  };
+  readonly #n: ResilientCounters = zeroCounters();
 
   /** Wraps `inner`; throws `ERR_SLUICE_INVALID_ARGUMENT` naming any bad option. */
   constructor(inner: Store, options: ResilientOptions = {}) {
