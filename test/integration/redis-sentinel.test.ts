@@ -1,5 +1,5 @@
 // The service's store over a Sentinel-managed master (`--redis-sentinel`), on PRIVATE processes this file starts and
-// kills: a master, a replica (`replicaof`) and three Sentinels (quorum 1, down-after 500 ms, failover-timeout 2 s),
+// kills: a master, a replica (`replicaof`) and three Sentinels (quorum 1, down-after 2 s, failover-timeout 2 s),
 // each Sentinel with its own writable conf file in a temp dir (Sentinel rewrites it).
 //
 // - The store finds the master through the Sentinels: decisions are counted there, the readiness probe is ok and
@@ -35,6 +35,12 @@ const LIMIT = 1000;
 const SET = createLimitSet("sentinel-test", [
   parseLimitSpec({ name: "slow", algorithm: "gcra", limit: LIMIT, periodMs: LIMIT * 3_600_000 }),
 ]);
+/**
+ * How long a Sentinel waits on an unanswered PING before it takes a node for down. With quorum 1 one Sentinel's
+ * opinion starts a failover, so this is kept above the stalls of a loaded CI machine (a 500 ms setting could fail a
+ * healthy master over in the middle of a test); the killed master's failover waits for it once.
+ */
+const DOWN_AFTER_MS = 2000;
 /** Bound of each wait for the Sentinels or the client (a loaded machine, an election that needs a second round). */
 const WAIT_MS = 60_000;
 /**
@@ -63,7 +69,7 @@ async function startSentinel(masterPort: number): Promise<RedisProcess> {
     [
       "sentinel resolve-hostnames no",
       `sentinel monitor ${MASTER} 127.0.0.1 ${masterPort} 1`,
-      `sentinel down-after-milliseconds ${MASTER} 500`,
+      `sentinel down-after-milliseconds ${MASTER} ${DOWN_AFTER_MS}`,
       `sentinel failover-timeout ${MASTER} 2000`,
       "",
     ].join("\n"),
@@ -71,8 +77,16 @@ async function startSentinel(masterPort: number): Promise<RedisProcess> {
   return startRedis({ dir, configFile: conf, args: ["--sentinel"] });
 }
 
-/** Polls `check` every 100 ms until it returns true, at most `boundMs`; throws naming `what` (and the last error). */
-async function waitFor(what: string, check: () => Promise<boolean>, boundMs = WAIT_MS): Promise<number> {
+/**
+ * Polls `check` every 100 ms until it returns true, at most `boundMs`; throws naming `what`, the last error and, on a
+ * timeout, what `state()` reports then (the nodes' replication state and logs, so a CI failure shows its cause).
+ */
+async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  boundMs = WAIT_MS,
+  state: () => Promise<string> = clusterState,
+): Promise<number> {
   let last = "";
   for (let attempt = 1, waited = 0; waited < boundMs; attempt++, waited += 100) {
     try {
@@ -82,7 +96,27 @@ async function waitFor(what: string, check: () => Promise<boolean>, boundMs = WA
     }
     await sleep(100);
   }
-  throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${last})` : ""}`);
+  const seen = await state().catch((error: Error) => `(state unavailable: ${error.message})`);
+  throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${last})` : ""}\n${seen}`);
+}
+
+/** Each data node's replication state and log tail, and what the Sentinels name as master: a timeout's context. */
+async function clusterState(): Promise<string> {
+  const parts: string[] = [];
+  for (const [name, node] of [
+    ["old master", master],
+    ["replica", replica],
+  ] as const) {
+    if (node === undefined) continue;
+    const info = await respText(node.port, ["INFO", "replication"], { timeoutMs: 1000 }).catch(
+      (error: Error) => `INFO failed: ${error.message}`,
+    );
+    parts.push(
+      `--- ${name} (port ${node.port}, running ${node.running}):\n${info.trim()}\n${node.logTail(25)}`,
+    );
+  }
+  for (const s of sentinels) parts.push(`--- sentinel ${s.port}:\n${s.logTail(15)}`);
+  return parts.join("\n");
 }
 
 /** The port every Sentinel names for the master (undefined while they disagree or cannot answer). */
@@ -100,6 +134,33 @@ async function masterPortNamed(): Promise<number | undefined> {
 async function hasRole(port: number, role: "master" | "slave"): Promise<boolean> {
   const info = parseInfo(await respText(port, ["INFO", "replication"]));
   return info.get("role") === role && (role === "master" || info.get("master_link_status") === "up");
+}
+
+/**
+ * The port of the master if the topology is settled: every Sentinel names it, it reports the master role, and the
+ * other data node is its replica with the link up; undefined while it is not.
+ */
+async function settledMaster(): Promise<number | undefined> {
+  const named = await masterPortNamed();
+  if (named === undefined) return undefined;
+  const other = named === master.port ? replica.port : master.port;
+  const info = parseInfo(await respText(other, ["INFO", "replication"]));
+  const follows = info.get("master_port") === String(named) && info.get("master_link_status") === "up";
+  return follows && info.get("role") === "slave" && (await hasRole(named, "master")) ? named : undefined;
+}
+
+/** Waits (bounded, throwing with the nodes' state) for the topology to settle; the master's port. */
+async function waitSettled(what: string, boundMs = WAIT_MS): Promise<number> {
+  let port: number | undefined;
+  await waitFor(
+    what,
+    async () => {
+      port = await settledMaster();
+      return port !== undefined;
+    },
+    boundMs,
+  );
+  return port as number;
 }
 
 /** One consume of `key` through the service's store. */
@@ -185,21 +246,21 @@ describe("the service's store with --redis-sentinel", () => {
     // The old master comes back empty, as a replica of the new master.
     masterArgs = ["--replicaof", "127.0.0.1", String(replica.port)];
     await master.start();
-    await waitFor("the old master to rejoin as a replica", () => hasRole(master.port, "slave"));
-    expect(await respCall(replica.port, ["WAIT", "1", "5000"])).toBe(1);
+    // Whichever node the Sentinels name (a failover of their own on a stalled machine would have swapped them),
+    // the topology is settled once the named master says so and the other node replicates from it, in sync.
+    const before = await waitSettled("the old master to rejoin as a replica");
+    const other = before === master.port ? replica.port : master.port;
+    expect(await respCall(before, ["WAIT", "1", "5000"])).toBe(1);
     // Refused (NOGOODSLAVE) until a Sentinel has seen the replica in sync: retried.
     await waitFor("a Sentinel to accept SENTINEL FAILOVER", async () => {
       await respCall(sentinels[0].port, ["SENTINEL", "failover", MASTER]);
       return true;
     });
-    await waitFor(
-      "the Sentinels to name the old master again",
-      async () => (await masterPortNamed()) === master.port,
-    );
-    await waitFor("the demoted node to be a replica", () => hasRole(replica.port, "slave"), CONVERT_WAIT_MS);
+    await waitFor("the Sentinels to name the other node", async () => (await masterPortNamed()) === other);
+    expect(await waitSettled("the demoted node to be a replica", CONVERT_WAIT_MS)).toBe(other);
     const { decision } = await consumeWhenBack("k");
     expect(decision).toMatchObject({ allowed: true, remaining: LIMIT - 5 });
-    expect(await hasRole(master.port, "master")).toBe(true);
+    expect(await hasRole(other, "master")).toBe(true);
     await waitFor("the probe to pass", async () => (await service?.probe(2000))?.ok === true);
   }, 300_000);
 });

@@ -50,7 +50,14 @@ let deadId: string;
 
 beforeAll(async () => {
   for (let i = 0; i < 3; i++) servers.push(await startRedis());
-  const settings = parseServiceSettings({ config: "x.yaml", redis: servers.map((s) => s.url).join(",") }, {});
+  // A store timeout far above the default 50 ms: the healthy nodes must answer every call in time, and on a loaded
+  // CI machine (2 cores, other test files' servers) a round of 450 concurrent checks once went past 50 ms, so the
+  // healthy nodes' breakers opened, as they should for a slow node. The dead node's calls fail at once (refused
+  // connection, no offline queue), so nothing here waits for the timeout.
+  const settings = parseServiceSettings(
+    { config: "x.yaml", redis: servers.map((s) => s.url).join(","), storeTimeout: "2s" },
+    {},
+  );
   const log = createServiceLogger({ level: "info", destination: { write: (l: string) => lines.push(l) } });
   storage = await createServiceStore(settings, log, systemClock);
   expect(await storage.connected(5000)).toBe(true);
