@@ -6,7 +6,7 @@ import { configFromValue, loadConfigFile, parseConfig } from "./load-config.js";
 
 const FULL_YAML = `
 version: 1
-defaults: { algorithm: token_bucket, behaviour: reject, maxDelay: 500ms, failurePolicy: fail_closed, mode: lease }
+defaults: { algorithm: token_bucket, behaviour: reject, maxDelay: 500ms, failurePolicy: fail_closed, mode: local }
 tiers: [free, premium, enterprise]
 identities: { "user:42": premium, "apikey:ak_1": enterprise }
 rules:
@@ -59,7 +59,7 @@ const FULL_JSON = JSON.stringify({
     behaviour: "reject",
     maxDelay: "500ms",
     failurePolicy: "fail_closed",
-    mode: "lease",
+    mode: "local",
   },
   tiers: ["free", "premium", "enterprise"],
   identities: { "user:42": "premium", "apikey:ak_1": "enterprise" },
@@ -166,14 +166,14 @@ describe("parseConfig: a configuration using every field", () => {
       behaviour: "reject",
       maxDelayMs: 500,
       failurePolicy: "fail_closed",
-      mode: "lease",
+      mode: "local",
     });
     expect(search).toMatchObject({
       name: "search",
       behaviour: "reject",
       maxDelayMs: 500,
       failurePolicy: "fail_closed",
-      mode: "lease",
+      mode: "local",
       strategy: "requests",
       dynamic: undefined,
       priority: 0,

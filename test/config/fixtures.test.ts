@@ -11,6 +11,9 @@ const EXPECTED: Readonly<Record<string, readonly string[]>> = {
   "unknown-top-level-key.yaml": [
     "unknown-top-level-key.yaml:7: colour: unknown field; expected one of version, defaults, tiers, identities, rules, overrides",
   ],
+  "lease-mode.yaml": [
+    "lease-mode.yaml:7: rules[0].mode: lease (quota leased to each instance by a coordinator) is not available yet; use exact (counted in the store) or local (counted in this process)",
+  ],
   "unknown-rule-key.yaml": [
     "unknown-rule-key.yaml:7: rules[0].behavior: unknown field; did you mean behaviour?",
   ],
