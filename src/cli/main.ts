@@ -52,10 +52,23 @@ export function createProgram(): Command {
   return program;
 }
 
+/**
+ * `argv` without its help flags when its first operand names no command: commander answers `sluice nope --help`
+ * with the root help and exit code 0, so a script probing for a command (`sluice proxy --help`) would take it for
+ * one; without the flags, commander reports the unknown command, with its suggestion, and exits non-zero.
+ */
+function withoutHelpOfUnknownCommand(program: Command, argv: readonly string[]): string[] {
+  const first = argv[2];
+  if (first === undefined || first.startsWith("-") || first === "help") return [...argv];
+  if (program.commands.some((c) => c.name() === first || c.aliases().includes(first))) return [...argv];
+  return argv.filter((a, i) => i < 2 || (a !== "--help" && a !== "-h"));
+}
+
 /** Runs the CLI on `argv` (as `process.argv`) and resolves to the exit code; never throws. */
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
   try {
-    await createProgram().parseAsync([...argv]);
+    const program = createProgram();
+    await program.parseAsync(withoutHelpOfUnknownCommand(program, argv));
     return 0;
   } catch (error) {
     if (error instanceof CommandExit) return error.exitCode;
