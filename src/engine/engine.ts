@@ -120,7 +120,13 @@ import { descriptorKey, LazyRuleMatch, type RuleMatch, valueKey } from "../rules
 import type { Descriptor, Rule, RuleFailurePolicy, SluiceConfig } from "../rules/rule.js";
 import { type MemoryStore, memoryStore } from "../stores/memory/memory-store.js";
 import { ResilientShardedStore, resilientShardedStore } from "../stores/resilient-sharded-store.js";
-import { type ResilientOptions, ResilientStore, resilientStore } from "../stores/resilient-store.js";
+import {
+  type ParsedResilientOptions,
+  parseResilientOptions,
+  type ResilientOptions,
+  ResilientStore,
+  resilientStore,
+} from "../stores/resilient-store.js";
 import { ShardedStore } from "../stores/sharded-store.js";
 import {
   type ChoiceConsumer,
@@ -254,7 +260,11 @@ export interface CheckResult {
   readonly decidedAtMs?: number;
 }
 
-/** Options of {@link createEngine}. */
+/**
+ * Options of {@link createEngine}. An unknown key, here or in `idempotency`, `failure` or `failure.breaker`, is
+ * refused (`ERR_SLUICE_INVALID_ARGUMENT`: `createEngine: unknown option "stor"; did you mean "store"?`), as
+ * `createLimiter` refuses one.
+ */
 export interface EngineOptions {
   /** The compiled configuration (from `parseConfig` / `loadConfigFile`). */
   readonly config: SluiceConfig;
@@ -274,7 +284,11 @@ export interface EngineOptions {
     readonly maxEntries?: number;
     readonly maxBytes?: number;
   };
-  /** Timeout and breaker settings of the per-policy failure wrappers (shared stores only). */
+  /**
+   * Timeout and breaker settings of the per-policy failure wrappers (shared stores only; checked whatever the
+   * store). `onError`, `clock` and `scheduler` are refused: the rules' failure policies and the engine's own
+   * options set them.
+   */
   readonly failure?: Omit<ResilientOptions, "onError" | "clock" | "scheduler">;
   /**
    * How a request of several counted descriptors counts ({@link Counting}). @default "all_or_nothing"
@@ -447,8 +461,54 @@ const NO_MATCH: DescriptorResult = Object.freeze({
 
 const EMPTY: readonly Item[] = Object.freeze([]) as readonly Item[];
 
+/** The keys of {@link EngineOptions}. */
+const ENGINE_OPTIONS: readonly string[] = Object.freeze([
+  "config",
+  "store",
+  "clock",
+  "scheduler",
+  "idempotency",
+  "failure",
+  "counting",
+]);
 /** The keys of {@link EngineOptions.idempotency}. */
 const IDEMPOTENCY_OPTIONS: readonly string[] = Object.freeze(["ttlMs", "maxEntries", "maxBytes"]);
+/**
+ * The keys of {@link EngineOptions.failure}: those of `ResilientOptions` but the three the engine sets itself for
+ * each wrapper (`onError` from the rule's failure policy, `clock` and `scheduler` from its own options).
+ */
+const FAILURE_OPTIONS: readonly string[] = Object.freeze([
+  "fallbackShare",
+  "fallbackCapacity",
+  "timeoutMs",
+  "breaker",
+  "onStateChange",
+]);
+/** Why a key of `ResilientOptions` is not one of {@link FAILURE_OPTIONS}: where the engine takes it from. */
+const FAILURE_SET_BY_ENGINE: ReadonlyMap<string, string> = new Map([
+  ["onError", "each rule's failure policy chooses it"],
+  ["clock", "the engine's own `clock` is used"],
+  ["scheduler", "the engine's own `scheduler` is used"],
+]);
+
+/**
+ * Checks and defaults {@link EngineOptions.failure} (frozen), whatever the store: an unknown key or a bad value is
+ * refused at construction, with `createEngine` and the field in the message (`failure.timeoutMss`), even where the
+ * options change nothing (an in-process store), as `createLimiter` does; undefined when not given.
+ */
+function parseFailureOptions(failure: unknown): ParsedResilientOptions | undefined {
+  if (failure === undefined) return undefined;
+  if (failure !== null && typeof failure === "object" && !Array.isArray(failure)) {
+    for (const key of Object.keys(failure)) {
+      const why = FAILURE_SET_BY_ENGINE.get(key);
+      if (why !== undefined) {
+        throw new InvalidArgumentError(`createEngine: failure.${key} is not an option of the engine: ${why}`);
+      }
+    }
+  }
+  checkOptions("createEngine", "failure", failure, FAILURE_OPTIONS);
+  return parseResilientOptions("createEngine", "failure", failure);
+}
 
 /** {@link SluiceEngine.#soleAt}: no descriptor of the request matches a rule. */
 const NONE_MATCHED = -1;
@@ -832,7 +892,8 @@ class SluiceEngine implements Engine {
   readonly #scheduler: Scheduler;
   readonly #idem: IdempotencyRecords<CheckResult>;
   readonly #events = new Emitter<EngineEvents>();
-  readonly #failure: EngineOptions["failure"];
+  /** {@link EngineOptions.failure} parsed (defaults filled in), or undefined when not given. */
+  readonly #failure: ParsedResilientOptions | undefined;
   readonly #wrappers = new Map<RuleFailurePolicy, FailureStore>();
   #local: MemoryStore | undefined;
   #lastError: { message: string; atMs: number } | undefined;
@@ -851,9 +912,7 @@ class SluiceEngine implements Engine {
     this.#target(spec);
 
   constructor(options: EngineOptions) {
-    if (options === null || typeof options !== "object") {
-      throw new InvalidArgumentError("createEngine: options must be an object with at least `config`");
-    }
+    checkOptions("createEngine", "options", options, ENGINE_OPTIONS);
     this.#ownsStore = options.store === undefined;
     this.store = options.store ?? memoryStore();
     if (this.store === null || typeof this.store !== "object" || typeof this.store.apply !== "function") {
@@ -862,7 +921,7 @@ class SluiceEngine implements Engine {
     this.#sync = isSyncStore(this.store) ? this.store : undefined;
     this.#clock = options.clock ?? systemClock;
     this.#scheduler = options.scheduler ?? systemScheduler;
-    this.#failure = options.failure;
+    this.#failure = parseFailureOptions(options.failure);
     const counting = options.counting ?? "all_or_nothing";
     if (counting !== "all_or_nothing" && counting !== "each") {
       throw new InvalidArgumentError(
@@ -1999,7 +2058,10 @@ function isFailureStore(store: Store): store is FailureStore {
   return store instanceof ResilientStore || store instanceof ResilientShardedStore;
 }
 
-/** Creates an {@link Engine}; throws `ConfigError` when the configuration cannot be enforced. */
+/**
+ * Creates an {@link Engine}; throws `ConfigError` when the configuration cannot be enforced, and
+ * `ERR_SLUICE_INVALID_ARGUMENT` naming an unknown option or a bad value of one.
+ */
 export function createEngine(options: EngineOptions): Engine {
   return new SluiceEngine(options);
 }
