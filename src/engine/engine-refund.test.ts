@@ -128,6 +128,41 @@ describe.each(STORES)("engine.refund (%s)", (_name, makeStore) => {
     expect(first.result.replayed).toBe(false);
   });
 
+  it("moves a refunded admission from allowed (and delayed) to refunded in the stats, once per answer", async () => {
+    const { engine, check } = setup();
+    const first = await check([of("user", "bob")]);
+    const second = await check([of("user", "bob")]); // waits 1 s
+    expect(second.result.delayMs).toBe(1000);
+    expect(engine.stats).toMatchObject({ checks: 2, allowed: 2, denied: 0, delayed: 1, refunded: 0 });
+    expect(await engine.refund(second.request, second.result)).toBe(1);
+    expect(engine.stats).toMatchObject({ checks: 2, allowed: 1, denied: 0, delayed: 0, refunded: 1 });
+    // The same answer given back again moves nothing more (its units may go back twice: the caller's error).
+    await engine.refund(second.request, second.result);
+    expect(engine.stats).toMatchObject({ checks: 2, allowed: 1, denied: 0, delayed: 0, refunded: 1 });
+    // An undelayed admission leaves `delayed` alone.
+    await engine.refund(first.request, first.result);
+    expect(engine.stats).toMatchObject({ checks: 2, allowed: 0, denied: 0, delayed: 0, refunded: 2 });
+    // A denied answer stays denied.
+    const ip = [of("ip", "192.0.2.9")];
+    for (let i = 0; i < 3; i++) await check(ip);
+    const denied = await check(ip);
+    expect(denied.result.allowed).toBe(false);
+    await engine.refund(denied.request, denied.result);
+    expect(engine.stats).toMatchObject({ checks: 6, allowed: 3, denied: 1, delayed: 0, refunded: 2 });
+    // A refund the engine refuses (not the request's answer) counts nothing.
+    const other = await check([of("ip", "192.0.2.10")]);
+    await expect(engine.refund({ domain: "api", descriptors: [] }, other.result)).rejects.toThrow(/result/);
+    expect(engine.stats).toMatchObject({ checks: 7, allowed: 4, denied: 1, refunded: 2 });
+  });
+
+  it("counts a refunded replay as refunded, though its units belong to the first answer", async () => {
+    const { engine, check } = setup();
+    await check([of("ip", "192.0.2.4")], { idempotencyKey: "k" });
+    const replay = await check([of("ip", "192.0.2.4")], { idempotencyKey: "k" });
+    expect(await engine.refund(replay.request, replay.result)).toBe(0);
+    expect(engine.stats).toMatchObject({ checks: 2, replayed: 1, allowed: 1, denied: 0, refunded: 1 });
+  });
+
   it("refuses a result that is not the request's answer", async () => {
     const { engine, check } = setup();
     const { result } = await check([of("ip", "192.0.2.3")]);
@@ -154,6 +189,8 @@ describe("engine.refund with a store that is down", () => {
     const calls = store.calls.length;
     expect(await engine.refund(request, result)).toBe(0);
     expect(store.calls.length).toBe(calls);
+    // Nothing went back, but the caller did not proceed: the stats say so.
+    expect(engine.stats).toMatchObject({ checks: 1, allowed: 0, denied: 0, refunded: 1 });
   });
 });
 

@@ -331,17 +331,26 @@ export interface EngineStatus {
  * Counters since the engine was created, and the size of its in-process idempotency records now. Every answer
  * counts, replays included: a replay (from the in-process record or a store's) counts in `replayed` and as the
  * answer it repeats (checks, allowed or denied, delayed, shadowed), so the counters describe the answers callers
- * received (a retried, delayed check is one more caller told to wait).
+ * received (a retried, delayed check is one more caller told to wait). An allowed answer its caller gave back
+ * ({@link Engine.refund}: admitted, but it did not proceed) moves from `allowed` (and `delayed`) to `refunded`, so
+ * `checks` = `allowed` + `denied` + `refunded`, and `allowed` counts the callers that went ahead.
  */
 export interface EngineStats {
   /** Checks answered (replays included). */
   readonly checks: number;
-  /** Checks allowed. */
+  /** Checks allowed, less those refunded since (`refunded`): the callers that went ahead. */
   readonly allowed: number;
   /** Checks denied. */
   readonly denied: number;
-  /** Allowed checks with a delay. */
+  /** Allowed checks with a delay, less those refunded since: the callers that waited, then went ahead. */
   readonly delayed: number;
+  /**
+   * Allowed checks given back with {@link Engine.refund} (forward-auth: a delayed request whose client left while
+   * it waited, or that the full waiting pool refused, answered 429): counted once per answer when `refund` is
+   * called with it, whether or not units could be given back (a replay, a failure policy's answer, a store that
+   * failed). A refund of a denied answer changes no counter: it stays denied.
+   */
+  readonly refunded: number;
   /** Shadow descriptors over their limit (allowed because of shadow behaviour). */
   readonly shadowed: number;
   /** Checks answered from the idempotency record (in process or in the store). */
@@ -399,9 +408,10 @@ export interface Engine {
    * fresh state, and units others took since stay taken. Nothing is given back for a replay (its units belong to
    * the first answer), for a descriptor a failure policy answered (`fail_open` counted nothing; a `fallback`
    * counted in a store the wrapper may no longer send to), for one whose rule or identity a reload moved since,
-   * nor for a concurrency limit (a lease is freed by its expiry: no refund can say which lease). The stats keep the
-   * check as it was answered, and an idempotency record keeps its answer. On a store with a synchronous path
-   * (memory) the units are back when this returns.
+   * nor for a concurrency limit (a lease is freed by its expiry: no refund can say which lease). The stats move an
+   * allowed answer from `allowed` (and `delayed`) to `refunded`, once per answer, even when nothing could be given
+   * back (see {@link EngineStats.refunded}); an idempotency record keeps its answer. On a store with a synchronous
+   * path (memory) the units are back when this returns.
    */
   refund(request: CheckRequest, result: CheckResult): Promise<number>;
   /** Resolves after `result.delayMs` on the engine's scheduler (at once when 0); rejects when `signal` aborts it. */
@@ -908,6 +918,10 @@ class SluiceEngine implements Engine {
   #shadowed = 0;
   #replayed = 0;
   #unsharedIdempotent = 0;
+  /** Allowed answers given back ({@link EngineStats.refunded}); moved out of `#allowed` and `#delayed`. */
+  #refunded = 0;
+  /** The answers counted in `#refunded`, so that refunding one twice moves it once. */
+  readonly #refundedResults = new WeakSet<CheckResult>();
   readonly #targetOf = (spec: TargetSpec): { store: Store; sync: SyncStore | undefined } =>
     this.#target(spec);
 
@@ -967,8 +981,9 @@ class SluiceEngine implements Engine {
     return Object.freeze({
       checks: this.#checks,
       allowed: this.#allowed,
-      denied: this.#checks - this.#allowed,
+      denied: this.#checks - this.#allowed - this.#refunded,
       delayed: this.#delayed,
+      refunded: this.#refunded,
       shadowed: this.#shadowed,
       replayed: this.#replayed,
       unsharedIdempotent: this.#unsharedIdempotent,
@@ -1160,6 +1175,7 @@ class SluiceEngine implements Engine {
           "refund: result must be the answer to the request's check (one descriptor result per descriptor)",
         );
       }
+      this.#countRefund(result);
       if (result.replayed) return Promise.resolve(0);
       nowMs = request.nowMs ?? this.#clock.nowMs();
       plan = this.#plan(this.#compiled, request, nowMs);
@@ -1196,6 +1212,19 @@ class SluiceEngine implements Engine {
     return Promise.all(
       groupsOf(items).map((g) => g.store.apply(storeItemsOf(g.items), "refund", nowMs)),
     ).then(() => items.length);
+  }
+
+  /**
+   * Moves `result`, an allowed answer its caller gave back, from the allowed (and delayed) count to the refunded
+   * one, once per answer (see {@link EngineStats.refunded}). A denied answer stays denied; an answer this engine
+   * cannot have counted as allowed (more refunds than allowed answers) moves nothing, so no counter goes below 0.
+   */
+  #countRefund(result: CheckResult): void {
+    if (result.allowed !== true || this.#allowed === 0 || this.#refundedResults.has(result)) return;
+    this.#refundedResults.add(result);
+    this.#allowed--;
+    this.#refunded++;
+    if (result.delayMs > 0 && this.#delayed > 0) this.#delayed--;
   }
 
   /**

@@ -1236,7 +1236,7 @@ describe("admin API: configuration from the repository", () => {
       recording: true,
       rules: [{ domain: "api", rule: "api-per-user", totals: { allowed: 3, denied: 1, shadow: 0 } }],
       topThrottled: [{ identity: "user:1", count: 1, error: 0 }],
-      engine: { checks: 4 },
+      engine: { checks: 4, allowed: 3, denied: 1, refunded: 0 },
     });
     const missing = await app.inject({ url: "/api/v1/nothing" });
     expect(missing.statusCode).toBe(404);

@@ -16,11 +16,11 @@
  *   consumed from none, so refusals never push the client's next admission further out. Its delayed policies
  *   read as denied for as long as it would have waited: `r=0`, `t` and `Retry-After` that wait in whole seconds
  *   (rounded up, at least 1), `RateLimit-State: throttled`; it is recorded as denied (`sluice_decisions_total`)
- *   and `over_limit`;
+ *   and `over_limit`, and the engine's stats count its check as `refunded`, not allowed;
  * - delayed, and the client leaves while it waits (the proxy gave up: a timeout, its own client gone): the wait
  *   ends at once, its waiting slot is given back, and its units are refunded — it was never let through. Nothing
- *   is sent; `sluice_requests_total` records it as `cancelled`, and `sluice_decisions_total` not at all (no
- *   decision reached the client);
+ *   is sent; `sluice_requests_total` records it as `cancelled`, `sluice_decisions_total` not at all (no
+ *   decision reached the client), and the engine's stats its check as `refunded`, not allowed;
  * - denied: 429 (or 403 when configured: nginx `auth_request` passes on only 2xx, 401 and 403), with the same
  *   headers, `Retry-After`, and a `quota-exceeded` problem body;
  * - denied only because the store is unreachable and the rule fails closed: 503 (whatever the deny status: no

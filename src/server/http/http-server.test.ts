@@ -860,6 +860,8 @@ rules:
     expect(body).toContain('sluice_decisions_total{domain="shaped",rule="shaped",outcome="allowed"} 3');
     expect(body).toContain('sluice_decisions_total{domain="shaped",rule="shaped",outcome="denied"} 3');
     expect(body).toContain('sluice_requests_total{api="http_auth",code="over_limit"} 3');
+    // The engine's stats agree: the three refused were refunded, not allowed (nor delayed).
+    expect(ctx.engine.stats).toMatchObject({ checks: 6, allowed: 3, denied: 0, delayed: 2, refunded: 3 });
     expect([ctx.gate.inflight, ctx.gate.waiting]).toEqual([0, 0]);
   });
 
@@ -914,6 +916,8 @@ rules:
     expect(await metric('sluice_decisions_total{domain="shaped",rule="shaped",outcome="allowed"}')).toMatch(
       / 2$/,
     );
+    // So do the engine's stats: the abandoned one was refunded, not allowed (nor delayed).
+    expect(ctx.engine.stats).toMatchObject({ checks: 3, allowed: 2, denied: 0, delayed: 1, refunded: 1 });
   });
 
   it("allows without a check when no template has all its attributes", async () => {
