@@ -1,7 +1,8 @@
 // End to end: the admin server on a free port (in process: memory engine, file repository and audit log in a temp
 // dir), its dashboard in headless Chromium (apt `chromium`, driven by playwright-core). The page loads, shows a
 // rule created through the API while it is open, and its live counters move while the test drives checks through
-// the engine and the decision tally. A screenshot is saved to test-artifacts/dashboard.png.
+// the engine and the decision tally; on a read-only repository it says so, and why. A screenshot is saved to
+// test-artifacts/dashboard.png.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -155,6 +156,8 @@ describe("admin dashboard in Chromium", () => {
       .poll(() => page.locator("#status").textContent(), { timeout: 10_000 })
       .toMatch(/^Live · configuration v\d+/);
     expect(await page.locator("#tiers").textContent()).toBe("Tiers: free, premium");
+    expect(await page.locator("#rules-read-only").isHidden()).toBe(true);
+    expect(await page.locator("#status").textContent()).not.toContain("read-only");
 
     // Create a rule through the API while the page is open: the page picks it up on its own.
     const created = await fetch(`${base}/api/v1/rules`, {
@@ -243,6 +246,42 @@ rules:
       expect(await row("inherits").textContent()).toContain("per-second: 2 / 1s · sliding_log");
       expect(await cell("own")).toBe("delay ≤ 2s\nmode exact · fail_open");
       expect(await row("own").textContent()).toContain("per-second: 2 / 1s · gcra");
+      await other.close();
+    } finally {
+      await server.close();
+      await own.close();
+      await repo.close();
+    }
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("says when the rules are read-only through the admin API, and why", async () => {
+    const path = join(dir, "read-only.yaml");
+    writeFileSync(path, CONFIG);
+    const why = "the directory cannot be written (staged for the test)";
+    const repo = fileConfigRepository({ path, watch: false, readOnly: { reason: why } });
+    const own = createEngine({ config: (await repo.load()).config, clock: systemClock });
+    const server = createAdminServer({
+      engine: own,
+      repository: repo,
+      audit,
+      tokens: parseAdminTokens(`ops:${TOKEN}`),
+      clock: systemClock,
+      readAccess: "open",
+    });
+    await server.listen({ host: "127.0.0.1", port: 0 });
+    try {
+      const address = server.server.address();
+      if (address === null || typeof address === "string") throw new Error("no TCP address");
+      const other = await browser.newPage();
+      other.on("pageerror", (error) => pageErrors.push(error.message));
+      await other.goto(`http://127.0.0.1:${address.port}/dashboard/`);
+      const notice = other.locator("#rules-read-only");
+      await notice.waitFor({ state: "visible", timeout: 10_000 });
+      expect(await notice.textContent()).toBe(`Read-only through the admin API: ${path}: ${why}`);
+      expect(await other.locator("#status").textContent()).toMatch(
+        /^Live · configuration v1 \(read-only\) · /,
+      );
       await other.close();
     } finally {
       await server.close();

@@ -3,8 +3,9 @@
 // rules file's lock beside it; the service starts anyway, with the file read-only through the admin API: its rules
 // are enforced and readable through the admin API, an edit of the file (made through the writable source directory,
 // as the kubelet does) is applied and a bad one shows in /readyz, admin configuration writes are refused with 409
-// naming the file and why, nothing is written in the directory, audit records (a limits reset) are kept in memory
-// (or in an --audit-file given elsewhere), and one warning at start says so.
+// naming the file and why (GET /api/v1/status says the rules are read-only and why), nothing is written in the
+// directory, audit records (a limits reset) are kept in memory (or in an --audit-file given elsewhere), and one
+// warning at start says so.
 import { readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { request } from "undici";
@@ -158,6 +159,15 @@ describe("sluice serve, embedded mode, rules file on a read-only mount", () => {
     const rules = await admin("GET", "/rules");
     expect(rules.status).toBe(200);
     expect((rules.body.rules as { id: string }[]).map((r) => r.id)).toEqual(["per-user"]);
+    const status = await admin("GET", "/status");
+    expect(status.body.repository).toMatchObject({
+      location: `file:${rulesFile}`,
+      readOnly: true,
+      readOnlyReason: expect.stringContaining(
+        `${rulesFile}: the admin API cannot write this file: the directory ${directory} cannot be written ` +
+          "(EROFS: read-only file system)",
+      ),
+    });
     expect((await readyz()).status).toBe(200);
   });
 

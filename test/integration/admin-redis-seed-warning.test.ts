@@ -14,7 +14,11 @@ import { systemClock } from "../../src/core/clock.js";
 import type { Engine } from "../../src/engine/engine.js";
 import { createEngine } from "../../src/engine/engine.js";
 import { loadConfigFile } from "../../src/rules/load-config.js";
-import { type RunningAdmin, startAdminService } from "../../src/server/admin/admin-service.js";
+import {
+  ENVOY_FILE_READ_ONLY,
+  type RunningAdmin,
+  startAdminService,
+} from "../../src/server/admin/admin-service.js";
 import { adminTokens } from "../../src/server/admin/admin-tokens.js";
 import { getSharedRedis, uniqueKeyPrefix } from "../support/redis-env.js";
 import { type RedisProcess, startRedis } from "../support/redis-server.js";
@@ -197,6 +201,16 @@ describe("the admin API in Redis mode, on the shared server", () => {
     expect(engine.config.rules.map((r) => r.id)).toEqual(["user"]);
     expect(admin.location).toBe(`file:${path}`);
     expect(await raw.exists(`${p}:config`)).toBe(0); // no seed written
+    // The admin API says that the rules cannot be changed through it, and why.
+    const status = (await (await fetch(`http://127.0.0.1:${admin.port}/api/v1/status`)).json()) as {
+      repository: unknown;
+    };
+    expect(status.repository).toEqual({
+      location: `file:${path}`,
+      appliedVersion: 1,
+      readOnly: true,
+      readOnlyReason: `${path}: ${ENVOY_FILE_READ_ONLY}`,
+    });
   });
 
   it("warns when Redis holds a configuration an envoyproxy/ratelimit instance does not use", async () => {

@@ -22,6 +22,7 @@ import { createDecisionTally } from "./decision-tally.js";
 /** An in-memory ConfigRepository with the contract's semantics: serialized edits, whole validation, watchers. */
 class MemoryRepository implements ConfigRepository {
   readonly location = "memory:test";
+  readOnlyReason: string | undefined;
   updates = 0;
   failWith: Error | undefined;
   #snapshot: ConfigSnapshot;
@@ -1175,10 +1176,21 @@ describe("admin API: configuration from the repository", () => {
     // The repository's version, not the engine's count of updates (one here: this snapshot).
     expect(status).toMatchObject({
       config: { version: 2, reloads: 1, lastError: null },
-      repository: { location: "memory:test", appliedVersion: 2 },
+      repository: { location: "memory:test", appliedVersion: 2, readOnly: false, readOnlyReason: null },
     });
     const user = json(await app.inject({ url: "/api/v1/users/user:99/limits", headers: OPS }));
     expect(user.configVersion).toBe(2);
+  });
+
+  it("says in GET /status when the repository is read-only, and why", async () => {
+    repository.readOnlyReason = "memory:test: read-only (staged)";
+    const status = json(await app.inject({ url: "/api/v1/status" }));
+    expect(status.repository).toEqual({
+      location: "memory:test",
+      appliedVersion: 1,
+      readOnly: true,
+      readOnlyReason: "memory:test: read-only (staged)",
+    });
   });
 
   it("refuses a change the engine could not enforce before persisting it, naming the field", async () => {

@@ -14,7 +14,8 @@
  * another user's directory) still gets the admin API, with the file repository read-only, as for an
  * envoyproxy/ratelimit file in Redis mode below: the file loads and, with `watch`, each edit of it is applied (one
  * that does not load shows in `/readyz`, the previous rules staying); configuration writes (rules, tiers,
- * overrides) are refused with `ERR_SLUICE_UNSUPPORTED` (409) naming the file and why. Audit records go to the
+ * overrides) are refused with `ERR_SLUICE_UNSUPPORTED` (409) naming the file and why, and `GET /api/v1/status` says
+ * the repository is read-only and why (`repository.readOnly`, `readOnlyReason`). Audit records go to the
  * `--audit-file` when one is given (its own directory, locked as usual). The default one, beside the rules file,
  * usually cannot be created either: then the audit log is kept in memory, bounded (`memory-audit-log.ts`:
  * the last {@link MEMORY_AUDIT_MAX_ENTRIES} entries, 16 MiB), readable through the admin API until the service

@@ -44,6 +44,12 @@ export type ConfigEdit = (draft: NativeConfigInput, current: ConfigSnapshot) => 
 export interface ConfigRepository {
   /** Where it lives, for logs/status ("file:/path" or "redis://host:port/prefix", no credentials). */
   readonly location: string;
+  /**
+   * Why every `update` is refused, in the words of the refusal (`ERR_SLUICE_UNSUPPORTED`'s message, `<file>: <why>`),
+   * for `GET /api/v1/status`; undefined while the repository takes writes. It may change as the source does (a file
+   * edited out of the envoyproxy/ratelimit format becomes writable).
+   */
+  readonly readOnlyReason: string | undefined;
   /** The latest snapshot (loads it on first call). */
   load(): Promise<ConfigSnapshot>;
   /**

@@ -43,6 +43,8 @@
  * reason given, whatever the file holds, before reading it. Loading and watching are as above. It takes no lock and
  * does not sweep the directory of dead writers' temp files: it writes nothing there (a ConfigMap volume is mounted
  * read-only), and any number of processes, on one host or in containers sharing a mount, may read one file.
+ * Either way `readOnlyReason` is the message `update` would throw (`<file>: <why>`; for an envoyproxy/ratelimit
+ * file, as of the last reading), undefined while the file takes writes.
  *
  * One writer per file: two processes editing one file through the API would lose each other's updates (each
  * re-reads, then renames its own text over the file), so it is enforced. The repository takes the file's
@@ -120,6 +122,11 @@ const HEADER_NOTE =
   "sluice: admin writes rewrite this file; comments beside values they change or remove may be lost";
 const HEADER_VERSION = /^#\s*sluice: written by the admin API, version (\d+)\b/;
 
+/** Why an envoyproxy/ratelimit file is not written (after `<file>: `), in `update`'s refusal and `readOnlyReason`. */
+const ENVOY_FORMAT_READ_ONLY =
+  "the file is in the envoyproxy/ratelimit format, which the admin API cannot edit; convert it to the native " +
+  "format to manage it through the API";
+
 /** The empty native document given to envoyproxy/ratelimit files (see the module comment). */
 const NO_RULES: NativeConfigInput = deepFreeze({ version: 1, rules: [] });
 
@@ -154,8 +161,8 @@ class FileConfigRepository implements ConfigRepository {
   private readonly onError: (error: unknown) => void;
   private readonly onRecovered: (snapshot: ConfigSnapshot) => void;
   private readonly envoyAlgorithm: AlgorithmId | undefined;
-  /** Why every `update` is refused; undefined: the repository writes the file (see the module comment). */
-  private readonly readOnlyReason: string | undefined;
+  /** `readOnly.reason`: why every `update` is refused; undefined: the repository writes the file (module comment). */
+  private readonly readOnly: string | undefined;
   private readonly serial = new Serializer();
   private readonly listeners: SnapshotListeners;
   private current: ConfigSnapshot | undefined;
@@ -183,7 +190,7 @@ class FileConfigRepository implements ConfigRepository {
     this.onError = options.onError ?? (() => {});
     this.onRecovered = options.onRecovered ?? (() => {});
     this.envoyAlgorithm = options.envoyAlgorithm;
-    this.readOnlyReason = options.readOnly?.reason;
+    this.readOnly = options.readOnly?.reason;
     this.listeners = new SnapshotListeners(this.onError);
   }
 
@@ -201,18 +208,14 @@ class FileConfigRepository implements ConfigRepository {
   update(edit: ConfigEdit): Promise<ConfigSnapshot> {
     const result = this.serial.run(async () => {
       this.assertOpen();
-      if (this.readOnlyReason !== undefined) {
-        throw new SluiceError("ERR_SLUICE_UNSUPPORTED", `${this.file}: ${this.readOnlyReason}`);
+      if (this.readOnly !== undefined) {
+        throw new SluiceError("ERR_SLUICE_UNSUPPORTED", `${this.file}: ${this.readOnly}`);
       }
       await this.takeLock();
       for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
         const current = await this.sync();
-        if (this.envoy) {
-          throw new SluiceError(
-            "ERR_SLUICE_UNSUPPORTED",
-            `${this.file}: the file is in the envoyproxy/ratelimit format, which the admin API cannot edit; convert it to the native format to manage it through the API`,
-          );
-        }
+        if (this.envoy)
+          throw new SluiceError("ERR_SLUICE_UNSUPPORTED", `${this.file}: ${ENVOY_FORMAT_READ_ONLY}`);
         const draft = cloneDocument(current.document);
         edit(draft, current);
         const document = toJsonData(draft, this.file);
@@ -243,6 +246,12 @@ class FileConfigRepository implements ConfigRepository {
     return result;
   }
 
+  /** The refusal every `update` would throw now, `<file>: <why>`; undefined while the file takes writes. */
+  get readOnlyReason(): string | undefined {
+    if (this.readOnly !== undefined) return `${this.file}: ${this.readOnly}`;
+    return this.envoy ? `${this.file}: ${ENVOY_FORMAT_READ_ONLY}` : undefined;
+  }
+
   watch(listener: (snapshot: ConfigSnapshot) => void): () => void {
     return this.listeners.add(listener);
   }
@@ -260,7 +269,7 @@ class FileConfigRepository implements ConfigRepository {
 
   /** Takes the file's lock unless held or read-only (see the module comment); runs inside the serializer. */
   private async takeLock(): Promise<void> {
-    if (this.lock !== undefined || this.readOnlyReason !== undefined) return;
+    if (this.lock !== undefined || this.readOnly !== undefined) return;
     this.lock = await acquireFileLock(await resolveTarget(this.file), "edit it through the admin API");
   }
 
@@ -323,7 +332,7 @@ class FileConfigRepository implements ConfigRepository {
   private async read(): Promise<ConfigSnapshot> {
     // First read: temp files of a writer that died mid-write are removed (they are never read either way); a
     // read-only repository leaves the directory alone.
-    if (this.current === undefined && this.readOnlyReason === undefined)
+    if (this.current === undefined && this.readOnly === undefined)
       await removeStaleTempFiles(await resolveTarget(this.file));
     let text: string;
     try {

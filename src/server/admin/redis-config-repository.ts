@@ -125,6 +125,8 @@ interface Raw {
 
 class RedisConfigRepository implements ConfigRepository {
   readonly location: string;
+  /** Redis takes every write (a Redis that does not answer fails them, 503, but is no read-only source). */
+  readonly readOnlyReason = undefined;
   private readonly client: Redis;
   private readonly key: string;
   private readonly channel: string;

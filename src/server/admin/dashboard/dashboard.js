@@ -1,5 +1,6 @@
 // Sluice admin dashboard: reads the admin API (/api/v1/rules, /stats, /audit, /status) once a second and
-// renders rules and tiers, live decisions per rule, the top throttled identities and recent changes.
+// renders rules and tiers, live decisions per rule, the top throttled identities and recent changes, and says when
+// the rules are read-only through the admin API, and why (/status: repository.readOnly, readOnlyReason).
 // Plain ES module, no dependencies. Every value from the API is written with textContent (never as HTML).
 // Each URL is fetched with If-None-Match, so an unchanged resource costs a 304. A token typed into the page
 // (for token-protected reads) is kept in sessionStorage only, for this tab.
@@ -279,6 +280,16 @@ function renderAudit(page) {
   $("audit-empty").hidden = page.entries.length > 0;
 }
 
+// The rules cannot be changed through the admin API (an envoyproxy/ratelimit file, a read-only mount): say why.
+function renderReadOnly(repository) {
+  const notice = $("rules-read-only");
+  const readOnly = repository?.readOnly === true;
+  notice.hidden = !readOnly;
+  notice.textContent = readOnly
+    ? `Read-only through the admin API: ${repository.readOnlyReason ?? "no reason given"}`
+    : "";
+}
+
 function setStatus(text, kind) {
   const s = $("status");
   s.textContent = text;
@@ -301,6 +312,7 @@ async function refresh() {
     renderLive(rules, stats);
     renderThrottled(stats);
     renderAudit(audit);
+    renderReadOnly(status.repository);
     const lastError = status.config.lastError;
     if (lastError) {
       setStatus(
@@ -308,7 +320,8 @@ async function refresh() {
         "warn",
       );
     } else {
-      setStatus(`Live · configuration v${rules.version} · ${formatTime(stats.at)}`, "ok");
+      const readOnly = status.repository?.readOnly ? " (read-only)" : "";
+      setStatus(`Live · configuration v${rules.version}${readOnly} · ${formatTime(stats.at)}`, "ok");
     }
     document.body.dataset.state = "live";
   } catch (error) {

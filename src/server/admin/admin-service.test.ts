@@ -1,0 +1,175 @@
+// The admin service in embedded mode (memory engine, rules file in a temp dir) where a directory cannot be written:
+// a rules file there is read-only, and GET /api/v1/status says so and why. As root, a read-only bind mount (EROFS: a ConfigMap volume's case); otherwise
+// a directory without write permission (EACCES), which root would ignore.
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { request } from "undici";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type ReadOnlyMount, readOnlyMount } from "../../../test/support/read-only-mount.js";
+import { systemClock } from "../../core/clock.js";
+import { createEngine, type Engine } from "../../engine/engine.js";
+import { loadConfigFile } from "../../rules/load-config.js";
+import { type AdminServiceOptions, type RunningAdmin, startAdminService } from "./admin-service.js";
+import { parseAdminTokens } from "./admin-tokens.js";
+
+const RULES = `version: 1
+rules:
+  - id: per-user
+    domain: api
+    match: [{ key: user }]
+    limits: [{ limit: 2, period: 1h }]
+`;
+const TOKEN = "admin-service-test-token";
+const NEW_RULE = {
+  id: "per-tenant",
+  domain: "api",
+  match: [{ key: "tenant" }],
+  limits: [{ limit: 1, period: "1h" }],
+};
+
+interface Line {
+  readonly level: number;
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
+
+const root = process.getuid?.() === 0;
+let dir: string;
+/** A writable directory holding the rules file. */
+let writable: string;
+/** A directory that cannot be written (read-only mount as root, mode 0555 otherwise), holding a rules file. */
+let readOnly: string;
+let mount: ReadOnlyMount | undefined;
+const running: RunningAdmin[] = [];
+const engines: Engine[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "sluice-admin-service-"));
+  writable = join(dir, "rw");
+  await mkdir(writable);
+  await writeFile(join(writable, "rules.yaml"), RULES);
+  const source = join(dir, "src");
+  readOnly = join(dir, "ro");
+  await mkdir(source);
+  await writeFile(join(source, "rules.yaml"), RULES);
+  if (root) {
+    mount = readOnlyMount(source, readOnly);
+  } else {
+    await mkdir(readOnly);
+    await writeFile(join(readOnly, "rules.yaml"), RULES);
+    await chmod(readOnly, 0o555);
+  }
+});
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((a) => a.close()));
+  await Promise.all(engines.splice(0).map((e) => e.close()));
+  mount?.unmount();
+  mount = undefined;
+  if (!root) await chmod(readOnly, 0o755);
+  await rm(dir, { recursive: true, force: true });
+});
+
+const errno = root ? "EROFS" : "EACCES";
+
+/** Starts the admin service on `configFile` (embedded mode, any free port); its log lines land in `lines`. */
+async function start(
+  configFile: string,
+  options: Partial<AdminServiceOptions> = {},
+): Promise<{ admin: RunningAdmin; lines: Line[] }> {
+  const lines: Line[] = [];
+  const log = pino({ level: "info" }, { write: (s: string) => void lines.push(JSON.parse(s) as Line) });
+  const engine = createEngine({ config: await loadConfigFile(configFile), clock: systemClock });
+  engines.push(engine);
+  const admin = await startAdminService({
+    engine,
+    configFile,
+    redisPrefix: "rl",
+    tokens: parseAdminTokens(`ops:${TOKEN}`),
+    readAccess: "open",
+    clock: systemClock,
+    log,
+    host: "127.0.0.1",
+    port: 0,
+    watch: false,
+    ...options,
+  });
+  running.push(admin);
+  return { admin, lines };
+}
+
+/** A request to the admin API of `admin` with the token. */
+async function api(
+  admin: RunningAdmin,
+  method: "GET" | "POST",
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; type: string; body: Record<string, unknown> }> {
+  const res = await request(`http://127.0.0.1:${admin.port}/api/v1${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.body.text();
+  return {
+    status: res.statusCode,
+    type: String(res.headers["content-type"]),
+    body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>),
+  };
+}
+
+describe("admin service: GET /api/v1/status and a read-only rules file", () => {
+  it("says the repository is read-only and why, in the words a refused write gives", async () => {
+    const rulesFile = join(readOnly, "rules.yaml");
+    const { admin } = await start(rulesFile);
+    const refused = await api(admin, "POST", "/rules", NEW_RULE);
+    expect(refused.status).toBe(409);
+    const status = await api(admin, "GET", "/status");
+    expect(status.status).toBe(200);
+    expect(status.body.repository).toEqual({
+      location: `file:${rulesFile}`,
+      appliedVersion: 1,
+      readOnly: true,
+      readOnlyReason: refused.body.detail,
+    });
+    expect(status.body.repository).toMatchObject({
+      readOnlyReason: expect.stringContaining(
+        `${rulesFile}: the admin API cannot write this file: the directory ${readOnly} cannot be written (${errno}`,
+      ),
+    });
+  });
+
+  it("says it is writable otherwise", async () => {
+    const rulesFile = join(writable, "rules.yaml");
+    const { admin } = await start(rulesFile);
+    const status = await api(admin, "GET", "/status");
+    expect(status.body.repository).toEqual({
+      location: `file:${rulesFile}`,
+      appliedVersion: 1,
+      readOnly: false,
+      readOnlyReason: null,
+    });
+    expect((await api(admin, "POST", "/rules", NEW_RULE)).status).toBe(201);
+  });
+
+  it("says an envoyproxy/ratelimit file is read-only, and why", async () => {
+    const rulesFile = join(writable, "envoy.yaml");
+    await writeFile(
+      rulesFile,
+      "domain: api\ndescriptors:\n  - key: user\n    rate_limit: { unit: minute, requests_per_unit: 3 }\n",
+    );
+    const { admin } = await start(rulesFile);
+    const refused = await api(admin, "POST", "/rules", NEW_RULE);
+    expect(refused.status).toBe(409);
+    const status = await api(admin, "GET", "/status");
+    expect(status.body.repository).toMatchObject({ readOnly: true, readOnlyReason: refused.body.detail });
+    expect(String(refused.body.detail)).toContain(
+      `${rulesFile}: the file is in the envoyproxy/ratelimit format`,
+    );
+  });
+});
