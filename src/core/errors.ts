@@ -136,21 +136,33 @@ export class FileNotWritableError extends SluiceError {
   readonly errno: string;
   /** What `errno` means, in words: `read-only file system`, `permission denied`, `operation not permitted`. */
   readonly meaning: string;
+  /** What was being done, as the message says it (`cannot take its lock <path> to edit it through the admin API`). */
+  readonly action: string;
 
   /**
    * Creates an `ERR_SLUICE_FILE_NOT_WRITABLE` error naming the file, the directory and why; `what` says what was
-   * being done (`cannot take its lock <path> to edit it through the admin API`).
+   * being done (`cannot take its lock <path> to edit it through the admin API`); `advice`, when given, ends the
+   * message (`; <advice>`: which setting named the file, what to do).
    */
-  constructor(file: string, directory: string, errno: string, what: string, cause?: unknown) {
+  constructor(
+    file: string,
+    directory: string,
+    errno: string,
+    what: string,
+    cause?: unknown,
+    advice?: string,
+  ) {
     const meaning = Object.hasOwn(NOT_WRITABLE_CAUSES, errno) ? NOT_WRITABLE_CAUSES[errno] : "refused";
     super(
       "ERR_SLUICE_FILE_NOT_WRITABLE",
-      `${file}: ${what}: the directory ${directory} cannot be written (${errno}: ${meaning})`,
+      `${file}: ${what}: the directory ${directory} cannot be written (${errno}: ${meaning})` +
+        (advice === undefined ? "" : `; ${advice}`),
       { cause },
     );
     this.file = file;
     this.directory = directory;
     this.errno = errno;
     this.meaning = meaning;
+    this.action = what;
   }
 }

@@ -4,8 +4,8 @@
 // are enforced and readable through the admin API, an edit of the file (made through the writable source directory,
 // as the kubelet does) is applied and a bad one shows in /readyz, admin configuration writes are refused with 409
 // naming the file and why (GET /api/v1/status says the rules are read-only and why), nothing is written in the
-// directory, audit records (a limits reset) are kept in memory (or in an --audit-file given elsewhere), and one
-// warning at start says so.
+// directory, audit records (a limits reset) are kept in memory (or in an --audit-file given elsewhere; one in the
+// read-only mount refuses the start), and one warning at start says so.
 import { readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { request } from "undici";
@@ -221,6 +221,27 @@ describe("sluice serve, embedded mode, rules file on a read-only mount", () => {
     replaceRules(RULES);
     await until(async () => (await readyz()).status === 200, "/readyz to clear once the file is fixed");
     expect([await allowed("team", "green"), await allowed("team", "green")]).toEqual([true, true]); // rule gone
+  }, 60_000);
+
+  it("with --audit-file in the read-only mount, or under it, refuses to start (exit 2) naming the file, why and the flag", async () => {
+    for (const [auditFile, what] of [
+      [join(mount.path, "audit.jsonl"), `cannot take its lock ${join(mount.path, "audit.jsonl")}.lock`],
+      [join(mount.path, "logs", "audit.jsonl"), `cannot create its directory ${join(mount.path, "logs")}`],
+    ]) {
+      const refused = await startServiceProcess(["--config", rulesFile, "--audit-file", auditFile], {
+        env: { SLUICE_ADMIN_TOKENS: `ops:${TOKEN}` },
+        commandPrefix: mount.commandPrefix,
+      }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(Error);
+      const message = (refused as Error).message;
+      expect(message).toContain('"code":2');
+      expect(message).toContain(
+        `sluice: ERR_SLUICE_FILE_NOT_WRITABLE: ${auditFile}: ${what} to append to this audit log: the directory ` +
+          `${directory} cannot be written (EROFS: read-only file system); --audit-file (SLUICE_AUDIT_FILE) names ` +
+          "this file",
+      );
+    }
+    expect(readdirSync(mount.source)).toEqual(["rules.yaml"]);
   }, 60_000);
 
   it("with --audit-file in a writable directory, records go there; a second service shares the read-only file", async () => {

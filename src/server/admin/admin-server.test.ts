@@ -1,7 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { failingStore } from "../../../test/support/failing-store.js";
-import { ConfigError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
+import { ConfigError, FileNotWritableError, SluiceError, StoreUnavailableError } from "../../core/errors.js";
 import { ManualClock } from "../../core/manual-clock.js";
 import { createEngine, type Engine } from "../../engine/engine.js";
 import { deepFreeze, type NativeConfigInput } from "../../rules/config-schema.js";
@@ -1191,6 +1191,28 @@ describe("admin API: configuration from the repository", () => {
       readOnly: true,
       readOnlyReason: "memory:test: read-only (staged)",
     });
+  });
+
+  it("answers an audit log whose directory cannot be written with 503 naming the file, not 500", async () => {
+    await app.close();
+    const failing = new MemoryAuditLog(clock);
+    failing.list = () =>
+      Promise.reject(
+        new FileNotWritableError(
+          "/ro/audit.jsonl",
+          "/ro",
+          "EROFS",
+          "cannot take its lock /ro/audit.jsonl.lock",
+        ),
+      );
+    app = build({ audit: failing });
+    const res = await app.inject({ url: "/api/v1/audit", headers: OPS });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers["content-type"]).toMatch(/problem\+json/);
+    expect(json(res).detail).toBe(
+      "/ro/audit.jsonl: cannot take its lock /ro/audit.jsonl.lock: the directory /ro cannot be written " +
+        "(EROFS: read-only file system)",
+    );
   });
 
   it("refuses a change the engine could not enforce before persisting it, naming the field", async () => {

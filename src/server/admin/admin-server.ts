@@ -18,7 +18,9 @@
  * and problem details naming the violated policy), then is authenticated: writes always need
  * `Authorization: Bearer <token>`, reads only with `readAccess: "token"`; a missing or wrong token answers 401
  * with `WWW-Authenticate: Bearer`. A presented token that is wrong is refused even on open reads. Tokens are never
- * logged. Errors are problem details (`application/problem+json`).
+ * logged. Errors are problem details (`application/problem+json`): a repository or audit log that cannot be reached
+ * or opened (`ERR_SLUICE_STORE_UNAVAILABLE`, `…_STORE_TIMEOUT`, `…_STORE_CLOSED`, `…_FILE_NOT_WRITABLE`) answers 503
+ * with its message, which names the file or store; only an error nothing expected answers 500.
  *
  * The caller owns the engine, repository, audit log and tally: closing the server only stops watching the
  * repository and releases the admin limiter.
@@ -159,6 +161,10 @@ export function createAdminServer(options: AdminServerOptions): FastifyInstance 
         detail: error.message,
         headers: { "Retry-After": "1" },
       });
+    } else if (error instanceof SluiceError && error.code === "ERR_SLUICE_FILE_NOT_WRITABLE") {
+      // A file of the admin API (the audit log) whose directory cannot be written: no retry will fix it soon.
+      log?.error({ err: error.message }, "admin: file not writable");
+      problem = new AdminProblem(503, "unavailable", { detail: error.message });
     } else {
       const known = fastifyProblem(error as FastifyError);
       if (known !== undefined) {

@@ -7,7 +7,11 @@
  * lines file beside it (`<rules file>.audit.jsonl` unless given). One admin service per file: both files are
  * locked (`<file>.lock`, naming the pid) from start to `close`, and a second service on the same rules or audit
  * file refuses to start with `ERR_SLUICE_FILE_LOCKED` naming the file and the holder's pid (several instances
- * share a configuration through Redis mode).
+ * share a configuration through Redis mode). An audit file given explicitly (`--audit-file`) that cannot be opened
+ * at start (its directory cannot be written, or cannot be created; any other failure) stops the start too, with an
+ * error naming the file, why and the setting (`ERR_SLUICE_FILE_NOT_WRITABLE`, or `ERR_SLUICE_INVALID_ARGUMENT`):
+ * the operator asked for that record, so it is neither replaced nor left failing (every audit read an error, every
+ * record lost). Only the default audit file falls back (to memory, below).
  *
  * **A rules file in a directory that cannot be written** (embedded mode: its lock refused with EROFS, EACCES or
  * EPERM, `FileNotWritableError`: a Kubernetes ConfigMap or another read-only mount, a read-only root file system,
@@ -73,6 +77,7 @@ import {
   ConfigError,
   FileLockedError,
   FileNotWritableError,
+  InvalidArgumentError,
   StoreUnavailableError,
 } from "../../core/errors.js";
 import type { AlgorithmId } from "../../core/limit-spec.js";
@@ -218,6 +223,33 @@ export function unwritableRulesReason(error: FileNotWritableError, watch: boolea
     `it comes from (${watch ? "each edit is applied" : "read at start only, --no-watch"}); to manage them through ` +
     "the admin API, start with a rules file in a writable directory, or with --store redis (the file then seeds Redis)"
   );
+}
+
+/**
+ * What to do about an `--audit-file` that cannot be opened (after the error's `; `); `configFile`: the rules file,
+ * beside which the default audit file goes.
+ */
+function auditFileAdvice(configFile: string): string {
+  return (
+    "--audit-file (SLUICE_AUDIT_FILE) names this file, and the service does not start without the audit log it " +
+    "asks for: give a path in a directory this process can write, or leave the setting out (audit records then go " +
+    `to ${configFile}.audit.jsonl, kept in memory when that directory cannot be written)`
+  );
+}
+
+/**
+ * The start-up error of an `--audit-file` that cannot be opened (`error`, the audit log's), with
+ * {@link auditFileAdvice} appended: `ERR_SLUICE_FILE_NOT_WRITABLE` for a directory that cannot be written or
+ * created, `ERR_SLUICE_FILE_LOCKED` as it is (it says what to do), `ERR_SLUICE_INVALID_ARGUMENT` for any other
+ * failure.
+ */
+function explicitAuditFileError(error: unknown, configFile: string): Error {
+  if (error instanceof FileLockedError) return error;
+  const advice = auditFileAdvice(configFile);
+  if (error instanceof FileNotWritableError) {
+    return new FileNotWritableError(error.file, error.directory, error.errno, error.action, error, advice);
+  }
+  return new InvalidArgumentError(`${error instanceof Error ? error.message : String(error)}; ${advice}`);
 }
 
 /** What {@link warnUnwritable} says. */
@@ -431,16 +463,18 @@ export async function startAdminService(options: AdminServiceOptions): Promise<R
     try {
       await fileAudit.open();
     } catch (error) {
-      if (error instanceof FileLockedError) {
-        await repository.close();
-        await fileAudit.close();
-        throw error;
-      }
-      // An audit file given explicitly stays the audit log (its appends fail and are logged, as before).
+      // The default audit file in a directory that cannot be written: the audit log is kept in memory. Any other
+      // failure of the default one is left to the admin API (its audit reads answer 503 naming the file, and a
+      // change it cannot record is logged), as for the rules file.
       if (error instanceof FileNotWritableError && options.auditFile === undefined) {
         auditInMemory = error;
         await fileAudit.close();
         audit = memoryAuditLog({ clock });
+      } else if (error instanceof FileLockedError || options.auditFile !== undefined) {
+        // Held by another process, or the file the operator asked for cannot be opened: do not start.
+        await repository.close();
+        await fileAudit.close();
+        throw options.auditFile === undefined ? error : explicitAuditFileError(error, options.configFile);
       }
     }
     if (unwritable !== undefined || auditInMemory !== undefined) {

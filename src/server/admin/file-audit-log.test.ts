@@ -1,8 +1,8 @@
-import { appendFile, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileLockedError, InvalidArgumentError } from "../../core/errors.js";
+import { FileLockedError, InvalidArgumentError, StoreUnavailableError } from "../../core/errors.js";
 import { ManualClock } from "../../core/manual-clock.js";
 import type { AuditEntry, AuditLog } from "./audit-log.js";
 import { fileAuditLog } from "./file-audit-log.js";
@@ -178,6 +178,27 @@ describe("fileAuditLog", () => {
     expect(await lines()).toHaveLength(1);
     await first.close();
     expect((await second.list()).entries).toHaveLength(1); // the lock is free again: opens on the next call
+  });
+
+  it("creates missing directories; a path it cannot open fails with an error naming the file, tried again later", async () => {
+    const nested = fileAuditLog({ path: join(dir, "a", "b", "audit.jsonl"), clock });
+    logs.push(nested);
+    await nested.append(change(1));
+    expect(await readdir(join(dir, "a", "b"))).toContain("audit.jsonl");
+
+    const blocker = join(dir, "not-a-directory");
+    await writeFile(blocker, "");
+    const path = join(blocker, "audit.jsonl");
+    const blocked = fileAuditLog({ path, clock });
+    logs.push(blocked);
+    const error = await blocked.list().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toBe(
+      `${path}: cannot open the audit log: ${blocker} exists and is not a directory`,
+    );
+    await expect(blocked.append(change(1))).rejects.toBeInstanceOf(StoreUnavailableError);
+    await rm(blocker);
+    expect((await blocked.list()).entries).toEqual([]); // opens on the next call once it can
   });
 
   it("validates what it is given", async () => {

@@ -23,11 +23,22 @@
  * its pid) when it opens the file and holds it until `close`; another log on the same file, in this process or
  * another, fails to open with `ERR_SLUICE_FILE_LOCKED` naming the file and the holder's pid (use Redis mode for
  * several instances). A lock left by a process that died is taken over.
+ *
+ * Opening fails with a typed error naming the file: `ERR_SLUICE_FILE_NOT_WRITABLE` when its directory, or the
+ * nearest existing parent of a missing one, refuses to create files (EROFS, EACCES, EPERM; it names that
+ * directory), `ERR_SLUICE_STORE_UNAVAILABLE` for any other failure (a path through a regular file, a file this
+ * process may not open). A failed open is tried again by the next `append`, `list` or `open`.
  */
-import { type FileHandle, mkdir, open } from "node:fs/promises";
+import { type FileHandle, mkdir, open, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { type Clock, systemClock } from "../../core/clock.js";
-import { InvalidArgumentError, SluiceError } from "../../core/errors.js";
+import {
+  FileNotWritableError,
+  InvalidArgumentError,
+  NOT_WRITABLE_CAUSES,
+  SluiceError,
+  StoreUnavailableError,
+} from "../../core/errors.js";
 import { removeStaleTempFiles, writeFileAtomic } from "./atomic-write.js";
 import {
   AUDIT_ID,
@@ -251,14 +262,24 @@ class JsonLinesAuditLog implements FileAuditLog {
     return this.opened.then(() => this.handle as FileHandle);
   }
 
+  /** Opens the file (see the module comment for its errors). */
   private async load(): Promise<void> {
-    await mkdir(dirname(this.path), { recursive: true });
-    this.lock ??= await acquireFileLock(this.path, "append to this audit log");
-    await removeStaleTempFiles(this.path);
-    const handle = await open(this.path, "a+");
-    this.handle = handle;
-    await this.index(handle, true);
-    await this.compactIfDue();
+    try {
+      await createDirectory(this.path, dirname(this.path));
+      this.lock ??= await acquireFileLock(this.path, "append to this audit log");
+      await removeStaleTempFiles(this.path);
+      const handle = await open(this.path, "a+");
+      this.handle = handle;
+      await this.index(handle, true);
+      await this.compactIfDue();
+    } catch (error) {
+      if (error instanceof SluiceError) throw error;
+      throw new StoreUnavailableError(
+        this.path,
+        `cannot open the audit log: ${error instanceof Error ? error.message : String(error)}`,
+        error,
+      );
+    }
   }
 
   /** Scans the file: indexes every entry line; with `cut`, cuts off a torn last line. */
@@ -337,6 +358,42 @@ class JsonLinesAuditLog implements FileAuditLog {
     this.size -= base;
     this.handle = handle;
     this.opened = Promise.resolve();
+  }
+}
+
+/**
+ * Creates `dir` and its missing parents, as `mkdir -p` does, for the audit log `file`. A directory that refuses to
+ * create one (EROFS, EACCES, EPERM) throws {@link FileNotWritableError} naming it (Node's recursive `mkdir` reports
+ * that as ENOENT on the missing directory, naming neither); `dir` existing as something else than a directory throws
+ * an error saying so. Other failures are thrown as they are.
+ */
+async function createDirectory(file: string, dir: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await mkdir(dir);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EEXIST") {
+        if ((await stat(dir)).isDirectory()) return;
+        throw new Error(`${dir} exists and is not a directory`);
+      }
+      // Its parent is missing: create it, then this one (once: a parent removed meanwhile fails the second try).
+      if (code === "ENOENT" && attempt === 0 && dirname(dir) !== dir) {
+        await createDirectory(file, dirname(dir));
+        continue;
+      }
+      if (code !== undefined && Object.hasOwn(NOT_WRITABLE_CAUSES, code)) {
+        throw new FileNotWritableError(
+          file,
+          dirname(dir),
+          code,
+          `cannot create its directory ${dir} to append to this audit log`,
+          error,
+        );
+      }
+      throw error;
+    }
   }
 }
 
