@@ -226,6 +226,24 @@ describe("parseServiceSettings", () => {
     ).toMatchObject({ store: "redis", redisCluster: true, redisUrls: ["redis://a:7000"] });
   });
 
+  it("refuses --audit-file where it would be ignored: with the Redis store (a stream) and without the admin API", () => {
+    expect(
+      errorOf(() =>
+        parseServiceSettings({ ...CONFIG, auditFile: "/var/log/a.jsonl" }, { SLUICE_REDIS: "redis://h" }),
+      ).message,
+    ).toBe(
+      "--audit-file applies only to the memory store: with --store redis the admin API's audit log is the Redis stream <--redis-prefix>:audit",
+    );
+    expect(
+      errorOf(() =>
+        parseServiceSettings({ ...CONFIG, admin: false }, { SLUICE_AUDIT_FILE: "/var/log/a.jsonl" }),
+      ).message,
+    ).toBe("SLUICE_AUDIT_FILE applies only with the admin API, which --no-admin (SLUICE_ADMIN) turns off");
+    expect(parseServiceSettings({ ...CONFIG, auditFile: "/var/log/a.jsonl" }, {}).auditFile).toBe(
+      "/var/log/a.jsonl",
+    );
+  });
+
   it("reads --redis-sentinel: the URLs are Sentinels, with the Redis store only and never with --redis-cluster", () => {
     const sentinels = "redis://app:pw@10.0.0.1:26379/2, redis://app:pw@10.0.0.2:26379/2";
     expect(

@@ -1025,6 +1025,17 @@ export function parseServiceSettings(
       );
     }
   }
+  // The admin API's audit log is this file only on the memory store: with Redis it is the Redis stream
+  // `<prefix>:audit`, readable from every instance, and without the admin API there is none.
+  const auditFile = name("auditFile", "audit-file", "SLUICE_AUDIT_FILE");
+  if (out.auditFile !== undefined && out.store === "redis") {
+    problems.push(
+      `${auditFile} applies only to the memory store: with --store redis the admin API's audit log is the Redis stream <--redis-prefix>:audit`,
+    );
+  }
+  if (out.auditFile !== undefined && out.admin === false) {
+    problems.push(`${auditFile} applies only with the admin API, which --no-admin (SLUICE_ADMIN) turns off`);
+  }
   const budget = out.grpcReceiveBufferBytes as number | undefined;
   const maxBody = out.maxBodyBytes as number | undefined;
   if (budget !== undefined && maxBody !== undefined && budget < maxBody + RECEIVE_BUFFER_HEADROOM_BYTES) {
