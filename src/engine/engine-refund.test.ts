@@ -2,14 +2,15 @@ import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { AsyncMemoryStore } from "../../test/support/async-memory-store.js";
 import { getSharedRedis, uniqueKeyPrefix } from "../../test/support/redis-env.js";
+import { SluiceError } from "../core/errors.js";
 import { type LimitSpecInput, parseLimitSpec } from "../core/limit-spec.js";
 import { ManualClock } from "../core/manual-clock.js";
 import type { Descriptor } from "../rules/rule.js";
 import { any, makeConfig, makeRule } from "../rules/testing-rules.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
 import { redisStore } from "../stores/redis/index.js";
-import type { Store } from "../stores/store.js";
-import { type CheckRequest, type CheckResult, createEngine } from "./engine.js";
+import type { Store, StoreItem, StoreOp } from "../stores/store.js";
+import { type CheckRequest, type CheckResult, createEngine, type EngineOptions } from "./engine.js";
 
 // Engine.refund gives back what an admitted check counted, for a caller that did not proceed (forward-auth: a
 // delayed request the waiting pool could not hold, or whose client went away while it waited).
@@ -55,6 +56,13 @@ const config = makeConfig({
       failurePolicy: "fail_open",
       limits: [spec({ name: "per-minute", algorithm: "fixed_window", limit: 3, periodMs: 60_000 })],
     }),
+    makeRule({
+      id: "device",
+      domain: "api",
+      match: [any("device")],
+      mode: "local",
+      limits: [spec({ name: "per-minute", algorithm: "fixed_window", limit: 3, periodMs: 60_000 })],
+    }),
   ],
 });
 
@@ -66,10 +74,10 @@ const STORES: readonly [string, () => Store][] = [
 ];
 
 describe.each(STORES)("engine.refund (%s)", (_name, makeStore) => {
-  function setup() {
+  function setup(options: Partial<EngineOptions> = {}) {
     const clock = new ManualClock(T0);
     const store = makeStore();
-    const engine = createEngine({ config, store, clock, scheduler: clock });
+    const engine = createEngine({ config, store, clock, scheduler: clock, ...options });
     const check = (descriptors: Descriptor[], extra: Partial<CheckRequest> = {}) => {
       const request: CheckRequest = { domain: "api", descriptors, ...extra };
       return engine.check(request).then((result) => ({ request, result }));
@@ -136,8 +144,8 @@ describe.each(STORES)("engine.refund (%s)", (_name, makeStore) => {
     expect(engine.stats).toMatchObject({ checks: 2, allowed: 2, denied: 0, delayed: 1, refunded: 0 });
     expect(await engine.refund(second.request, second.result)).toBe(1);
     expect(engine.stats).toMatchObject({ checks: 2, allowed: 1, denied: 0, delayed: 0, refunded: 1 });
-    // The same answer given back again moves nothing more (its units may go back twice: the caller's error).
-    await engine.refund(second.request, second.result);
+    // The same answer given back again moves nothing more (and gives nothing back).
+    expect(await engine.refund(second.request, second.result)).toBe(0);
     expect(engine.stats).toMatchObject({ checks: 2, allowed: 1, denied: 0, delayed: 0, refunded: 1 });
     // An undelayed admission leaves `delayed` alone.
     await engine.refund(first.request, first.result);
@@ -153,6 +161,49 @@ describe.each(STORES)("engine.refund (%s)", (_name, makeStore) => {
     const other = await check([of("ip", "192.0.2.10")]);
     await expect(engine.refund({ domain: "api", descriptors: [] }, other.result)).rejects.toThrow(/result/);
     expect(engine.stats).toMatchObject({ checks: 7, allowed: 4, denied: 1, refunded: 2 });
+  });
+
+  it("gives an answer's units back once: a second refund of it gives nothing back and resolves 0", async () => {
+    const { engine, check } = setup();
+    await check([of("user", "bob")]);
+    expect((await check([of("user", "bob")])).result.delayMs).toBe(1000);
+    const third = await check([of("user", "bob")]);
+    expect(third.result.delayMs).toBe(2000);
+    expect(await engine.refund(third.request, third.result)).toBe(1);
+    // A retried refund (or a second code path refunding the same answer) must not give its reservation back again:
+    // the next request still waits 2 s, not 1 s.
+    expect(await engine.refund(third.request, third.result)).toBe(0);
+    expect((await check([of("user", "bob")])).result.delayMs).toBe(2000);
+    expect(engine.stats).toMatchObject({ checks: 4, allowed: 3, refunded: 1 });
+  });
+
+  it("gives an answer back once when two refunds of it start before either settles", async () => {
+    const { engine, check, store } = setup();
+    await check([of("user", "bob")]);
+    await check([of("user", "bob")]);
+    const third = await check([of("user", "bob")]);
+    const counted = store instanceof AsyncMemoryStore ? store.calls.length : 0;
+    const both = [engine.refund(third.request, third.result), engine.refund(third.request, third.result)];
+    expect(await Promise.all(both)).toEqual([1, 0]);
+    if (store instanceof AsyncMemoryStore) {
+      expect(store.calls.slice(counted).map((c) => c.op)).toEqual(["refund"]);
+    }
+    expect((await check([of("user", "bob")])).result.delayMs).toBe(2000);
+  });
+
+  it("gives back once what a denied answer counted (counting each), its stats untouched", async () => {
+    const { engine, check } = setup({ counting: "each" });
+    const ip = of("ip", "192.0.2.30");
+    for (let i = 0; i < 3; i++) await check([ip]);
+    const mixed = await check([of("tenant", "t2"), ip]);
+    expect(mixed.result.allowed).toBe(false);
+    expect(mixed.result.descriptors[0].decision?.remaining).toBe(9); // counted: each descriptor on its own
+    expect(await engine.refund(mixed.request, mixed.result)).toBe(1);
+    expect(await engine.refund(mixed.request, mixed.result)).toBe(0);
+    // Back to 10 once; a second give-back would not show (never above the fresh state), so spend one first.
+    await check([of("tenant", "t2")]);
+    expect((await check([of("tenant", "t2")], { cost: 0 })).result.decision.remaining).toBe(9);
+    expect(engine.stats).toMatchObject({ checks: 6, allowed: 5, denied: 1, refunded: 0 });
   });
 
   it("counts a refunded replay as refunded, though its units belong to the first answer", async () => {
@@ -173,6 +224,49 @@ describe.each(STORES)("engine.refund (%s)", (_name, makeStore) => {
       message: expect.stringMatching(/^refund: result must be the answer to the request's check/),
     });
     await expect(engine.refund({ domain: "", descriptors: [] }, result)).rejects.toThrow(/domain/);
+  });
+});
+
+/**
+ * An asynchronous store whose refunds reject while `refusing` is set, as a closed store's calls do
+ * (`ERR_SLUICE_STORE_CLOSED`: a caller error, which the engine's failure wrapper passes on instead of answering by
+ * the failure policy).
+ */
+class RefundRefusingStore extends AsyncMemoryStore {
+  refusing = false;
+
+  override apply(items: readonly StoreItem[], op: StoreOp, nowMs: number) {
+    if (op !== "refund" || !this.refusing) return super.apply(items, op, nowMs);
+    this.calls.push({ items, op });
+    return Promise.reject(new SluiceError("ERR_SLUICE_STORE_CLOSED", "refund: the store is closed"));
+  }
+}
+
+describe("engine.refund whose store call rejects", () => {
+  it("gives back on a later refund what the rejected call did not, and nothing twice", async () => {
+    const clock = new ManualClock(T0);
+    const store = new RefundRefusingStore();
+    const engine = createEngine({ config, store, clock, scheduler: clock });
+    // A shared counter (ip) and an in-process one (device, mode local): one store call each.
+    const descriptors = [of("ip", "192.0.2.40"), of("device", "d1")];
+    const peek = async () =>
+      (await engine.check({ domain: "api", descriptors, cost: 0 })).descriptors.map(
+        (d) => d.decision?.remaining,
+      );
+    await engine.check({ domain: "api", descriptors: [of("device", "d1")] });
+    const request: CheckRequest = { domain: "api", descriptors };
+    const result = await engine.check(request);
+    expect(result.descriptors.map((d) => d.decision?.remaining)).toEqual([2, 1]);
+    store.refusing = true;
+    await expect(engine.refund(request, result)).rejects.toMatchObject({ code: "ERR_SLUICE_STORE_CLOSED" });
+    // The in-process (local) counter got its unit back; the shared one did not.
+    expect(await peek()).toEqual([2, 2]);
+    store.refusing = false;
+    // A retry gives back the shared descriptor only: the local one went back already.
+    expect(await engine.refund(request, result)).toBe(1);
+    expect(await peek()).toEqual([3, 2]);
+    expect(await engine.refund(request, result)).toBe(0);
+    expect(engine.stats).toMatchObject({ refunded: 1 });
   });
 });
 

@@ -412,6 +412,13 @@ export interface Engine {
    * allowed answer from `allowed` (and `delayed`) to `refunded`, once per answer, even when nothing could be given
    * back (see {@link EngineStats.refunded}); an idempotency record keeps its answer. On a store with a synchronous
    * path (memory) the units are back when this returns.
+   *
+   * An answer is given back once: a second refund of the same `result` object (a caller retrying, two code paths
+   * both refunding, even one made before the first settles) gives nothing back and resolves 0, so refunds never
+   * admit more than the limit. A store call that rejects (a caller error, such as a closed store; a failure of a
+   * shared store is answered by the rule's failure policy instead, and its refund counts as made: a call that
+   * timed out may have reached the store) gave nothing back: a later refund of the answer gives back the
+   * descriptors of that call, and only those.
    */
   refund(request: CheckRequest, result: CheckResult): Promise<number>;
   /** Resolves after `result.delayMs` on the engine's scheduler (at once when 0); rejects when `signal` aborts it. */
@@ -920,8 +927,13 @@ class SluiceEngine implements Engine {
   #unsharedIdempotent = 0;
   /** Allowed answers given back ({@link EngineStats.refunded}); moved out of `#allowed` and `#delayed`. */
   #refunded = 0;
-  /** The answers counted in `#refunded`, so that refunding one twice moves it once. */
-  readonly #refundedResults = new WeakSet<CheckResult>();
+  /**
+   * The answers given to {@link Engine.refund}, each with the indices of its descriptors whose units went back or
+   * are on their way: taken at the call, before any store call, and let go again only when that store call
+   * rejects. So an answer moves the stats once, and each of its units goes back at most once, even when two
+   * refunds of it run at the same time.
+   */
+  readonly #refunds = new WeakMap<CheckResult, Set<number>>();
   readonly #targetOf = (spec: TargetSpec): { store: Store; sync: SyncStore | undefined } =>
     this.#target(spec);
 
@@ -1167,6 +1179,7 @@ class SluiceEngine implements Engine {
   refund(request: CheckRequest, result: CheckResult): Promise<number> {
     let nowMs: number;
     let plan: Plan;
+    let given: Set<number>;
     try {
       validateRequest("refund", request);
       const results = (result as Partial<CheckResult> | null)?.descriptors;
@@ -1175,7 +1188,7 @@ class SluiceEngine implements Engine {
           "refund: result must be the answer to the request's check (one descriptor result per descriptor)",
         );
       }
-      this.#countRefund(result);
+      given = this.#claimRefund(result);
       if (result.replayed) return Promise.resolve(0);
       nowMs = request.nowMs ?? this.#clock.nowMs();
       plan = this.#plan(this.#compiled, request, nowMs);
@@ -1189,6 +1202,7 @@ class SluiceEngine implements Engine {
         ? plan.enforce
         : [...plan.enforce, ...plan.shadow];
     for (const it of planned) {
+      if (given.has(it.index)) continue; // given back already, or by a refund not yet settled
       const r = result.descriptors[it.index];
       const d = r.decision;
       if (d === undefined || !d.allowed || d.reason !== "store" || r.source !== it.source) continue;
@@ -1209,22 +1223,42 @@ class SluiceEngine implements Engine {
       items.push(it);
     }
     if (items.length === 0) return Promise.resolve(0);
-    return Promise.all(
-      groupsOf(items).map((g) => g.store.apply(storeItemsOf(g.items), "refund", nowMs)),
-    ).then(() => items.length);
+    // Claimed now, synchronously: a refund of the same answer made before these calls settle finds them taken.
+    for (const it of items) given.add(it.index);
+    const giveBack = (g: { store: Store; items: Item[] }): Promise<unknown> => {
+      let call: Promise<unknown>;
+      try {
+        call = g.store.apply(storeItemsOf(g.items), "refund", nowMs);
+      } catch (error) {
+        call = Promise.reject(error);
+      }
+      // A rejected call gave nothing back (a store failure is answered by the failure policy, not rejected): its
+      // descriptors may be refunded again. Those of the other stores stay given back.
+      return call.then(undefined, (error: unknown) => {
+        for (const it of g.items) given.delete(it.index);
+        throw error;
+      });
+    };
+    return Promise.all(groupsOf(items).map(giveBack)).then(() => items.length);
   }
 
   /**
-   * Moves `result`, an allowed answer its caller gave back, from the allowed (and delayed) count to the refunded
-   * one, once per answer (see {@link EngineStats.refunded}). A denied answer stays denied; an answer this engine
-   * cannot have counted as allowed (more refunds than allowed answers) moves nothing, so no counter goes below 0.
+   * The descriptor indices of `result` given back so far ({@link SluiceEngine.#refunds}), registering it at its
+   * first refund: then an allowed answer moves from the allowed (and delayed) count to the refunded one, once per
+   * answer (see {@link EngineStats.refunded}). A denied answer stays denied; an answer this engine cannot have
+   * counted as allowed (more refunds than allowed answers) moves nothing, so no counter goes below 0.
    */
-  #countRefund(result: CheckResult): void {
-    if (result.allowed !== true || this.#allowed === 0 || this.#refundedResults.has(result)) return;
-    this.#refundedResults.add(result);
-    this.#allowed--;
-    this.#refunded++;
-    if (result.delayMs > 0 && this.#delayed > 0) this.#delayed--;
+  #claimRefund(result: CheckResult): Set<number> {
+    let given = this.#refunds.get(result);
+    if (given !== undefined) return given;
+    given = new Set();
+    this.#refunds.set(result, given);
+    if (result.allowed === true && this.#allowed > 0) {
+      this.#allowed--;
+      this.#refunded++;
+      if (result.delayMs > 0 && this.#delayed > 0) this.#delayed--;
+    }
+    return given;
   }
 
   /**
