@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkOptions, closestName, isClock, shown, unknownOptionError } from "./arguments.js";
-import { systemClock } from "./clock.js";
+import { checkOptions, closestName, isClock, isScheduler, shown, unknownOptionError } from "./arguments.js";
+import { systemClock, systemScheduler } from "./clock.js";
 import { ManualClock } from "./manual-clock.js";
 
 describe("shown", () => {
@@ -82,5 +82,13 @@ describe("isClock", () => {
   it("accepts objects with nowMs()", () => {
     expect([systemClock, new ManualClock(0), { nowMs: () => 0 }].every(isClock)).toBe(true);
     expect([null, {}, () => 0, { nowMs: 5 }].some(isClock)).toBe(false);
+  });
+});
+
+describe("isScheduler", () => {
+  it("accepts objects with sleep()", () => {
+    const sleep = () => Promise.resolve();
+    expect([systemScheduler, new ManualClock(0), { sleep }].every(isScheduler)).toBe(true);
+    expect([null, undefined, 5, {}, sleep, { sleep: 5 }].some(isScheduler)).toBe(false);
   });
 });

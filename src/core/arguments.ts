@@ -110,3 +110,12 @@ export function isClock(clock: unknown): boolean {
     clock !== null && typeof clock === "object" && typeof (clock as { nowMs?: unknown }).nowMs === "function"
   );
 }
+
+/** Whether `scheduler` can serve as a {@link import("./clock.js").Scheduler}: an object with a `sleep` method. */
+export function isScheduler(scheduler: unknown): boolean {
+  return (
+    scheduler !== null &&
+    typeof scheduler === "object" &&
+    typeof (scheduler as { sleep?: unknown }).sleep === "function"
+  );
+}

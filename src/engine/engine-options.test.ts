@@ -7,7 +7,8 @@ import { MemoryStore } from "../stores/memory/memory-store.js";
 import { createEngine } from "./engine.js";
 
 // createEngine's options are checked as createLimiter's are: an unknown key, at the top or in a nested object, is
-// refused with ERR_SLUICE_INVALID_ARGUMENT naming it (and the closest known key), never ignored.
+// refused with ERR_SLUICE_INVALID_ARGUMENT naming it (and the closest known key), never ignored; a store, clock or
+// scheduler of the wrong kind is refused at construction, naming the option and showing what it got.
 
 const config = makeConfig({
   rules: makeRules([
@@ -71,6 +72,47 @@ describe("createEngine options", () => {
     for (const options of [null, undefined, 5, "config", []]) {
       expect(() => createEngine(options as never)).toThrow(
         invalid(/^createEngine: options must be an object of options \(config, store, /),
+      );
+    }
+  });
+
+  it("refuses a clock that is not a Clock, naming the option and what it got", () => {
+    for (const [clock, got] of [
+      [{}, "an object"],
+      [5, "5"],
+      [() => 0, "a function"],
+      [{ nowMs: 5 }, "an object"],
+    ] as const) {
+      expect(() => createEngine({ config, clock: clock as never })).toThrow(
+        invalid(`createEngine: clock must be a Clock (an object with nowMs()), got ${got}`),
+      );
+    }
+  });
+
+  it("refuses a scheduler that is not a Scheduler at construction, not when something sleeps on it", () => {
+    for (const store of [undefined, new MemoryStore({ capacity: 10 }), new AsyncMemoryStore()]) {
+      for (const [scheduler, got] of [
+        [5, "5"],
+        [{}, "an object"],
+        ["setTimeout", '"setTimeout"'],
+      ] as const) {
+        expect(() => createEngine({ config, store, scheduler: scheduler as never })).toThrow(
+          invalid(`createEngine: scheduler must be a Scheduler (an object with sleep()), got ${got}`),
+        );
+      }
+    }
+  });
+
+  it("refuses a store that is not a Store, saying what it got", () => {
+    for (const [store, got] of [
+      [null, "null"],
+      [5, "5"],
+      ["memory", '"memory"'],
+      [{}, "an object"],
+      [{ apply: 1 }, "an object"],
+    ] as const) {
+      expect(() => createEngine({ config, store: store as never })).toThrow(
+        invalid(`createEngine: store must be a Store (an object with apply()), got ${got}`),
       );
     }
   });

@@ -103,7 +103,7 @@
  */
 import { createHash } from "node:crypto";
 import type { LimitSet } from "../algorithms/limit-set.js";
-import { checkOptions } from "../core/arguments.js";
+import { checkOptions, isClock, isScheduler, shown } from "../core/arguments.js";
 import { type Clock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
 import {
   combineDecision,
@@ -939,14 +939,31 @@ class SluiceEngine implements Engine {
 
   constructor(options: EngineOptions) {
     checkOptions("createEngine", "options", options, ENGINE_OPTIONS);
-    this.#ownsStore = options.store === undefined;
-    this.store = options.store ?? memoryStore();
-    if (this.store === null || typeof this.store !== "object" || typeof this.store.apply !== "function") {
-      throw new InvalidArgumentError("createEngine: store must be a Store");
+    const given = options.store as Partial<Store> | null | undefined;
+    // Checked before the default is filled in: `null` is refused, not taken for "an in-process store".
+    if (
+      given !== undefined &&
+      (given === null || typeof given !== "object" || typeof given.apply !== "function")
+    ) {
+      throw new InvalidArgumentError(
+        `createEngine: store must be a Store (an object with apply()), got ${shown(given)}`,
+      );
     }
-    this.#sync = isSyncStore(this.store) ? this.store : undefined;
     this.#clock = options.clock ?? systemClock;
+    if (!isClock(this.#clock)) {
+      throw new InvalidArgumentError(
+        `createEngine: clock must be a Clock (an object with nowMs()), got ${shown(this.#clock)}`,
+      );
+    }
     this.#scheduler = options.scheduler ?? systemScheduler;
+    if (!isScheduler(this.#scheduler)) {
+      throw new InvalidArgumentError(
+        `createEngine: scheduler must be a Scheduler (an object with sleep()), got ${shown(this.#scheduler)}`,
+      );
+    }
+    this.#ownsStore = given === undefined;
+    this.store = options.store ?? memoryStore();
+    this.#sync = isSyncStore(this.store) ? this.store : undefined;
     this.#failure = parseFailureOptions(options.failure);
     const counting = options.counting ?? "all_or_nothing";
     if (counting !== "all_or_nothing" && counting !== "each") {

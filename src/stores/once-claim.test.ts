@@ -9,6 +9,7 @@ import { ManualClock } from "../core/manual-clock.js";
 import { MemoryStore } from "./memory/memory-store.js";
 import {
   applyOnceClaimed,
+  claimSettingsOf,
   IdempotencyPendingError,
   ONCE_WAIT_STEP_MAX_MS,
   PENDING,
@@ -179,5 +180,25 @@ describe("untilSettled", () => {
     let n = 0;
     const later = () => Promise.resolve(++n < 3 ? PENDING : "done");
     expect(await untilSettled(later, scheduler, 1000, "rec")).toBe("done");
+  });
+});
+
+describe("claimSettingsOf", () => {
+  it("defaults the scheduler and refuses one without sleep(), naming the store and what it got", () => {
+    expect(claimSettingsOf("someStore", {}).claimTtlMs).toBe(10_000);
+    const clock = new ManualClock(T0);
+    expect(claimSettingsOf("someStore", { scheduler: clock }).scheduler).toBe(clock);
+    for (const [scheduler, got] of [
+      [5, "5"],
+      [{}, "an object"],
+      ["later", '"later"'],
+    ] as const) {
+      expect(() => claimSettingsOf("someStore", { scheduler: scheduler as never })).toThrow(
+        expect.objectContaining({
+          code: "ERR_SLUICE_INVALID_ARGUMENT",
+          message: `someStore: scheduler must be a Scheduler (with sleep), got ${got}`,
+        }),
+      );
+    }
   });
 });

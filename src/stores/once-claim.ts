@@ -26,7 +26,7 @@
  * this path: their record lives in the decision's own script call (one round trip).
  */
 import { randomUUID } from "node:crypto";
-import { shown } from "../core/arguments.js";
+import { isScheduler, shown } from "../core/arguments.js";
 import { type Scheduler, systemScheduler } from "../core/clock.js";
 import type { Decision } from "../core/decision.js";
 import { InvalidArgumentError, SluiceError } from "../core/errors.js";
@@ -49,7 +49,7 @@ export function claimSettingsOf(
     );
   }
   const scheduler = options.scheduler ?? systemScheduler;
-  if (scheduler === null || typeof scheduler !== "object" || typeof scheduler.sleep !== "function") {
+  if (!isScheduler(scheduler)) {
     throw new InvalidArgumentError(
       `${owner}: scheduler must be a Scheduler (with sleep), got ${shown(scheduler)}`,
     );

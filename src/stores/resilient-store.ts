@@ -65,7 +65,7 @@
  * store's batching) drops the settled ones unsent, so a backlog built during a stall is shed, not replayed.
  */
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
-import { checkOptions, isClock, shown } from "../core/arguments.js";
+import { checkOptions, isClock, isScheduler, shown } from "../core/arguments.js";
 import { type Clock, monotonicClock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
 import { combineDecision, type Decision, type PolicyStatus } from "../core/decision.js";
 import {
@@ -332,7 +332,7 @@ export function parseResilientOptions(
     fail(`clock must be a Clock (an object with nowMs()), got ${shown(o.clock)}`);
   }
   const scheduler = o.scheduler ?? systemScheduler;
-  if (scheduler === null || typeof scheduler !== "object" || typeof scheduler.sleep !== "function") {
+  if (!isScheduler(scheduler)) {
     fail(`scheduler must be a Scheduler (an object with sleep()), got ${shown(scheduler)}`);
   }
   if (o.onStateChange !== undefined && typeof o.onStateChange !== "function") {
