@@ -140,6 +140,36 @@ function driveLoad(): () => void {
 }
 
 /** The number shown in a live-table cell of `rule`. */
+/**
+ * Opens the dashboard of an admin server of its own over `repo` (and an engine on its rules) in a new page, runs
+ * `use` on it, then closes the page, the server, the engine and `repo`; page errors are collected as everywhere.
+ */
+async function withOwnDashboard(repo: ConfigRepository, use: (page: Page) => Promise<void>): Promise<void> {
+  const own = createEngine({ config: (await repo.load()).config, clock: systemClock });
+  const server = createAdminServer({
+    engine: own,
+    repository: repo,
+    audit,
+    tokens: parseAdminTokens(`ops:${TOKEN}`),
+    clock: systemClock,
+    readAccess: "open",
+  });
+  await server.listen({ host: "127.0.0.1", port: 0 });
+  try {
+    const address = server.server.address();
+    if (address === null || typeof address === "string") throw new Error("no TCP address");
+    const other = await browser.newPage();
+    other.on("pageerror", (error) => pageErrors.push(error.message));
+    await other.goto(`http://127.0.0.1:${address.port}/dashboard/`);
+    await use(other);
+    await other.close();
+  } finally {
+    await server.close();
+    await own.close();
+    await repo.close();
+  }
+}
+
 async function liveNumber(rule: string, field: string): Promise<number> {
   const text = await page
     .locator(`#live-table tr[data-rule-id="${rule}"] td[data-field="${field}"]`)
@@ -223,22 +253,7 @@ rules:
 `,
     );
     const repo = fileConfigRepository({ path, watch: false });
-    const own = createEngine({ config: (await repo.load()).config, clock: systemClock });
-    const server = createAdminServer({
-      engine: own,
-      repository: repo,
-      audit,
-      tokens: parseAdminTokens(`ops:${TOKEN}`),
-      clock: systemClock,
-      readAccess: "open",
-    });
-    await server.listen({ host: "127.0.0.1", port: 0 });
-    try {
-      const address = server.server.address();
-      if (address === null || typeof address === "string") throw new Error("no TCP address");
-      const other = await browser.newPage();
-      other.on("pageerror", (error) => pageErrors.push(error.message));
-      await other.goto(`http://127.0.0.1:${address.port}/dashboard/`);
+    await withOwnDashboard(repo, async (other) => {
       const row = (id: string) => other.locator(`#rules-table tr[data-rule-id="${id}"]`);
       await row("inherits").waitFor({ timeout: 10_000 });
       const cell = (id: string) => row(id).locator("td").last().innerText();
@@ -246,12 +261,7 @@ rules:
       expect(await row("inherits").textContent()).toContain("per-second: 2 / 1s · sliding_log");
       expect(await cell("own")).toBe("delay ≤ 2s\nmode exact · fail_open");
       expect(await row("own").textContent()).toContain("per-second: 2 / 1s · gcra");
-      await other.close();
-    } finally {
-      await server.close();
-      await own.close();
-      await repo.close();
-    }
+    });
     expect(pageErrors).toEqual([]);
   });
 
@@ -260,34 +270,14 @@ rules:
     writeFileSync(path, CONFIG);
     const why = "the directory cannot be written (staged for the test)";
     const repo = fileConfigRepository({ path, watch: false, readOnly: { reason: why } });
-    const own = createEngine({ config: (await repo.load()).config, clock: systemClock });
-    const server = createAdminServer({
-      engine: own,
-      repository: repo,
-      audit,
-      tokens: parseAdminTokens(`ops:${TOKEN}`),
-      clock: systemClock,
-      readAccess: "open",
-    });
-    await server.listen({ host: "127.0.0.1", port: 0 });
-    try {
-      const address = server.server.address();
-      if (address === null || typeof address === "string") throw new Error("no TCP address");
-      const other = await browser.newPage();
-      other.on("pageerror", (error) => pageErrors.push(error.message));
-      await other.goto(`http://127.0.0.1:${address.port}/dashboard/`);
+    await withOwnDashboard(repo, async (other) => {
       const notice = other.locator("#rules-read-only");
       await notice.waitFor({ state: "visible", timeout: 10_000 });
       expect(await notice.textContent()).toBe(`Read-only through the admin API: ${path}: ${why}`);
       expect(await other.locator("#status").textContent()).toMatch(
         /^Live · configuration v1 \(read-only\) · /,
       );
-      await other.close();
-    } finally {
-      await server.close();
-      await own.close();
-      await repo.close();
-    }
+    });
     expect(pageErrors).toEqual([]);
   });
 
