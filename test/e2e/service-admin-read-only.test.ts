@@ -10,6 +10,7 @@ import { readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } fr
 import { join } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminRequest } from "../support/admin-request.js";
 import { ensureDistBuilt } from "../support/dist-build.js";
 import { type ReadOnlyMount, readOnlyMount } from "../support/read-only-mount.js";
 import { sleep } from "../support/redis-server.js";
@@ -93,23 +94,12 @@ async function allowed(key: string, value: string, s: ServiceProcess = svc): Pro
 }
 
 /** A request to the admin API of `s` with the token. */
-async function admin(
+const admin = (
   method: "GET" | "POST" | "PUT" | "DELETE",
   path: string,
   body?: unknown,
   s: ServiceProcess = svc,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await request(`http://127.0.0.1:${s.adminPort}/api/v1${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>) };
-}
+) => adminRequest(s.adminPort, TOKEN, method, path, body);
 
 /** /readyz: its status and its `config` check. */
 async function readyz(): Promise<{ status: number; config: { ok: boolean; detail?: string } }> {

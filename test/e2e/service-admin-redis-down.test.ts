@@ -5,6 +5,7 @@
 import { Redis } from "ioredis";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { adminRequest } from "../support/admin-request.js";
 import { ensureDistBuilt } from "../support/dist-build.js";
 import { type RedisProcess, startRedis } from "../support/redis-server.js";
 import { testDir } from "../support/service-clients.js";
@@ -50,22 +51,9 @@ const start = (): Promise<ServiceProcess> =>
     { env: { SLUICE_ADMIN_TOKENS: `ops:${TOKEN}` } },
   );
 
-async function admin(
-  s: ServiceProcess,
-  method: "GET" | "POST",
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await request(`http://127.0.0.1:${s.adminPort}/api/v1${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
-}
+/** A request to the admin API of `s` with the token. */
+const admin = (s: ServiceProcess, method: "GET" | "POST", path: string, body?: unknown) =>
+  adminRequest(s.adminPort, TOKEN, method, path, body);
 
 /** Whether the data plane allows one request of domain `api` with the descriptor `key=value`. */
 async function allowed(s: ServiceProcess, key: string, value: string): Promise<boolean> {

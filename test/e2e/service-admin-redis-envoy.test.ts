@@ -9,6 +9,7 @@ import { renameSync, writeFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminRequest } from "../support/admin-request.js";
 import { ensureDistBuilt } from "../support/dist-build.js";
 import { type RedisProcess, sleep, startRedis } from "../support/redis-server.js";
 import { envoyClient, type GrpcTestClient, testDir } from "../support/service-clients.js";
@@ -103,22 +104,8 @@ async function httpAllowed(i: number, key: string, value: string): Promise<boole
 }
 
 /** A request to service `i`'s admin API with the token. */
-async function admin(
-  i: number,
-  method: "GET" | "POST" | "PUT",
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await request(`http://127.0.0.1:${services[i].adminPort}/api/v1${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
-}
+const admin = (i: number, method: "GET" | "POST" | "PUT", path: string, body?: unknown) =>
+  adminRequest(services[i].adminPort, TOKEN, method, path, body);
 
 /** Service `i`'s /readyz: its status and its `config` check. */
 async function readyz(i: number): Promise<{ status: number; config: { ok: boolean; detail?: string } }> {

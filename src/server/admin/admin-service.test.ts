@@ -8,6 +8,7 @@ import { join } from "node:path";
 import pino from "pino";
 import { request } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { adminRequest } from "../../../test/support/admin-request.js";
 import { type ReadOnlyMount, readOnlyMount } from "../../../test/support/read-only-mount.js";
 import { systemClock } from "../../core/clock.js";
 import { FileNotWritableError, InvalidArgumentError } from "../../core/errors.js";
@@ -107,27 +108,8 @@ async function start(
 }
 
 /** A request to the admin API of `admin` with the token. */
-async function api(
-  admin: RunningAdmin,
-  method: "GET" | "POST",
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; type: string; body: Record<string, unknown> }> {
-  const res = await request(`http://127.0.0.1:${admin.port}/api/v1${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  return {
-    status: res.statusCode,
-    type: String(res.headers["content-type"]),
-    body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>),
-  };
-}
+const api = (admin: RunningAdmin, method: "GET" | "POST", path: string, body?: unknown) =>
+  adminRequest(admin.port, TOKEN, method, path, body);
 
 describe("admin service: an explicit audit file that cannot be written", () => {
   it("stops the start with ERR_SLUICE_FILE_NOT_WRITABLE naming the file, the directory, why and --audit-file", async () => {
