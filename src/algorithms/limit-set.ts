@@ -41,7 +41,10 @@ export function createLimitSet(namespace: string, specs: readonly LimitSpec[]): 
     if (seen.has(s.name)) {
       issues.push({
         path: `limits[${i}].name`,
-        message: `"${s.name}" is used by an earlier limit; names must be unique`,
+        message:
+          s.name === "default"
+            ? `"default" is used by an earlier limit: a limit without a name is named "default", so when there are several limits each needs its own name (e.g. name: "per-second")`
+            : `"${s.name}" is used by an earlier limit; names must be unique`,
       });
     }
     seen.add(s.name);

@@ -109,6 +109,19 @@ describe("parseLimitSpec", () => {
     expect(issuesOf(null)).toHaveLength(1);
   });
 
+  it("blames the period, not an unwritten bucket, when the default bucket (period / 10) is not whole", () => {
+    expect(issuesOf({ algorithm: "bucketed_window", limit: 5, period: 15 })).toEqual([
+      "limits[0].period: gives bucketed_window a default bucket of period / 10 = 1.5 ms, not a whole number of milliseconds; set bucket (a width that divides 15 ms) or pick a period divisible by 10 ms",
+    ]);
+    // A bucket the user wrote is still the field blamed.
+    expect(issuesOf({ algorithm: "bucketed_window", limit: 5, period: 15, bucket: 4 })).toEqual([
+      "limits[0].bucket: must divide the period (15 ms) into whole buckets, got 4 ms",
+    ]);
+    expect(parseLimitSpec({ algorithm: "bucketed_window", limit: 5, period: 15, bucket: 5 }).bucketMs).toBe(
+      5,
+    );
+  });
+
   it("makes createLimiter list every problem of its limit", () => {
     expect(() => createLimiter({ limits: { limit: -1, period: "1q", burst: -4 } })).toThrow(
       expect.objectContaining({

@@ -236,10 +236,17 @@ export function parseLimitSpec(input: LimitSpecInput, path = ""): LimitSpec {
         message: "must be a whole number of milliseconds for bucketed_window",
       });
     } else if (bucketMs !== undefined && (!Number.isInteger(bucketMs) || periodMs % bucketMs !== 0)) {
-      issues.push({
-        path: field(bucketName),
-        message: `must divide the period (${periodMs} ms) into whole buckets, got ${bucketMs} ms`,
-      });
+      // Only the default (period / 10) can fail here unasked; then the period is the field the user wrote.
+      if (v.bucket === undefined && v.bucketMs === undefined) {
+        issues.push({
+          path: periodField,
+          message: `gives bucketed_window a default bucket of period / 10 = ${bucketMs} ms, not a whole number of milliseconds; set bucket (a width that divides ${periodMs} ms) or pick a period divisible by 10 ms`,
+        });
+      } else
+        issues.push({
+          path: field(bucketName),
+          message: `must divide the period (${periodMs} ms) into whole buckets, got ${bucketMs} ms`,
+        });
     } else if (bucketMs !== undefined && periodMs / bucketMs > BUCKETED_WINDOW_MAX_BUCKETS) {
       issues.push({
         path: field(bucketName),

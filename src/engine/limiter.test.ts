@@ -65,6 +65,17 @@ describe("createLimiter", () => {
         ],
       }),
     ).toThrow(/names must be unique/);
+    // Unnamed limits are all "default": the error says to name them, not that a name was reused.
+    expect(() =>
+      createLimiter({
+        limits: [
+          { limit: 1, period: "1s" },
+          { limit: 100, period: "1d" },
+        ],
+      }),
+    ).toThrow(
+      /limits\[1\]\.name: "default" is used by an earlier limit: a limit without a name is named "default", so when there are several limits each needs its own name/,
+    );
   });
 
   it("refuses a store that is not a Store at construction, with a coded error", () => {
