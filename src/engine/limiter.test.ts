@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AsyncMemoryStore } from "../../test/support/async-memory-store.js";
+import type { LimitSpecInput } from "../core/limit-spec.js";
 import { ManualClock } from "../core/manual-clock.js";
 import { MAX_NOW_MS } from "../core/time-math.js";
 import { memoryStore } from "../stores/memory/memory-store.js";
@@ -76,6 +77,62 @@ describe("createLimiter", () => {
     ).toThrow(
       /limits\[1\]\.name: "default" is used by an earlier limit: a limit without a name is named "default", so when there are several limits each needs its own name/,
     );
+  });
+
+  it("refuses a second limiter of other limits under the default name on one store, naming the option", () => {
+    const clock = new ManualClock(T0);
+    const store = memoryStore();
+    const perIp = createLimiter({
+      store,
+      clock,
+      limits: { algorithm: "fixed_window", limit: 3, period: "1m" },
+    });
+    const refused = (limits: LimitSpecInput, these: string, name?: string) =>
+      expect(() => createLimiter({ store, clock, limits, ...(name === undefined ? {} : { name }) })).toThrow(
+        expect.objectContaining({
+          code: "ERR_SLUICE_INVALID_ARGUMENT",
+          message: `createLimiter: the store already has a limiter named "default" with other limits ("default": fixed_window 3/60000 ms; these are ${these}); give each limiter on a shared store its own name (option name)`,
+        }),
+      );
+    // Another algorithm would read the first one's state as fresh (each admitting everything); the same algorithm
+    // with other numbers would count into its counter. "default" given is the default name too.
+    refused({ algorithm: "gcra", limit: 3, period: "1m" }, '"default": gcra 3/60000 ms');
+    refused({ algorithm: "fixed_window", limit: 50, period: "1m" }, '"default": fixed_window 50/60000 ms');
+    refused(
+      { algorithm: "fixed_window", limit: 50, period: "1m" },
+      '"default": fixed_window 50/60000 ms',
+      "default",
+    );
+    // The refused limiters bound nothing: the first one's limits are still the store's default.
+    for (let i = 0; i < 3; i++) expect(perIp.limitSync("k").allowed).toBe(true);
+    expect(perIp.limitSync("k").allowed).toBe(false);
+    // The same limits again (a limiter re-created) is allowed and shares the counters.
+    const again = createLimiter({
+      store,
+      clock,
+      limits: { algorithm: "fixed_window", limit: 3, period: "1m" },
+    });
+    expect(again.limitSync("k").allowed).toBe(false);
+    // A name of its own: its own counters (the default name's key is spent); a chosen name may be shared by other
+    // limits (a reconfiguration, tiers of one policy): a raised limit keeps the count.
+    const perUser = createLimiter({
+      store,
+      clock,
+      name: "per-user",
+      limits: { algorithm: "fixed_window", limit: 3, period: "1m" },
+    });
+    for (let i = 0; i < 3; i++) expect(perUser.limitSync("k").allowed).toBe(true);
+    expect(perUser.limitSync("k").allowed).toBe(false);
+    const raised = createLimiter({
+      store,
+      clock,
+      name: "per-user",
+      limits: { algorithm: "fixed_window", limit: 5, period: "1m" },
+    });
+    expect(raised.limitSync("k")).toMatchObject({ allowed: true, remaining: 1 });
+    // Another store has its own default name; a limiter without a store gets one of its own.
+    createLimiter({ store: memoryStore(), clock, limits: { algorithm: "gcra", limit: 3, period: "1m" } });
+    createLimiter({ clock, limits: { algorithm: "gcra", limit: 3, period: "1m" } });
   });
 
   it("refuses a store that is not a Store at construction, with a coded error", () => {

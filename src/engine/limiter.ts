@@ -34,8 +34,12 @@ export interface LimiterOptions {
   /** Source of time. @default systemClock */
   readonly clock?: Clock;
   /**
-   * Name of this limiter's keys in the store. Limiters sharing a store need distinct names; keeping the name
-   * while changing the numbers keeps each key's state. @default "default"
+   * Name of this limiter's keys in the store (its namespace): limiters sharing a store (or a Redis) need distinct
+   * names, or they read and write one another's counters. Keeping the name while changing the limits keeps each
+   * key's state (a changed algorithm or window period starts that limit fresh). The default name is the one
+   * exception checked in-process: on one store object, a limiter created with the name `"default"` (given or
+   * defaulted) whose limits differ from an earlier such limiter's throws `ERR_SLUICE_INVALID_ARGUMENT`; a chosen
+   * name is taken as meant to be shared (a reconfigured limiter, tiers of one policy). @default "default"
    */
   readonly name?: string;
   /**
@@ -101,10 +105,40 @@ const CALL_KEYS: readonly string[] = ["cost", "nowMs"];
 /** The keys the options of `refund` and `reset` accept. */
 const TIME_KEYS: readonly string[] = ["nowMs"];
 
+/** The name a limiter gets without `name`. */
+const DEFAULT_NAME = "default";
+
+/**
+ * Per store object given to {@link createLimiter}, the limits ({@link limitsIdentity}) of the limiters created on
+ * it under {@link DEFAULT_NAME}. Model: a second limiter on a shared store without a name of its own is nearly always
+ * a forgotten name, not a reconfiguration, and it would silently share (or, of another algorithm, wipe) the first
+ * one's counters; so the default name binds one set of limits per store. Other names are not recorded: sharing a
+ * chosen name is how a limiter is reconfigured and how a policy's tiers share counters. Weak keys: a store that is
+ * no longer referenced takes its entry with it. In-process only; limiters in other processes on one Redis are not
+ * seen (see the README on `name`).
+ */
+const defaultNameLimits = new WeakMap<Store, string>();
+
+/**
+ * The identity of a list of parsed limits: equal for two lists exactly when every field of every limit is equal, in
+ * order. Readable, as it is shown in errors: per limit `name: algorithm limit/periodMs ms`, plus `burst` when it
+ * differs from the limit and `bucket` for bucketed_window.
+ */
+function limitsIdentity(specs: readonly LimitSpec[]): string {
+  return specs
+    .map((s) => {
+      const burst = s.burst !== s.limit ? ` burst ${s.burst}` : "";
+      const bucket = s.algorithm === "bucketed_window" ? ` bucket ${s.bucketMs} ms` : "";
+      return `${JSON.stringify(s.name)}: ${s.algorithm} ${s.limit}/${s.periodMs} ms${burst}${bucket}`;
+    })
+    .join(", ");
+}
+
 /**
  * Creates a {@link Limiter}. Throws `ERR_SLUICE_INVALID_LIMIT` listing every invalid field of the limits, and
  * `ERR_SLUICE_INVALID_ARGUMENT` naming an unknown option (`createLimiter: unknown option "stor"; did you mean
- * "store"?`) or a bad value.
+ * "store"?`), a bad value, or a second limiter named `"default"` with other limits on one store
+ * (see {@link LimiterOptions.name}).
  */
 export function createLimiter(options: LimiterOptions): Limiter {
   checkOptions("createLimiter", "options", options, LIMITER_KEYS);
@@ -126,7 +160,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
     }
   }
   if (issues.length > 0) throw new ConfigError("ERR_SLUICE_INVALID_LIMIT", issues);
-  const name = options.name ?? "default";
+  const name = options.name ?? DEFAULT_NAME;
   if (typeof name !== "string" || name.length === 0 || name.length > 128) {
     throw new InvalidArgumentError(
       `createLimiter: name must be a string of 1 to 128 characters, got ${shown(name)}`,
@@ -151,6 +185,16 @@ export function createLimiter(options: LimiterOptions): Limiter {
       `createLimiter: store must be a Store (an object with apply, release and close), such as memoryStore() or redisStore(), got ${shown(given)}`,
     );
   }
+  const set = createLimitSet(name, specs);
+  // Only a given store can be shared (one made here is this limiter's alone), and only the default name is checked.
+  const shared = name === DEFAULT_NAME ? options.store : undefined;
+  const identity = shared === undefined ? undefined : limitsIdentity(specs);
+  const bound = shared === undefined ? undefined : defaultNameLimits.get(shared);
+  if (bound !== undefined && bound !== identity) {
+    throw new InvalidArgumentError(
+      `createLimiter: the store already has a limiter named "${DEFAULT_NAME}" with other limits (${bound}; these are ${identity}); give each limiter on a shared store its own name (option name)`,
+    );
+  }
   let store = options.store ?? memoryStore();
   const failure = options.failure;
   if (failure !== undefined) {
@@ -164,7 +208,9 @@ export function createLimiter(options: LimiterOptions): Limiter {
           : resilientStore(store, resilience);
     }
   }
-  return new BoundLimiter(createLimitSet(name, specs), store, clock);
+  // Bound once every check has passed: a refused limiter binds nothing.
+  if (shared !== undefined && identity !== undefined) defaultNameLimits.set(shared, identity);
+  return new BoundLimiter(set, store, clock);
 }
 
 class BoundLimiter implements Limiter {
