@@ -6,7 +6,6 @@ import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
-import { request } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { adminRequest } from "../../../test/support/admin-request.js";
 import { type ReadOnlyMount, readOnlyMount } from "../../../test/support/read-only-mount.js";
