@@ -730,20 +730,23 @@ export class RuleState {
     const shaped: LimitSpec[] = [];
     const base: number[] = [];
     const extra: number[] = [];
+    const burst: number[] = [];
     specs.forEach((s, i) => {
       if (s.algorithm === "concurrency") {
         shaped.push(s);
         base.push(-1);
         extra.push(0);
+        burst.push(s.burst);
         return;
       }
       const input = delayShapeInput(s, rule.maxDelayMs);
       shaped.push(wrap(`${path}[${i}]`, () => parseLimitSpec(input)));
       base.push(s.burst * (s.periodMs / s.limit));
       extra.push(delayExtension(s, rule.maxDelayMs));
+      burst.push(s.burst);
     });
     const set = wrap(path, () => createLimitSet(namespace, this.pool.of(shaped)));
-    return setEntryOf(source, specs, set, new DelayShape(base, extra), fractionalOk(shaped));
+    return setEntryOf(source, specs, set, new DelayShape(base, extra, burst), fractionalOk(shaped));
   }
 }
 
@@ -754,7 +757,8 @@ export class RuleState {
  * - `remaining`: `max(0, ⌊remaining − e⌋)` (whole units). Exact when `e` is whole (the usual configuration: a
  *   `maxDelay` that is a whole number of intervals); otherwise at most one unit low, never high (the store's
  *   `remaining` is already floored);
- * - `state`: from that `remaining` (`warning` below 20% of the limit, so a request that waits reports `warning`;
+ * - `state`: from that `remaining` (`warning` below 20% of the configured burst `B`, the capacity `remaining`
+ *   counts down from (src/core/limit-state.ts), so a request that waits reports `warning`;
  *   within the 20–30% band the store's flag stands in for the previous one); a denial stays `throttled`;
  * - `resetAfterMs` and `retryAfterMs` as the store reports them: the time until the reservation has drained (GCRA's
  *   time to fresh does not depend on the burst: `TAT − now` under either) and, when denied, until a request is
@@ -767,6 +771,8 @@ export class DelayShape {
     readonly baseMs: readonly number[],
     /** Per limit of the set: the burst extension `e`, units (0: not shaped). */
     readonly extra: readonly number[],
+    /** Per limit of the set: the configured burst `B`, units (the capacity its `state` is judged against). */
+    readonly burst: readonly number[],
   ) {}
 
   /**
@@ -802,7 +808,7 @@ export class DelayShape {
       // 1e-9: `remaining − e` is whole when `e` is, up to the rounding of `e` itself.
       const remaining = Math.max(0, Math.floor(p.remaining - e + 1e-9));
       const state = p.allowed
-        ? limitStateOf(true, nextWarning(p.state === "warning", remaining, p.limit))
+        ? limitStateOf(true, nextWarning(p.state === "warning", remaining, this.burst[i]))
         : p.state;
       out[i] = {
         policy: p.policy,

@@ -19,6 +19,8 @@ const spec = (input: LimitSpecInput) => parseLimitSpec(input);
 const limits = [spec({ name: "rate", algorithm: "gcra", limit: 1, periodMs: 1000, burst: 2 })];
 /** 3 per second (T = 333.3 ms), burst 3, waits of up to 500 ms: an extension of 1.5 units, not a whole number. */
 const odd = [spec({ name: "odd", algorithm: "gcra", limit: 3, periodMs: 1000, burst: 3 })];
+/** 10 per second with a burst of 20: the state reads against the burst, as a reject rule's does. */
+const bursty = [spec({ name: "bursty", algorithm: "gcra", limit: 10, periodMs: 1000, burst: 20 })];
 const config = makeConfig({
   rules: [
     makeRule({
@@ -49,6 +51,16 @@ const config = makeConfig({
       limits: odd,
     }),
     makeRule({ id: "odd-plain", domain: "api", match: [any("or")], limits: odd }),
+    // The README's quick start, 10/s with a burst of 20, waits of up to 1 s (10 whole intervals).
+    makeRule({
+      id: "bursty",
+      domain: "api",
+      match: [any("bd")],
+      behaviour: "delay",
+      maxDelayMs: 1000,
+      limits: bursty,
+    }),
+    makeRule({ id: "bursty-plain", domain: "api", match: [any("bp")], limits: bursty }),
   ],
   identities: { "t:p": "pro" },
 });
@@ -112,6 +124,20 @@ describe.each(PATHS)("delay rules report against the configured limits (%s)", (p
       const over = await check(of(key, value));
       expect(over).toMatchObject({ allowed: false, delayMs: 0 });
       expect(over.decision).toMatchObject({ remaining: 0, state: "throttled", retryAfterMs: 1000 });
+    }
+  });
+
+  it("reads the state against the configured burst, as a reject rule of the same limits does", async () => {
+    const { check } = setup(path);
+    // 17 of a burst of 20 used is 85%: warning (against the limit of 10, 3 left read as 70% used); 16 is 80%.
+    for (const [value, cost, state] of [
+      ["a", 17, "warning"],
+      ["b", 16, "normal"],
+    ] as const) {
+      const shaped = await check(of("bd", value), { cost });
+      const plain = await check(of("bp", value), { cost });
+      expect(shaped.decision).toMatchObject({ allowed: true, remaining: 20 - cost, state });
+      expect(numbers(shaped.decision)).toEqual(numbers(plain.decision));
     }
   });
 

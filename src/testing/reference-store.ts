@@ -172,7 +172,7 @@ export class ReferenceStore implements Store {
             throw new Error(
               `referenceStore: ${spec.name} denied on commit after allowing; kernel is not pure`,
             );
-          warning = nextWarning(cell.warning, out.remaining, spec.limit);
+          warning = nextWarning(cell.warning, out.remaining, spec.burst);
           cell.warning = warning;
           if (out.leaseId !== 0) {
             leases ??= {};
@@ -205,7 +205,7 @@ export class ReferenceStore implements Store {
         spec,
         out,
         out.allowed,
-        out.allowed && nextWarning(previous, out.remaining, spec.limit),
+        out.allowed && nextWarning(previous, out.remaining, spec.burst),
       );
     });
     return combineDecision(statuses, "store");

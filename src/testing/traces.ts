@@ -1414,6 +1414,43 @@ const crossCutting: Trace[] = [
       consume(1300, ok(3, 700, "normal")),
     ],
   },
+  ...(["gcra", "token_bucket", "leaky_bucket"] as const).flatMap((algorithm): Trace[] => [
+    {
+      // Usage is against the capacity `remaining` counts down from, the burst: 1 used of a burst of 10 is 10%
+      // (against the limit of 100, remaining 9 read as 91% used).
+      name: `${algorithm}: a burst below the limit is the capacity`,
+      topic: "warning",
+      limits: [{ name: "per-second", algorithm, limit: 100, periodMs: 1000, burst: 10 }], // one unit per 10 ms
+      steps: [
+        consume(0, ok(9, 10, "normal")), // 10% of the burst used
+        consume(0, ok(2, 80, "normal"), { cost: 7 }), // 80%: not above 80%
+        consume(0, ok(1, 90, "warning")), // 90%
+        consume(20, ok(2, 80, "warning")), // 80%: not below 70%, stays warning
+        consume(50, ok(4, 60, "normal")), // 60%: back to normal
+      ],
+    },
+    {
+      // 95 used of a burst of 100 is 95% (against the limit of 10, remaining 5 read as nothing used).
+      name: `${algorithm}: a burst above the limit is the capacity`,
+      topic: "warning",
+      limits: [{ name: "per-second", algorithm, limit: 10, periodMs: 1000, burst: 100 }], // one unit per 100 ms
+      steps: [
+        consume(0, ok(5, 9500, "warning"), { cost: 95 }), // 95% of the burst used
+        consume(2500, ok(29, 7100, "warning")), // 71%: not below 70%, stays warning
+        consume(2700, ok(30, 7000, "warning")), // 70%: still not below
+        consume(2900, ok(31, 6900, "normal")), // 69%: back to normal
+      ],
+    },
+  ]),
+  {
+    name: "README quick start: 10/s with a burst of 20 warns above 80% of the burst used",
+    topic: "warning",
+    limits: [{ name: "per-second", algorithm: "gcra", limit: 10, periodMs: 1000, burst: 20 }],
+    steps: [
+      consume(0, ok(4, 1600, "normal"), { key: "a", cost: 16 }), // 80%: not above 80%
+      consume(0, ok(3, 1700, "warning"), { key: "b", cost: 17 }), // 85%
+    ],
+  },
   {
     name: "per-policy states: one limit in warning, another normal",
     topic: "warning",

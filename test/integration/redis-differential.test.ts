@@ -230,7 +230,7 @@ describe("redis store: Lua twins agree with the TypeScript kernels step by step"
         const peekExpect = (askCost: number) => {
           algorithm.apply(s, 0, t, spec, askCost, false, out);
           const previous = warning && algorithm.idleAfterMs(s, 0, t, spec) > 0;
-          const w = out.allowed && nextWarning(previous, out.remaining, spec.limit);
+          const w = out.allowed && nextWarning(previous, out.remaining, spec.burst);
           return {
             allowed: out.allowed,
             remaining: out.remaining,
@@ -245,7 +245,7 @@ describe("redis store: Lua twins agree with the TypeScript kernels step by step"
           if (warning && algorithm.idleAfterMs(s, 0, t, spec) <= 0) warning = false;
           algorithm.apply(s, 0, t, spec, cost, true, out);
           if (out.allowed) {
-            warning = nextWarning(warning, out.remaining, spec.limit);
+            warning = nextWarning(warning, out.remaining, spec.burst);
             exists = true;
             if (out.leaseId !== 0) leases.push(out.leaseId);
           }

@@ -888,6 +888,43 @@ describe("MemoryStore", () => {
     expect(states).toEqual([...Array(8).fill("normal"), "warning", "warning", "throttled"]);
   });
 
+  it("judges warning against the burst, the capacity remaining counts down from, on every path", () => {
+    // limit 100, burst 10: one used of ten is 10% (normal); limit 10, burst 100: 95 used is 95% (warning); the
+    // README's 10/s with a burst of 20: 17 used is 85% (warning).
+    const cases = [
+      { limit: 100, burst: 10, cost: 1, remaining: 9, state: "normal" },
+      { limit: 10, burst: 100, cost: 95, remaining: 5, state: "warning" },
+      { limit: 10, burst: 20, cost: 17, remaining: 3, state: "warning" },
+    ] as const;
+    for (const algorithm of ["gcra", "token_bucket", "leaky_bucket"] as const) {
+      for (const c of cases) {
+        const set = createLimitSet("cap", [
+          parseLimitSpec({ algorithm, limit: c.limit, periodMs: 1000, burst: c.burst }),
+        ]);
+        const other = createLimitSet("cap", [parseLimitSpec({ algorithm, limit: 1, periodMs: 1000 })]);
+        const paths: Record<string, (store: MemoryStore) => Decision> = {
+          consumeSync: (store) => store.consumeSync(set, "k", c.cost, T0),
+          applySync: (store) => store.applySync([{ limits: set, key: "k", cost: c.cost }], "consume", T0)[0],
+          peek: (store) => store.applySync([{ limits: set, key: "k", cost: c.cost }], "peek", T0)[0],
+          bindSync: (store) => store.bindSync(set)("k", c.cost, T0),
+          bindChoiceSync: (store) => {
+            const choice = store.bindChoiceSync([other, set], () => 1);
+            if (choice === undefined) throw new Error("no choice consumer");
+            return choice.consume("k", c.cost, T0);
+          },
+        };
+        for (const [path, decide] of Object.entries(paths)) {
+          const ctx = `${algorithm} limit ${c.limit} burst ${c.burst} (${path})`;
+          expect(decide(new MemoryStore()), ctx).toMatchObject({
+            allowed: true,
+            remaining: c.remaining,
+            state: c.state,
+          });
+        }
+      }
+    }
+  });
+
   it("peeks without storing, refunds and resets", () => {
     const store = new MemoryStore();
     const set = gcraSet(3);

@@ -556,8 +556,8 @@ export class MemoryStore implements SyncStore {
     if (shared !== undefined) return shared;
     const bounds = new Float64Array(2 * specs.length);
     for (let c = 0; c < specs.length; c++) {
-      bounds[2 * c] = WARNING_ENTER_REMAINING * specs[c].limit;
-      bounds[2 * c + 1] = WARNING_LEAVE_REMAINING * specs[c].limit;
+      bounds[2 * c] = WARNING_ENTER_REMAINING * specs[c].burst;
+      bounds[2 * c + 1] = WARNING_LEAVE_REMAINING * specs[c].burst;
     }
     // A plain array (read-only by its type), not a frozen one: optimized code loads an element of a frozen array
     // through V8's generic KeyedLoadIC builtin instead of inline (Node 20, 22 and 24; a loop of such loads here took
@@ -1043,7 +1043,7 @@ export class MemoryStore implements SyncStore {
           l.spec,
           out,
           out.allowed,
-          out.allowed && nextWarning(warning, out.remaining, l.spec.limit),
+          out.allowed && nextWarning(warning, out.remaining, l.spec.burst),
         ),
       );
     }
@@ -1073,7 +1073,7 @@ export class MemoryStore implements SyncStore {
   #warning(slot: number, l: LimitLayout, out: StepOut, committed: boolean): boolean {
     const warning = (this.#flags[slot] & l.warnBit) !== 0;
     if (!committed) return warning;
-    const next = nextWarning(warning, out.remaining, l.spec.limit);
+    const next = nextWarning(warning, out.remaining, l.spec.burst);
     if (next !== warning) this.#flags[slot] ^= l.warnBit;
     return next;
   }
@@ -1627,8 +1627,8 @@ function singleLimitConsumer(
     algorithm.apply,
     algorithm.idleAfterMs,
     spec,
-    WARNING_ENTER_REMAINING * spec.limit,
-    WARNING_LEAVE_REMAINING * spec.limit,
+    WARNING_ENTER_REMAINING * spec.burst,
+    WARNING_LEAVE_REMAINING * spec.burst,
     l.offset,
     l.warnBit,
     slab,

@@ -176,7 +176,7 @@ if nsets == 1 then
     local tol = TIME_TOLERANCE_MS -- rateToleranceMs (drain; gcra's, of T on the grid, below): min(1e-3, 1e-3 * T)
     if t < 1 then tol = UNIT_TOLERANCE * t end
     local tol_units = tol / t -- drain
-    local enter, leave = WARNING_ENTER_REMAINING * limit, WARNING_LEAVE_REMAINING * limit
+    local enter, leave = WARNING_ENTER_REMAINING * burst, WARNING_LEAVE_REMAINING * burst -- next_warning's
     local flags0 = code * 2
     local width2 = code ~= 1 -- gcra keeps 1 field, the others 2
     local len = width2 and 17 or 9
@@ -433,10 +433,11 @@ local function floor_count(x, tolerance)
   return floor(x + (tolerance or 1e-9))
 end
 
--- nextWarning of src/core/limit-state.ts.
-local function next_warning(previous, remaining, limit)
-  if remaining < WARNING_ENTER_REMAINING * limit then return true end
-  if remaining > WARNING_LEAVE_REMAINING * limit then return false end
+-- nextWarning of src/core/limit-state.ts: against `capacity`, the spec's burst (what `remaining` counts down
+-- from; equal to the limit except for gcra, token_bucket and leaky_bucket).
+local function next_warning(previous, remaining, capacity)
+  if remaining < WARNING_ENTER_REMAINING * capacity then return true end
+  if remaining > WARNING_LEAVE_REMAINING * capacity then return false end
   return previous
 end
 
@@ -612,7 +613,7 @@ if nsets == 1 and not inline_tried then
         local spec = specs[1]
         local allowed, remaining, reset, retry, lease = spec.k.apply(scr[1], now, spec, cost, true)
         if allowed then
-          gw[1] = next_warning(gw[1], remaining, spec.limit)
+          gw[1] = next_warning(gw[1], remaining, spec.burst)
           gd[1] = true
         end
         emit(allowed, remaining, reset, retry, gw[1], lease, allowed)
@@ -631,7 +632,7 @@ if nsets == 1 and not inline_tried then
             ok = false
             break
           end
-          local w = next_warning(gw[j], remaining, spec.limit)
+          local w = next_warning(gw[j], remaining, spec.burst)
           gw[j] = w
           done[nd + 1], done[nd + 2], done[nd + 3], done[nd + 4] = remaining, reset, w, lease
           nd = nd + 4
@@ -1081,7 +1082,7 @@ for _ = 1, ngroups do
       local spec, e = items[1][1], ents[items[3]]
       local allowed, remaining, reset, retry, lease = spec.k.apply(e.s, now, spec, items[2], true)
       if allowed then
-        e.w = next_warning(e.w, remaining, spec.limit)
+        e.w = next_warning(e.w, remaining, spec.burst)
         e.exists, e.dirty, e.now, e.at = true, true, now, e.spec
       end
       emit(allowed, remaining, reset, retry, e.w, lease, allowed)
@@ -1107,7 +1108,7 @@ for _ = 1, ngroups do
             ok = false
             break
           end
-          e.w = next_warning(e.w, remaining, spec.limit)
+          e.w = next_warning(e.w, remaining, spec.burst)
           done[nd + 1] = remaining
           done[nd + 2] = reset
           done[nd + 3] = e.w
@@ -1202,7 +1203,7 @@ for _ = 1, ngroups do
         local k = spec.k
         local allowed, remaining, reset, retry = k.apply(e.s, now, spec, cost, false)
         local previous = e.w and k.idle(e.s, now, spec) > 0
-        emit(allowed, remaining, reset, retry, allowed and next_warning(previous, remaining, spec.limit), 0, true)
+        emit(allowed, remaining, reset, retry, allowed and next_warning(previous, remaining, spec.burst), 0, true)
       end
     end
   elseif op ~= REPLAYED then
