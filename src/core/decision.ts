@@ -29,7 +29,8 @@ export interface PolicyStatus {
 /**
  * The answer to "may this request pass?". A request checked against several limits gets the most restrictive
  * status at the top level (the denying limit with the longest wait, else the one with the least remaining),
- * and every limit's status in `policies`. A denied request consumed nothing from any limit.
+ * except `state`, which is the worst over every limit (throttled > warning > normal), and every limit's status
+ * in `policies`. A denied request consumed nothing from any limit.
  */
 export interface Decision extends PolicyStatus {
   /** Every limit's status, in declaration order. */
@@ -196,7 +197,9 @@ export function verdictDecision(
  * Combines the statuses of every limit a request was checked against. `allowed` only when all allowed (and
  * `consumed`: false when another item of the same all-or-nothing call was denied); the headline status is the
  * denying limit with the longest wait, else the limit with the least remaining (ties: the one that takes longest
- * to reset).
+ * to reset). The state is the worst of all: `throttled` when not allowed, else `warning` when any limit is in
+ * warning (a limit near its own capacity need not be the one with the least remaining: 10/s with 9 left beside
+ * 10,000/day with 1,000 left), else `normal`.
  */
 export function combineDecision(
   statuses: readonly PolicyStatus[],
@@ -208,9 +211,11 @@ export function combineDecision(
     return singleDecision(statuses[0], reason, leases);
   let head = statuses[0];
   let allowed = head.allowed && consumed;
+  let warning = head.state === "warning";
   for (let i = 1; i < statuses.length; i++) {
     const s = statuses[i];
     if (!s.allowed) allowed = false;
+    if (s.state === "warning") warning = true;
     if (moreRestrictive(s, head)) head = s;
   }
   return Object.freeze({
@@ -220,7 +225,7 @@ export function combineDecision(
     remaining: head.remaining,
     resetAfterMs: head.resetAfterMs,
     retryAfterMs: head.retryAfterMs,
-    state: allowed ? head.state : "throttled",
+    state: allowed ? (warning ? "warning" : "normal") : "throttled",
     periodMs: head.periodMs,
     reason,
     leases,

@@ -337,6 +337,22 @@ describe("checkResponseOf", () => {
     expect(JSON.stringify(res)).not.toMatch(/null|Infinity/);
   });
 
+  it("reports the worst state over every policy, not the headline policy's", () => {
+    // per-second is the headline (5 left, 50% used: normal); per-minute has 15 of 100 left (85% used: warning).
+    const { engine, clock } = setup();
+    const req = { domain: "api", descriptors: [[{ key: "user", value: "w" }]] };
+    for (let i = 0; i < 8; i++) {
+      expect(engine.checkSync({ ...req, cost: 10 }).allowed).toBe(true);
+      clock.advance(1000);
+    }
+    const res = checkResponseOf(engine.checkSync({ ...req, cost: 5 }), clock.nowMs());
+    expect(res.policies.map((p) => [p.name, p.remaining, p.state])).toEqual([
+      ["per-user/per-second", 5, "normal"],
+      ["per-user/per-minute", 15, "warning"],
+    ]);
+    expect(res).toMatchObject({ allowed: true, limit: 10, remaining: 5, state: "warning" });
+  });
+
   it("reports a denial with retry_after rounded up, and names colliding policies by rule", () => {
     const { engine, clock } = setup();
     const req = {

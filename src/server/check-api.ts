@@ -165,7 +165,10 @@ export interface ApiCheckResponse {
   retry_after_ms: number;
   /** How long to wait before proceeding (delay behaviour), ms; 0 when denied. */
   delay_ms: number;
-  /** Seed 002's state of the headline policy (`throttled` whenever denied). */
+  /**
+   * Seed 002's state: `throttled` whenever denied, else the worst over `policies` (`warning` when any is), which
+   * need not be the headline's (10/s with 9 left beside 10,000/day with 1,000 left is `warning`).
+   */
   state: "normal" | "warning" | "throttled";
   /** Whether this is the stored answer of an earlier check with the same idempotency key. */
   replayed: boolean;
@@ -536,12 +539,18 @@ export function checkResponseOf(
     reset_at_ms: resetAtMs,
     retry_after_ms: retryMs,
     delay_ms: allowed ? result.delayMs : 0,
-    state: allowed ? s.state : "throttled",
+    state: allowed ? (anyWarning(applied) ? "warning" : "normal") : "throttled",
     replayed: result.replayed,
     reason: head.reason === "replay" ? "store" : head.reason,
     policies,
     descriptors,
   };
+}
+
+/** Whether any of `applied` is in seed 002's `warning` state (a loop: no array is built per answer). */
+function anyWarning(applied: readonly AppliedPolicy[]): boolean {
+  for (let i = 0; i < applied.length; i++) if (applied[i].status.state === "warning") return true;
+  return false;
 }
 
 /**

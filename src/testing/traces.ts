@@ -1452,6 +1452,34 @@ const crossCutting: Trace[] = [
     ],
   },
   {
+    // The headline is the limit with the least remaining (per-second, 5 or 9 left), but the state is the worst of
+    // every limit's: per-100s has 15 or 14 of 100 left, above 80% used.
+    name: "the top-level state is the worst over every limit, not the headline's",
+    topic: "warning",
+    limits: [
+      { name: "per-second", algorithm: "fixed_window", limit: 10, periodMs: 1000 },
+      { name: "per-100s", algorithm: "fixed_window", limit: 100, periodMs: 100_000 },
+    ],
+    steps: [
+      ...times(8, (i) => consume(i * 1000, { allowed: true }, { cost: 10 })),
+      consume(
+        8000,
+        {
+          ...ok(5, 1000, "warning"),
+          policy: "per-second",
+          policies: { "per-second": ok(5, 1000, "normal"), "per-100s": ok(15, 92_000, "warning") },
+        },
+        { cost: 5 },
+      ),
+      consume(9000, {
+        ...ok(9, 1000, "warning"),
+        policy: "per-second",
+        policies: { "per-second": ok(9, 1000, "normal"), "per-100s": ok(14, 91_000, "warning") },
+      }),
+      consume(9000, { ...no(1000), policy: "per-second" }, { cost: 10 }), // a denial is throttled, as before
+    ],
+  },
+  {
     name: "per-policy states: one limit in warning, another normal",
     topic: "warning",
     limits: [
