@@ -31,9 +31,14 @@ export interface PolicyStatus {
  * status at the top level (the denying limit with the longest wait, else the one with the least remaining),
  * except `state`, which is the worst over every limit (throttled > warning > normal), and every limit's status
  * in `policies`. A denied request consumed nothing from any limit.
+ *
+ * Copying: a single-limit decision is a class instance whose `policies` is computed on read (a getter, so that
+ * no array is allocated per decision), not an own property. `JSON.stringify` includes it (the class's `toJSON`
+ * gives the same fields, in the same order, as a multi-limit decision's), but an object spread (`{ ...d }`),
+ * `Object.assign` and `structuredClone` drop it: read `d.policies`, or copy with `JSON.parse(JSON.stringify(d))`.
  */
 export interface Decision extends PolicyStatus {
-  /** Every limit's status, in declaration order. */
+  /** Every limit's status, in declaration order (computed on read for a single-limit decision; see the type). */
   readonly policies: readonly PolicyStatus[];
   /** Which path produced the decision. */
   readonly reason: DecisionReason;
@@ -70,6 +75,38 @@ export function policyStatusOf(
   };
 }
 
+/**
+ * The plain-object form of a single-limit decision, for `JSON.stringify`: the fields of a multi-limit decision
+ * (`combineDecision`), in its order, with `policies` holding `d`'s own status as a plain {@link PolicyStatus}
+ * (not `d` itself, whose `toJSON` would nest a `policies` in it).
+ */
+function singleDecisionJSON(d: Decision): Decision {
+  return {
+    policy: d.policy,
+    allowed: d.allowed,
+    limit: d.limit,
+    remaining: d.remaining,
+    resetAfterMs: d.resetAfterMs,
+    retryAfterMs: d.retryAfterMs,
+    state: d.state,
+    periodMs: d.periodMs,
+    reason: d.reason,
+    leases: d.leases,
+    policies: [
+      {
+        policy: d.policy,
+        allowed: d.allowed,
+        limit: d.limit,
+        remaining: d.remaining,
+        resetAfterMs: d.resetAfterMs,
+        retryAfterMs: d.retryAfterMs,
+        state: d.state,
+        periodMs: d.periodMs,
+      },
+    ],
+  };
+}
+
 /** A decision over a single limit: it is its own only policy status. */
 class SingleDecision implements Decision {
   constructor(
@@ -87,6 +124,11 @@ class SingleDecision implements Decision {
 
   get policies(): readonly PolicyStatus[] {
     return [this];
+  }
+
+  /** Every public field, `policies` included, as a plain object (see {@link Decision}: the getter is not copied). */
+  toJSON(): Decision {
+    return singleDecisionJSON(this);
   }
 }
 
@@ -177,6 +219,11 @@ export class VerdictDecision implements Decision {
 
   get policies(): readonly PolicyStatus[] {
     return [this];
+  }
+
+  /** Every public field, `policies` included, as a plain object (see {@link Decision}: the getter is not copied). */
+  toJSON(): Decision {
+    return singleDecisionJSON(this);
   }
 }
 
