@@ -1,7 +1,7 @@
 /**
  * Sluice: rate limiting for Node.js. The root export is deliberately small: the Limiter, the in-process store,
- * the core types and errors. The other stores and the test helpers are subpath exports (`sluice/memory`,
- * `sluice/redis`, `sluice/testing`).
+ * the core types and errors. The other stores, the rules engine and the test helpers are subpath exports
+ * (`sluice/memory`, `sluice/redis`, `sluice/engine`, `sluice/testing`).
  */
 export type { Algorithm, StepOut, StepResult } from "./algorithms/algorithm.js";
 export { step } from "./algorithms/algorithm.js";
