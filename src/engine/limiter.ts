@@ -49,6 +49,9 @@ export interface LimiterOptions {
    * (`resilientShardedStore`: a breaker per shard, so one dead node leaves the others' keys to their stores).
    * Checked whatever the store: an unknown key or a bad value throws `ERR_SLUICE_INVALID_ARGUMENT`
    * (`createLimiter: failure.onError must be …`), an in-process store's too, though there it changes nothing.
+   * Without it, a call on a remote store waits as long as its client does: a Redis that stalls (paused, swapping,
+   * a network partition without resets) holds every `limit()` until it answers, so give `failure` (at least a
+   * `timeoutMs`) to any limiter on Redis. (The engine and `sluice serve` always wrap shared stores.)
    * @default undefined (no wrapping)
    */
   readonly failure?: ResilientOptions;
@@ -63,7 +66,9 @@ export interface CallOptions {
   readonly cost?: number;
   /**
    * Decide at this time instead of the clock's (tests, replays): epoch ms from 0 to `MAX_NOW_MS`
-   * (2100-01-01T00:00:00Z); anything else is refused with `ERR_SLUICE_INVALID_ARGUMENT`.
+   * (2100-01-01T00:00:00Z); anything else is refused with `ERR_SLUICE_INVALID_ARGUMENT`. A store that takes time
+   * from elsewhere ignores it: the Redis store with its default `clock: "redis"` decides at Redis's `TIME`, so that
+   * processes with skewed clocks agree (its `clock: "client"` uses this value).
    */
   readonly nowMs?: number;
 }
