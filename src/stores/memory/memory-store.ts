@@ -115,7 +115,11 @@ export interface MemoryStoreOptions {
   readonly capacity?: number;
   /** Also reclaim idle keys on a timer every this many milliseconds (0: only when full). @default 0 */
   readonly sweepIntervalMs?: number;
-  /** Clock for the sweep timer. @default systemClock */
+  /**
+   * Clock for the sweep timer: give it the clock of the limiters (or engine) using the store. The sweep reclaims
+   * keys idle at this clock's time, so a store swept on the system clock under a limiter on a `ManualClock` (or
+   * calls with an explicit `nowMs`) drops state that is still live at the limiter's time. @default systemClock
+   */
   readonly clock?: Clock;
   /**
    * Most bytes of large states (sliding_log, bucketed_window, concurrency: O(limit) floats per key, grown as a key
