@@ -93,7 +93,11 @@ export interface Limiter {
   limit(key: string, options?: CallOptions): Promise<Decision>;
   /** Synchronous {@link Limiter.limit}; needs a store with a synchronous path (memory). */
   limitSync(key: string, options?: CallOptions): Decision;
-  /** Reports what {@link Limiter.limit} would answer for `cost` (default 0), consuming nothing. */
+  /**
+   * Reports what {@link Limiter.limit} would answer for `cost` (default 0), consuming nothing. With the default cost
+   * nothing is asked for, so `allowed` is true even on a key whose quota is used up: read `remaining`, or pass
+   * `{ cost: 1 }` to ask whether one more request would pass now.
+   */
   peek(key: string, options?: CallOptions): Promise<Decision>;
   /** Gives back `amount` units (settling an over-estimate); never below fresh: an idle key is left as is. */
   refund(key: string, amount: number, options?: Omit<CallOptions, "cost">): Promise<Decision>;
