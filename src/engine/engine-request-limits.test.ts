@@ -308,7 +308,11 @@ describe("engine — a request's own limits (limitOverrides)", () => {
         descriptors: [user("1")],
         limitOverrides: [{ requestsPerUnit: -1, unitMs: 1 }],
       }),
-    ).rejects.toThrow(/^checkSync: limitOverrides\[0\]\.requestsPerUnit/);
+    ).rejects.toThrow(/^check: limitOverrides\[0\]\.requestsPerUnit/);
+    // check() names itself, though on the memory store it runs checkSync.
+    await expect(engine.check({ domain: "api", descriptors: [user("1")], cost: -1 })).rejects.toThrow(
+      /^check: cost /,
+    );
     // The largest Envoy limit is accepted.
     expect(
       check({ descriptors: [user("1")], limitOverrides: [{ requestsPerUnit: 2 ** 32 - 1, unitMs: 1 }] })

@@ -527,6 +527,18 @@ function parseFailureOptions(failure: unknown): ParsedResilientOptions | undefin
   return parseResilientOptions("createEngine", "failure", failure);
 }
 
+/**
+ * An error `checkSync` threw for a `check()` call, worded for the method the caller called: a request error names
+ * `check`, not the `checkSync` that `check` runs on a store with a synchronous path (off the hot path: only a
+ * refused request pays for the new error).
+ */
+function asCheckError(error: unknown): unknown {
+  if (error instanceof InvalidArgumentError && error.message.startsWith("checkSync: ")) {
+    return new InvalidArgumentError(`check: ${error.message.slice("checkSync: ".length)}`);
+  }
+  return error;
+}
+
 /** {@link SluiceEngine.#soleAt}: no descriptor of the request matches a rule. */
 const NONE_MATCHED = -1;
 /** {@link SluiceEngine.#soleAt}: the general path decides (several descriptors match, or `replaces` is in use). */
@@ -1078,7 +1090,7 @@ class SluiceEngine implements Engine {
       try {
         return Promise.resolve(this.checkSync(request));
       } catch (error) {
-        return Promise.reject(error);
+        return Promise.reject(asCheckError(error));
       }
     }
     return this.#checkOnStore(request);
