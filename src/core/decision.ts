@@ -81,6 +81,12 @@ export function policyStatusOf(
  * (not `d` itself, whose `toJSON` would nest a `policies` in it).
  */
 function singleDecisionJSON(d: Decision): Decision {
+  const own = statusFields(d);
+  return { ...own, reason: d.reason, leases: d.leases, policies: [statusFields(d)] };
+}
+
+/** The {@link PolicyStatus} fields of `d` as a plain object, in their declared order. */
+function statusFields(d: PolicyStatus): PolicyStatus {
   return {
     policy: d.policy,
     allowed: d.allowed,
@@ -90,20 +96,6 @@ function singleDecisionJSON(d: Decision): Decision {
     retryAfterMs: d.retryAfterMs,
     state: d.state,
     periodMs: d.periodMs,
-    reason: d.reason,
-    leases: d.leases,
-    policies: [
-      {
-        policy: d.policy,
-        allowed: d.allowed,
-        limit: d.limit,
-        remaining: d.remaining,
-        resetAfterMs: d.resetAfterMs,
-        retryAfterMs: d.retryAfterMs,
-        state: d.state,
-        periodMs: d.periodMs,
-      },
-    ],
   };
 }
 
