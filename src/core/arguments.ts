@@ -4,6 +4,7 @@
  * called (`memoryStore: …`, `limit: …`) and names the field, so a typo or a wrong type never goes unnoticed: an
  * unknown key is refused, not ignored. Pure: no I/O, no time.
  */
+import type { Clock, Scheduler } from "./clock.js";
 import { InvalidArgumentError } from "./errors.js";
 
 /** Longest part of a string value an error message quotes, in UTF-16 code units (the rest is elided: `…`). */
@@ -118,4 +119,22 @@ export function isScheduler(scheduler: unknown): boolean {
     typeof scheduler === "object" &&
     typeof (scheduler as { sleep?: unknown }).sleep === "function"
   );
+}
+
+/** Throws `ERR_SLUICE_INVALID_ARGUMENT` (`owner: field must be a Clock …, got …`) unless `value` is a Clock. */
+export function checkClock(owner: string, field: string, value: unknown): asserts value is Clock {
+  if (!isClock(value)) {
+    throw new InvalidArgumentError(
+      `${owner}: ${field} must be a Clock (an object with nowMs()), got ${shown(value)}`,
+    );
+  }
+}
+
+/** Throws `ERR_SLUICE_INVALID_ARGUMENT` (`owner: field must be a Scheduler …, got …`) unless `value` is one. */
+export function checkScheduler(owner: string, field: string, value: unknown): asserts value is Scheduler {
+  if (!isScheduler(value)) {
+    throw new InvalidArgumentError(
+      `${owner}: ${field} must be a Scheduler (an object with sleep()), got ${shown(value)}`,
+    );
+  }
 }

@@ -103,7 +103,7 @@
  */
 import { createHash } from "node:crypto";
 import type { LimitSet } from "../algorithms/limit-set.js";
-import { checkOptions, isClock, isScheduler, shown } from "../core/arguments.js";
+import { checkClock, checkOptions, checkScheduler, shown } from "../core/arguments.js";
 import { type Clock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
 import {
   combineDecision,
@@ -961,18 +961,12 @@ class SluiceEngine implements Engine {
         `createEngine: store must be a Store (an object with apply()), got ${shown(given)}`,
       );
     }
-    this.#clock = options.clock ?? systemClock;
-    if (!isClock(this.#clock)) {
-      throw new InvalidArgumentError(
-        `createEngine: clock must be a Clock (an object with nowMs()), got ${shown(this.#clock)}`,
-      );
-    }
-    this.#scheduler = options.scheduler ?? systemScheduler;
-    if (!isScheduler(this.#scheduler)) {
-      throw new InvalidArgumentError(
-        `createEngine: scheduler must be a Scheduler (an object with sleep()), got ${shown(this.#scheduler)}`,
-      );
-    }
+    const clock = options.clock ?? systemClock;
+    checkClock("createEngine", "clock", clock);
+    this.#clock = clock;
+    const scheduler = options.scheduler ?? systemScheduler;
+    checkScheduler("createEngine", "scheduler", scheduler);
+    this.#scheduler = scheduler;
     this.#ownsStore = given === undefined;
     this.store = options.store ?? memoryStore();
     this.#sync = isSyncStore(this.store) ? this.store : undefined;

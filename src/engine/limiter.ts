@@ -4,7 +4,7 @@
  * consumed from none.
  */
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
-import { checkOptions, isClock, shown, unknownOptionError } from "../core/arguments.js";
+import { checkClock, checkOptions, shown, unknownOptionError } from "../core/arguments.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import type { Decision } from "../core/decision.js";
 import { ConfigError, type ConfigIssue, InvalidArgumentError, SluiceError } from "../core/errors.js";
@@ -176,11 +176,7 @@ export function createLimiter(options: LimiterOptions): Limiter {
     );
   }
   const clock = options.clock ?? systemClock;
-  if (!isClock(clock)) {
-    throw new InvalidArgumentError(
-      `createLimiter: clock must be a Clock (an object with nowMs()), got ${shown(clock)}`,
-    );
-  }
+  checkClock("createLimiter", "clock", clock);
   const given = options.store as Partial<Store> | null | undefined;
   if (
     given !== undefined &&

@@ -65,7 +65,7 @@
  * store's batching) drops the settled ones unsent, so a backlog built during a stall is shed, not replayed.
  */
 import { createLimitSet, type LimitSet } from "../algorithms/limit-set.js";
-import { checkOptions, isClock, isScheduler, shown } from "../core/arguments.js";
+import { checkClock, checkOptions, checkScheduler, shown } from "../core/arguments.js";
 import { type Clock, monotonicClock, type Scheduler, systemClock, systemScheduler } from "../core/clock.js";
 import { combineDecision, type Decision, type PolicyStatus } from "../core/decision.js";
 import {
@@ -328,13 +328,9 @@ export function parseResilientOptions(
   if (!(typeof openMs === "number" && Number.isFinite(openMs) && openMs > 0)) {
     fail(`breaker.openMs must be a finite number of milliseconds > 0, got ${shown(openMs)}`);
   }
-  if (o.clock !== undefined && !isClock(o.clock)) {
-    fail(`clock must be a Clock (an object with nowMs()), got ${shown(o.clock)}`);
-  }
+  if (o.clock !== undefined) checkClock(method, `${at}clock`, o.clock);
   const scheduler = o.scheduler ?? systemScheduler;
-  if (!isScheduler(scheduler)) {
-    fail(`scheduler must be a Scheduler (an object with sleep()), got ${shown(scheduler)}`);
-  }
+  checkScheduler(method, `${at}scheduler`, scheduler);
   if (o.onStateChange !== undefined && typeof o.onStateChange !== "function") {
     fail(`onStateChange must be a function, got ${shown(o.onStateChange)}`);
   }

@@ -81,7 +81,7 @@
 import type { Algorithm, StepOut } from "../../algorithms/algorithm.js";
 import { createStepOut, resizeState } from "../../algorithms/algorithm.js";
 import type { LimitSet } from "../../algorithms/limit-set.js";
-import { checkOptions, isClock, shown } from "../../core/arguments.js";
+import { checkClock, checkOptions, shown } from "../../core/arguments.js";
 import { type Clock, systemClock } from "../../core/clock.js";
 import {
   combineDecision,
@@ -411,11 +411,7 @@ export class MemoryStore implements SyncStore {
         `memoryStore: sweepIntervalMs must be a number of milliseconds from 0 (no timer) to ${MAX_TIMER_MS}, got ${shown(sweepMs)}`,
       );
     }
-    if (options.clock !== undefined && !isClock(options.clock)) {
-      throw new InvalidArgumentError(
-        `memoryStore: clock must be a Clock (an object with nowMs()), got ${shown(options.clock)}`,
-      );
-    }
+    if (options.clock !== undefined) checkClock("memoryStore", "clock", options.clock);
     const maxLarge = options.maxLargeStateBytes ?? DEFAULT_MAX_LARGE_STATE_BYTES;
     if (typeof maxLarge !== "number" || !(maxLarge > 0)) {
       throw new InvalidArgumentError(
