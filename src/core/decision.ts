@@ -81,8 +81,7 @@ export function policyStatusOf(
  * (not `d` itself, whose `toJSON` would nest a `policies` in it).
  */
 function singleDecisionJSON(d: Decision): Decision {
-  const own = statusFields(d);
-  return { ...own, reason: d.reason, leases: d.leases, policies: [statusFields(d)] };
+  return { ...statusFields(d), reason: d.reason, leases: d.leases, policies: [statusFields(d)] };
 }
 
 /** The {@link PolicyStatus} fields of `d` as a plain object, in their declared order. */

@@ -3,9 +3,9 @@
  * where the capacity is what `remaining` counts down from: the spec's `burst` (for token_bucket, leaky_bucket and
  * gcra the bucket's size, which may differ from `limit`; for the window and concurrency algorithms it equals
  * `limit`). Dividing by `limit` instead reported a fresh `limit: 100, burst: 10` key in warning and a
- * `limit: 10, burst: 100` key at 95% used as normal. A key enters `warning` above 80% usage and leaves it only below 70% (hysteresis, so a key hovering near the
- * threshold does not flap); a denial is `throttled`. The previous warning flag is kept per key and limit by
- * the store.
+ * `limit: 10, burst: 100` key at 95% used as normal. A key enters `warning` above 80% usage and leaves it only
+ * below 70% (hysteresis, so a key hovering near the threshold does not flap); a denial is `throttled`. The previous
+ * warning flag is kept per key and limit by the store.
  */
 
 /** How close a key is to its limit. */

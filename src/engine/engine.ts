@@ -1164,10 +1164,11 @@ class SluiceEngine implements Engine {
     if (rec !== undefined) return this.#replay(rec.value ?? (await (rec.pending as Promise<CheckResult>)));
     const once = `${escapeRecordPart(request.domain)}:${escapeRecordPart(idempotencyKey)}:${fingerprint}`;
     const pending = this.#decideAsync(c, request, nowMs, once).then((r) => withInstant(r, nowMs));
-    this.#idem.begin(key, nowMs, pending, recordBytes(key));
+    const keyBytes = recordBytes(key);
+    this.#idem.begin(key, nowMs, pending, keyBytes);
     try {
       const result = await pending;
-      this.#idem.settle(key, pending, result, recordBytes(key) + resultBytes(request, result));
+      this.#idem.settle(key, pending, result, keyBytes + resultBytes(request, result));
       return result;
     } catch (error) {
       this.#idem.drop(key, pending);
